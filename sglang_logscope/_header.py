@@ -1,0 +1,154 @@
+"""Split one physical log line into its header (time, rank, level, source) and message.
+
+Every line format SGLang has printed is accepted: no timestamp (0.1-0.2, with ``[gpu_id=N]``),
+time-only ``[16:53:16 TP0]``, ``[YYYY-mm-dd HH:MM:SS(.mmm) RANKS]``, the ``LEVEL file.py:LINE:``
+form after the time seen in real deployments, uvicorn's ``INFO:     `` prefix, Python's default
+``WARNING:logger:`` format, and outer prefixes added by docker (``svc-1  | ``, ``docker logs -t``
+timestamps) or Ray (``(Actor pid=1, ip=...)``). All patterns are bounded: no backtracking blow-up.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
+
+import regex
+
+from .events import Rank
+
+_TS = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?|\d{2}:\d{2}:\d{2}|\d{2}-\d{2} \d{2}:\d{2}:\d{2}"
+_RANK_TOKEN = r"(?:[A-Z][A-Z_]{0,15}+-?\d{1,6}+|encode_server|encode_dp_worker\[\d{1,6}+\])"
+_BRACKET = (
+    rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?"
+    r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}+\.py:\d{1,7}+): )?"
+)
+_FAST = regex.compile(_BRACKET)
+_OUTER = regex.compile(
+    r"(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? )?"  # docker logs -t, journald
+    r"(?:[A-Za-z0-9][\w.-]{0,80}+ {0,40}+\| ?)?"  # docker compose 'svc-1  | '
+    r"(?:\((?:[^()\n]{1,200}+)\) ++)?"  # Ray actor prefix
+)
+_OLD_GPU = regex.compile(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
+_UVICORN = regex.compile(r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s{1,10}+")
+_PYLOGGING = regex.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
+_RANK_PART = regex.compile(r"([A-Z][A-Z_]*?)(-?\d+)$")
+_RANK_FIELDS = {
+    "DP": "dp",
+    "PP": "pp",
+    "TP": "tp",
+    "EP": "ep",
+    "ATTN_CP": "attn_cp",
+    "MOE_DP": "moe_dp",
+}
+
+_rank_cache: dict[str, Rank] = {}
+_ts_cache: dict[str, datetime | None] = {}
+
+
+class Header(NamedTuple):
+    """What precedes the message on a line. ``headed`` says a new record starts here."""
+
+    headed: bool
+    timestamp: datetime | None
+    rank: Rank | None
+    level: str | None
+    source: str | None
+    message: str
+
+
+def parse_rank(label: str) -> Rank:
+    """Parse a rank prefix such as ``DP0 PP1 TP3 EP3`` (any order, any subset)."""
+    cached = _rank_cache.get(label)
+    if cached is not None:
+        return cached
+    values: dict[str, int] = {}
+    for token in label.split():
+        m = _RANK_PART.match(token)
+        if m and m.group(1) in _RANK_FIELDS:
+            values[_RANK_FIELDS[m.group(1)]] = int(m.group(2))
+        elif token.startswith("encode_dp_worker["):
+            values["dp"] = int(token[len("encode_dp_worker[") : -1])
+    rank = Rank(label=label, **values)
+    if len(_rank_cache) < 4096:
+        _rank_cache[label] = rank
+    return rank
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """Parse SGLang's header time. Time-only stamps get the date 1900-01-01."""
+    cached = _ts_cache.get(text)
+    if cached is not None or text in _ts_cache:
+        return cached
+    try:
+        if len(text) == 8:  # HH:MM:SS
+            value: datetime | None = datetime(
+                1900, 1, 1, int(text[0:2]), int(text[3:5]), int(text[6:8])
+            )
+        elif text[2] == "-":  # mm-dd HH:MM:SS (diffusion server)
+            value = datetime(
+                1900,
+                int(text[0:2]),
+                int(text[3:5]),
+                int(text[6:8]),
+                int(text[9:11]),
+                int(text[12:14]),
+            )
+        else:
+            micro = 0
+            if len(text) > 19:
+                frac = text[20:]
+                micro = int(frac.ljust(6, "0")[:6])
+            value = datetime(
+                int(text[0:4]), int(text[5:7]), int(text[8:10]),
+                int(text[11:13]), int(text[14:16]), int(text[17:19]), micro,
+            )  # fmt: skip
+    except ValueError:
+        value = None
+    if len(_ts_cache) > 8192:
+        _ts_cache.clear()
+    _ts_cache[text] = value
+    return value
+
+
+def split_header(line: str) -> Header:
+    """Split ``line`` into header parts and message. Never raises."""
+    m = _FAST.match(line)
+    if m is None and line and line[0] != "[":
+        outer = _OUTER.match(line)
+        if outer is not None and outer.end() > 0:
+            m = _FAST.match(line, outer.end())
+    if m is not None:
+        ranks = m.group("ranks")
+        message = line[m.end() :]
+        level = m.group("level")
+        if level is None and message[:1] in "IWED":
+            u = _UVICORN.match(message)
+            if u is not None:
+                level = u.group("level")
+                message = message[u.end() :]
+        return Header(
+            True,
+            parse_timestamp(m.group("ts")),
+            parse_rank(ranks[1:]) if ranks else None,
+            level,
+            m.group("src"),
+            message,
+        )
+    return _split_headless(line)
+
+
+def _split_headless(line: str) -> Header:
+    first = line[:1]
+    if first == "[":
+        g = _OLD_GPU.match(line)
+        if g is not None:
+            gpu = g.group("gpu")
+            return Header(True, None, parse_rank(f"TP{gpu}"), None, None, line[g.end() :])
+    elif first in "IWEDCT":
+        p = _PYLOGGING.match(line)
+        if p is not None:
+            return Header(True, None, None, p.group("level"), p.group("src"), line[p.end() :])
+        u = _UVICORN.match(line)
+        if u is not None:
+            return Header(True, None, None, u.group("level"), None, line[u.end() :])
+    return Header(False, None, None, None, None, line)

@@ -1,0 +1,160 @@
+"""Open any log source and yield its physical lines, decoded and cleaned, in constant memory."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Union, cast
+
+import regex
+
+from .errors import InputError
+
+#: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
+MAX_LINE_BYTES = 1 << 20
+_READ_BLOCK = 1 << 16
+
+#: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
+_ANSI = regex.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+
+def strip_ansi(text: str) -> str:
+    """Remove terminal escape sequences (colours, OSC links) from ``text``."""
+    if "\x1b" not in text:
+        return text
+    return _ANSI.sub("", text)
+
+
+def describe(source: Source) -> str:
+    """A human name for a source, for messages and JSON ``log`` fields."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
+    """Return a binary stream for ``source`` and whether we own (must close) it."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if name == "-":
+            return sys.stdin.buffer, False
+        path = Path(name)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            raise InputError(f"{name}: no such file") from None
+        except PermissionError:
+            raise InputError(f"{name}: permission denied") from None
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{name}: is a directory, not a log file")
+        try:
+            raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's finally
+        except PermissionError:
+            raise InputError(f"{name}: permission denied") from None
+        except OSError as exc:
+            raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
+        head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
+        if head == b"\x1f\x8b":
+            return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb")), True
+        return raw, True
+    if isinstance(source, io.TextIOBase):
+        buffer = getattr(source, "buffer", None)
+        if buffer is not None:
+            return buffer, False
+        return cast(IO[bytes], io.BufferedReader(_TextAsBytes(source))), False
+    return source, False  # type: ignore[return-value]
+
+
+class _TextAsBytes(io.RawIOBase):
+    """Adapt a text stream without a ``.buffer`` (e.g. ``io.StringIO``) to bytes."""
+
+    def __init__(self, text: io.TextIOBase) -> None:
+        self._text = text
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._text.read(_READ_BLOCK)
+            if not chunk:
+                return 0
+            self._pending = chunk.encode("utf-8", "surrogateescape")
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
+    """Yield ``(line_bytes_without_newline, truncated)`` for every physical line.
+
+    Splits on ``\\n`` only (``\\r`` is kept so tqdm redraws stay one line); a trailing ``\\r``
+    (CRLF) is removed. Lines over :data:`MAX_LINE_BYTES` are cut and flagged, and the rest of
+    such a line is skipped without being held in memory.
+    """
+    stream, owned = _open_binary(source)
+    try:
+        pending = bytearray()
+        skipping = False
+        while True:
+            try:
+                block = stream.read(_READ_BLOCK)
+            except (EOFError, gzip.BadGzipFile, OSError) as exc:
+                raise InputError(f"{describe(source)}: read failed ({exc})") from None
+            if not block:
+                break
+            start = 0
+            while True:
+                nl = block.find(b"\n", start)
+                if nl < 0:
+                    if not skipping:
+                        pending += block[start:]
+                        if len(pending) > MAX_LINE_BYTES:
+                            yield _finish(bytes(pending[:MAX_LINE_BYTES])), True
+                            pending.clear()
+                            skipping = True
+                    break
+                if skipping:
+                    skipping = False
+                elif pending:
+                    pending += block[start:nl]
+                    if len(pending) > MAX_LINE_BYTES:
+                        yield _finish(bytes(pending[:MAX_LINE_BYTES])), True
+                    else:
+                        yield _finish(bytes(pending)), False
+                    pending.clear()
+                else:
+                    piece = block[start:nl]
+                    if len(piece) > MAX_LINE_BYTES:
+                        yield _finish(piece[:MAX_LINE_BYTES]), True
+                    else:
+                        yield _finish(piece), False
+                start = nl + 1
+        if pending and not skipping:
+            yield _finish(bytes(pending)), False
+    finally:
+        if owned:
+            stream.close()
+
+
+def _finish(line: bytes) -> bytes:
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def decode_line(raw: bytes) -> str:
+    """Decode one line: invalid UTF-8 replaced, NULs dropped, ANSI escapes removed."""
+    text = raw.decode("utf-8", "replace")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return strip_ansi(text)

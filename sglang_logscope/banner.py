@@ -1,0 +1,143 @@
+"""Read SGLang's ``server_args=`` banner into a dict, safely and tolerant of truncation.
+
+The banner is ``ServerArgs(name=repr, ...)`` (0.2 → 0.5.15) or ``{'name': repr, ...}``
+(0.5.23). Values are Python literals, except nested records such as ``CudaGraphConfig(...)``,
+which become dicts with a ``__type__`` key. Nothing is ever evaluated: a full parse uses
+``ast.parse`` + ``ast.literal_eval`` per value; a truncated or odd banner falls back to a
+linear scanner that keeps every complete ``name=value`` pair it can read.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+_MAX_BANNER = 4 << 20
+
+
+def parse_banner(text: str) -> dict[str, Any]:
+    """Parse the text after ``server_args=`` into ``{arg: value}``. Never raises."""
+    text = text.strip()
+    if not text or len(text) > _MAX_BANNER:
+        return {}
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return _scan(text)
+    try:
+        value = _node_value(tree.body)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _scan(text)
+    if isinstance(value, dict):
+        value.pop("__type__", None)
+        return {str(k): v for k, v in value.items()}
+    return _scan(text)
+
+
+def _node_value(node: ast.AST) -> Any:
+    """Literal value of ``node``; ``Name(args)`` calls become dicts; bare names become strings."""
+    if isinstance(node, ast.Call):
+        out: dict[str, Any] = {}
+        if isinstance(node.func, (ast.Name, ast.Attribute)):
+            out["__type__"] = ast.unparse(node.func)
+        for i, arg in enumerate(node.args):
+            out[f"_{i}"] = _node_value(arg)
+        for kw in node.keywords:
+            if kw.arg is not None:
+                out[kw.arg] = _node_value(kw.value)
+        return out
+    if isinstance(node, ast.Dict):
+        return {
+            (_node_value(k) if k is not None else "**"): _node_value(v)
+            for k, v in zip(node.keys, node.values, strict=False)
+        }
+    if isinstance(node, ast.List):
+        return [_node_value(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(_node_value(e) for e in node.elts)
+    if isinstance(node, ast.Set):
+        return [_node_value(e) for e in node.elts]
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return ast.unparse(node)  # e.g. an enum repr such as <Mode.X: 1> is not literal; keep text
+    return ast.literal_eval(node)
+
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def _scan(text: str) -> dict[str, Any]:
+    """Best-effort linear scan of ``ServerArgs(a=1, b='x', ...`` or ``{'a': 1, ...``.
+
+    Splits top-level items respecting quotes and brackets, keeps each item whose value parses
+    as a literal. Used for truncated banners (the line cut off mid-way) and odd reprs.
+    """
+    start = text.find("(")
+    brace = text.find("{")
+    if brace != -1 and (start == -1 or brace < start):
+        start = brace
+    if start == -1:
+        return {}
+    out: dict[str, Any] = {}
+    for item in _split_items(text, start + 1):
+        key, sep, value = _split_key(item)
+        if not sep:
+            continue
+        try:
+            tree = ast.parse(value.strip(), mode="eval")
+            out[key] = _node_value(tree.body)
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            continue
+    return out
+
+
+def _split_items(text: str, i: int) -> list[str]:
+    items: list[str] = []
+    depth: list[str] = []
+    quote = ""
+    begin = i
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _OPEN:
+            depth.append(_OPEN[ch])
+        elif depth and ch == depth[-1]:
+            depth.pop()
+        elif not depth and ch in ",)}":
+            items.append(text[begin:i])
+            begin = i + 1
+            if ch != ",":
+                return items
+        i += 1
+    return items  # the unfinished tail (truncation) is dropped
+
+
+def _split_key(item: str) -> tuple[str, bool, str]:
+    item = item.strip()
+    if item[:1] in "'\"":
+        q = item[0]
+        end = item.find(q, 1)
+        if end == -1:
+            return "", False, ""
+        key = item[1:end]
+        rest = item[end + 1 :].lstrip()
+        if rest.startswith(":"):
+            return key, True, rest[1:]
+        return "", False, ""
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    if sep and name.isidentifier():
+        return name, True, value
+    return "", False, ""
+
+
+def format_banner(args: dict[str, Any]) -> str:
+    """The ``ServerArgs(...)`` repr SGLang would print for ``args`` (used by tests and tools)."""
+    return "ServerArgs(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"

@@ -1,0 +1,264 @@
+"""The message catalog mechanism: declarative specs of SGLang messages and fast matching.
+
+A :class:`MessageSpec` is data: a regex over the message text (after the header), the typed
+fields its named groups produce, the SGLang releases that print it, and real sample lines.
+The entries themselves live in :mod:`sglang_logscope.messages`; adding a message is adding
+one entry there. Matching dispatches on the first characters of the message, so each line is
+tried only against the few specs that can match it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import regex
+
+from .events import EventKind
+
+#: How many leading message characters index the dispatch table.
+KEY_LEN = 4
+
+FieldType = Literal["int", "float", "str", "bool", "list", "gib", "mib", "dict"]
+BlockMode = Literal["traceback", "indented"]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """In :attr:`MessageSpec.sets`, the value of a captured field (e.g. the new page size)."""
+
+    field: str
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A real line the spec must parse, the fields it must yield, and where it came from."""
+
+    line: str
+    fields: Mapping[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """One SGLang message: how to recognise it and what it means.
+
+    ``sets`` (auto-adjust warnings) maps each server argument the message changes to the value
+    it sets (a constant or a :class:`Ref` to a field). ``block`` makes the message open a
+    multi-line record (a traceback, an argparse usage block). ``anywhere`` lets the pattern
+    match inside the message instead of at its start (kept rare: such specs are tried on every
+    line that reaches the fallback).
+    """
+
+    name: str
+    kind: EventKind
+    pattern: str
+    releases: str
+    samples: tuple[Sample, ...]
+    fields: Mapping[str, FieldType] = field(default_factory=dict)
+    sets: Mapping[str, Any] = field(default_factory=dict)
+    level: str | None = None
+    block: BlockMode | None = None
+    anywhere: bool = False
+    pairs: Mapping[str, str] | None = None
+    description: str = ""
+
+    @cached_property
+    def compiled(self) -> regex.Pattern[str]:
+        return regex.compile(self.pattern)
+
+    @cached_property
+    def prefix(self) -> str:
+        """The literal text every match starts with ('' when the pattern starts variably)."""
+        return "" if self.anywhere else literal_prefix(self.pattern)
+
+    @cached_property
+    def release_range(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return parse_release_range(self.releases)
+
+    def convert(self, groups: Mapping[str, str | None]) -> dict[str, Any]:
+        """Typed fields from a match's named groups (unset groups are left out)."""
+        out: dict[str, Any] = {}
+        for name, raw in groups.items():
+            if raw is None or name.startswith("_"):
+                continue
+            out[name] = _CONVERTERS[self.fields.get(name, "str")](raw)
+        if self.pairs is not None:
+            rest = groups.get("_pairs")
+            if rest:
+                out.update(read_pairs(rest, self.pairs))
+        for arg, value in self.sets.items():
+            if isinstance(value, Ref):
+                value = out.get(value.field)
+            out.setdefault("sets", {})[arg] = value
+        return out
+
+
+_META = set(".^$*+?{}[]|()")
+_QUANT = set("*+?{")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal characters a regex must start with, e.g. ``Load weight begin. avail mem=``."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt.isalnum():  # \d, \s, \w, \b ...: a class, not a literal
+                break
+            out.append(nxt)
+            i += 2
+        elif ch in _META:
+            break
+        else:
+            out.append(ch)
+            i += 1
+        if i < len(pattern) and pattern[i] in _QUANT and out:
+            out.pop()
+            break
+    return "".join(out)
+
+
+#: Released SGLang versions this project knows, oldest first.
+KNOWN_RELEASES: tuple[str, ...] = (
+    "0.1.18", "0.2.0", "0.2.9", "0.2.14", "0.3.0", "0.3.3", "0.3.6", "0.4.0", "0.4.6",
+    "0.4.8", "0.4.10", "0.5.3", "0.5.6", "0.5.9", "0.5.15", "0.5.23",
+)  # fmt: skip
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in text.strip().split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def parse_release_range(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``"0.5.9"``, ``"0.4.6-0.5.6"``, ``"0.5.15-"`` or ``"all"`` → (low, high) inclusive."""
+    text = text.strip()
+    if text in ("", "all"):
+        return (0,), (999,)
+    if "-" in text:
+        low, high = text.split("-", 1)
+        return (version_tuple(low) if low else (0,)), (version_tuple(high) if high else (999,))
+    return version_tuple(text), version_tuple(text)
+
+
+def _to_bool(raw: str) -> bool:
+    return raw.strip().lower() in ("true", "1", "yes")
+
+
+def _to_list(raw: str) -> Any:
+    try:
+        return ast.literal_eval(raw) if len(raw) < 100_000 else raw
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return raw
+
+
+def _to_number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def convert(raw: str) -> Any:
+        try:
+            return kind(raw.replace(",", "").strip())
+        except ValueError:
+            return raw
+
+    return convert
+
+
+_CONVERTERS: dict[str, Callable[[str], Any]] = {
+    "int": _to_number(int),
+    "float": _to_number(float),
+    "gib": _to_number(float),
+    "mib": _to_number(float),
+    "str": str,
+    "bool": _to_bool,
+    "list": _to_list,
+    "dict": _to_list,
+}
+
+
+_PAIR = regex.compile(
+    r"(?:^|, |\. |\s)(?P<k>#?[A-Za-z_][\w #./()-]{0,60}?)(?:=|: )"
+    r"(?P<v>\[[^\]]{0,100000}+\]|\{[^}]{0,100000}+\}|[^,\[{]*+)"
+)
+_INT = regex.compile(r"-?\d++")
+_FLOAT = regex.compile(r"-?\d++\.\d*+(?:[eE][-+]?\d++)?|-?\.\d++|-?\d++[eE][-+]?\d++")
+_UNIT = regex.compile(r"\s?+(?:GB|GiB|MB|MiB|s|%)\.?$")
+_LABEL = regex.compile(r"[^a-z0-9]++")
+
+
+def normalise_label(label: str) -> str:
+    """``#running-req`` → ``running_req``; ``gen throughput (token/s)`` → ``gen_throughput``."""
+    label = label.split("(")[0]
+    return _LABEL.sub("_", label.lower()).strip("_")
+
+
+def auto_value(text: str) -> Any:
+    """Type a printed value: int, float (units dropped), bool, list, or the string itself."""
+    text = text.strip().rstrip(".") if not text.strip().endswith("..") else text.strip()
+    bare = _UNIT.sub("", text)
+    if _INT.fullmatch(bare):
+        return int(bare)
+    if _FLOAT.fullmatch(bare):
+        return float(bare)
+    if text in ("True", "False"):
+        return text == "True"
+    if text[:1] in "[{" and len(text) < 100_000:
+        return _to_list(text)
+    return text
+
+
+def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
+    """Read ``a=1, b: 2 GB, ...`` into typed fields, renaming labels found in ``names``."""
+    out: dict[str, Any] = {}
+    for m in _PAIR.finditer(text):
+        label = m.group("k").strip()
+        name = names.get(label) or normalise_label(label)
+        if name and name not in out:
+            out[name] = auto_value(m.group("v"))
+    return out
+
+
+class Catalog:
+    """An index over specs: ``match(message)`` returns the first spec that matches, in order."""
+
+    def __init__(self, specs: Sequence[MessageSpec]) -> None:
+        self.specs = tuple(specs)
+        names = [s.name for s in self.specs]
+        duplicates = {n for n in names if names.count(n) > 1}
+        if duplicates:
+            raise ValueError(f"duplicate catalog names: {sorted(duplicates)}")
+        self._by_key: dict[str, list[MessageSpec]] = {}
+        self._floating: list[MessageSpec] = []
+        for spec in self.specs:
+            prefix = spec.prefix
+            if len(prefix) >= KEY_LEN:
+                self._by_key.setdefault(prefix[:KEY_LEN], []).append(spec)
+            else:
+                self._floating.append(spec)
+
+    def match(self, message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
+        """The first spec matching ``message`` and its typed fields, or ``None``."""
+        bucket = self._by_key.get(message[:KEY_LEN])
+        if bucket is not None:
+            for spec in bucket:
+                if message.startswith(spec.prefix):
+                    m = spec.compiled.match(message)
+                    if m is not None:
+                        return spec, spec.convert(m.groupdict())
+        for spec in self._floating:
+            m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
+            if m is not None:
+                return spec, spec.convert(m.groupdict())
+        return None
+
+    def by_kind(self, kind: EventKind) -> list[MessageSpec]:
+        return [s for s in self.specs if s.kind is kind]

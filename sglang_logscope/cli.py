@@ -1,0 +1,220 @@
+"""The ``logscope`` command: parse options, call one library function, render.
+
+Every ``LogscopeError`` becomes one line on stderr and exit code 2 (in :func:`main`, the one
+place that maps errors to exit codes). Results go to stdout; messages to stderr.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from . import report
+from .errors import LogscopeError
+from .events import EventKind
+from .log import read_log, summarize
+
+app = typer.Typer(
+    name="logscope",
+    help="Forensics for SGLang server logs: runs, stale-log detection, memory budgets.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+LogArg = Annotated[str, typer.Argument(help="SGLang log file ('-' for stdin; .gz accepted).")]
+
+
+class TableFormat(str, Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+class TextFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class RunsFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+@app.command()
+def events(
+    log: LogArg,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", "-k", help="Only events of this kind (repeatable)."),
+    ] = None,
+    run: Annotated[
+        int | None, typer.Option("--run", help="Only events of run N (0-based; -1 = last).")
+    ] = None,
+    fmt: Annotated[
+        TableFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TableFormat.table,
+) -> None:
+    """List the events of a log."""
+    from .views import select_events
+
+    wanted = _kinds(kind)
+    selected = select_events(log, kinds=wanted, run=run)
+    if fmt is TableFormat.jsonl:
+        report.write_jsonl(e.to_dict() for e in selected)
+    elif fmt is TableFormat.json:
+        report.write_json(
+            {
+                "schema_version": report.SCHEMA_VERSION,
+                "log": log,
+                "events": [e.to_dict() for e in selected],
+            }
+        )
+    elif fmt is TableFormat.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(["line", "end_line", "timestamp", "rank", "level", "kind", "message"])
+        for e in selected:
+            d = e.to_dict()
+            writer.writerow(
+                [
+                    d["line"],
+                    d["end_line"],
+                    d["timestamp"] or "",
+                    d["rank"] or "",
+                    d["level"] or "",
+                    d["kind"],
+                    d["message"],
+                ]
+            )
+    else:
+        con = report.console()
+        table = Table("line", "time", "rank", "kind", "message", box=None, header_style="bold")
+        for e in selected:
+            table.add_row(
+                str(e.line),
+                report.plain(e.timestamp.strftime("%H:%M:%S") if e.timestamp else ""),
+                report.plain(e.rank.label if e.rank else ""),
+                e.kind.value,
+                report.plain(e.message, limit=160),
+            )
+        con.print(table)
+
+
+@app.command()
+def runs(
+    log: LogArg,
+    fmt: Annotated[
+        RunsFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = RunsFormat.table,
+) -> None:
+    """List the runs (launches) a log holds and how each ended."""
+    parsed = read_log(log)
+    rows = [
+        {
+            "index": r.index,
+            "started_at": r.started_at,
+            "ended_at": r.ended_at,
+            "first_line": r.first_line,
+            "last_line": r.last_line,
+            "outcome": r.outcome.value,
+            "failure": r.failure.kind.value if r.failure else None,
+            "has_banner": r.has_banner,
+            "sglang_version_hint": r.release_hint,
+        }
+        for r in parsed.runs
+    ]
+    if fmt is RunsFormat.json:
+        report.write_json(
+            {"schema_version": report.SCHEMA_VERSION, "log": parsed.name, "runs": rows}
+        )
+        return
+    table = Table(
+        "run",
+        "started",
+        "ended",
+        "lines",
+        "outcome",
+        "failure",
+        "release",
+        box=None,
+        header_style="bold",
+    )
+    for r, row in zip(parsed.runs, rows, strict=True):
+        table.add_row(
+            str(row["index"]),
+            report.when(r.started_at),
+            report.when(r.ended_at),
+            f"{row['first_line']}-{row['last_line']}",
+            str(row["outcome"]),
+            str(row["failure"] or "-"),
+            str(row["sglang_version_hint"] or "-"),
+        )
+    report.console().print(table)
+
+
+@app.command()
+def summary(
+    log: LogArg,
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
+) -> None:
+    """Per run: times, outcome, failure, key memory figures and the arguments that matter."""
+    data = summarize(read_log(log))
+    if fmt is TextFormat.json:
+        report.write_json(data)
+        return
+    from .views import render_summary
+
+    render_summary(report.console(), data)
+
+
+def _kinds(names: list[str] | None) -> set[EventKind] | None:
+    if not names:
+        return None
+    out: set[EventKind] = set()
+    for name in names:
+        for part in name.split(","):
+            try:
+                out.add(EventKind(part.strip()))
+            except ValueError:
+                valid = ", ".join(k.value for k in EventKind)
+                raise LogscopeError(f"unknown event kind {part!r} (valid: {valid})") from None
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, mapping every LogscopeError to exit code 2."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except LogscopeError as exc:
+        sys.stderr.write(f"logscope: error: {exc}\n")
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.stderr.write("logscope: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors and friends
+        import click  # type: ignore[import-not-found,unused-ignore]
+
+        if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+            sys.exit(2)
+        if isinstance(exc, click.ClickException):
+            sys.stderr.write(f"logscope: error: {exc.format_message()}\n")
+            sys.exit(2)
+        if isinstance(exc, BrokenPipeError):
+            sys.exit(0)
+        raise
+    sys.exit(0)
+
+
+_ = Path  # re-exported for command modules that type paths

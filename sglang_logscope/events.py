@@ -1,0 +1,129 @@
+"""The typed records the parser produces: ranks, event kinds and events."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class EventKind(str, enum.Enum):
+    """What a log line (or multi-line record) is. Values are stable strings used in JSON."""
+
+    # Run structure and configuration
+    SERVER_ARGS = "server_args"
+    ARGS_ADJUSTED = "args_adjusted"
+    ATTENTION_BACKEND = "attention_backend"
+    LAUNCH_WARNING = "launch_warning"
+    # Startup phases
+    DIST_INIT_BEGIN = "dist_init_begin"
+    DIST_INIT_END = "dist_init_end"
+    MEMORY_BASELINE = "memory_baseline"
+    MEMORY_UNBALANCED = "memory_unbalanced"
+    LOAD_WEIGHT_BEGIN = "load_weight_begin"
+    LOAD_WEIGHT_END = "load_weight_end"
+    WEIGHT_PROGRESS = "weight_progress"
+    KV_CACHE_ALLOCATED = "kv_cache_allocated"
+    MAMBA_CACHE_ALLOCATED = "mamba_cache_allocated"
+    SWA_POOL = "swa_pool"
+    MEMORY_POOL_END = "memory_pool_end"
+    TOKEN_SUMMARY = "token_summary"
+    CUDA_GRAPH_BEGIN = "cuda_graph_begin"
+    CUDA_GRAPH_END = "cuda_graph_end"
+    CUDA_GRAPH_PROGRESS = "cuda_graph_progress"
+    CUDA_GRAPH_FAILED = "cuda_graph_failed"
+    STARTUP_TIMINGS = "startup_timings"
+    UVICORN_STARTED = "uvicorn_started"
+    UVICORN_RUNNING = "uvicorn_running"
+    SERVER_READY = "server_ready"
+    # Serving
+    PREFILL_BATCH = "prefill_batch"
+    DECODE_BATCH = "decode_batch"
+    HTTP_ACCESS = "http_access"
+    KV_RETRACT = "kv_retract"
+    # Failures and shutdown
+    NOT_ENOUGH_MEMORY = "not_enough_memory"
+    WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
+    MAMBA_STATE_TOO_SMALL = "mamba_state_too_small"
+    CUDA_OOM = "cuda_oom"
+    SCHEDULER_EXCEPTION = "scheduler_exception"
+    EXCEPTION = "exception"
+    SIGQUIT = "sigquit"
+    SCHEDULER_DEAD = "scheduler_dead"
+    ARGPARSE_USAGE = "argparse_usage"
+    ARGPARSE_ERROR = "argparse_error"
+    PORT_IN_USE = "port_in_use"
+    NCCL_ERROR = "nccl_error"
+    WATCHDOG_TIMEOUT = "watchdog_timeout"
+    WARMUP_FAILED = "warmup_failed"
+    SHUTDOWN = "shutdown"
+    # Everything else: never dropped
+    UNKNOWN = "unknown"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    """The parallel rank a scheduler line came from, e.g. ``DP0 PP1 TP3 EP3``.
+
+    ``label`` keeps the prefix exactly as printed; the numeric parts are parsed out of it.
+    """
+
+    label: str
+    dp: int | None = None
+    pp: int | None = None
+    tp: int | None = None
+    ep: int | None = None
+    attn_cp: int | None = None
+    moe_dp: int | None = None
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One log record: a physical line, or a multi-line record such as a traceback.
+
+    ``line``..``end_line`` (1-based, inclusive) are the physical lines the event covers;
+    every input line belongs to exactly one event. ``timestamp`` is naive, as SGLang prints it
+    (time-only headers get the date 1900-01-01; see :attr:`has_date`).
+    """
+
+    line: int
+    kind: EventKind
+    message: str
+    end_line: int = 0
+    timestamp: datetime | None = None
+    level: str | None = None
+    rank: Rank | None = None
+    source: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    text: str = ""
+    truncated: bool = False
+    releases: str | None = None
+
+    @property
+    def has_date(self) -> bool:
+        return self.timestamp is not None and self.timestamp.year != 1900
+
+    @property
+    def line_count(self) -> int:
+        return max(self.end_line, self.line) - self.line + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (timestamps as ISO strings, enums as their values)."""
+        return {
+            "line": self.line,
+            "end_line": max(self.end_line, self.line),
+            "kind": self.kind.value,
+            "timestamp": self.timestamp.isoformat(sep=" ") if self.timestamp else None,
+            "level": self.level,
+            "rank": self.rank.label if self.rank else None,
+            "source": self.source,
+            "message": self.message,
+            "fields": dict(self.fields),
+            "truncated": self.truncated,
+        }

@@ -1,0 +1,77 @@
+"""A whole log in memory: events, runs, per-run summaries and a pandas view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._source import Source, describe
+from .events import Event, EventKind
+from .parse import iter_events
+from .runs import Run, split_runs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Log:
+    """A parsed log file. ``events`` in file order; ``runs`` one per launch found in the file."""
+
+    name: str
+    events: tuple[Event, ...] = field(repr=False)
+    runs: tuple[Run, ...]
+
+    @property
+    def last_run(self) -> Run | None:
+        return self.runs[-1] if self.runs else None
+
+    def iter_kind(self, *kinds: EventKind) -> Iterator[Event]:
+        wanted = set(kinds)
+        return (e for e in self.events if e.kind in wanted)
+
+    def to_dataframe(self, kinds: Sequence[EventKind] | None = None) -> pd.DataFrame:
+        """One row per event, typed columns, fields flattened (see :func:`events_dataframe`)."""
+        from .frames import events_dataframe
+
+        events = self.events if kinds is None else tuple(self.iter_kind(*kinds))
+        run_of = _run_index(self.runs)
+        return events_dataframe(events, run_of)
+
+
+def _run_index(runs: Sequence[Run]) -> dict[int, int]:
+    return {e.line: r.index for r in runs for e in r.events}
+
+
+def read_log(source: Source) -> Log:
+    """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`."""
+    events = tuple(iter_events(source))
+    return Log(name=describe(source), events=events, runs=tuple(split_runs(events)))
+
+
+def run_summary(run: Run) -> dict[str, Any]:
+    """The JSON shape ``logscope summary`` prints for one run."""
+    from .memory_figures import run_memory
+
+    return {
+        "index": run.index,
+        "started_at": run.started_at.isoformat(sep=" ") if run.started_at else None,
+        "ended_at": run.ended_at.isoformat(sep=" ") if run.ended_at else None,
+        "first_line": run.first_line,
+        "last_line": run.last_line,
+        "outcome": run.outcome.value,
+        "failure": run.failure.to_dict() if run.failure else None,
+        "server_args": dict(run.server_args) if run.server_args is not None else None,
+        "memory": run_memory(run),
+        "sglang_version_hint": run.release_hint,
+        "adjustments": [
+            {"line": e.line, "sets": dict(e.fields.get("sets", {})), "message": e.message}
+            for e in run.adjustments
+        ],
+    }
+
+
+def summarize(log: Log) -> dict[str, Any]:
+    """``{"schema_version": 1, "log": ..., "runs": [...]}`` — the ``summary`` JSON."""
+    return {"schema_version": 1, "log": log.name, "runs": [run_summary(r) for r in log.runs]}

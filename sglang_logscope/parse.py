@@ -1,0 +1,240 @@
+"""Stream a log into :class:`~sglang_logscope.events.Event` records, in constant memory.
+
+Each physical line is split into header and message (:mod:`._header`), matched against the
+message catalog (:mod:`.messages`), and turned into an event. Multi-line records — Python
+tracebacks (``Scheduler hit an exception: Traceback ...``), argparse usage blocks — are
+gathered into one event attached to the line that opened them, and the exception they end
+with is classified through the same catalog (so ``RuntimeError: Not enough memory ...`` inside
+a scheduler traceback becomes a ``not_enough_memory`` event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import regex
+
+from ._header import Header, split_header
+from ._source import Source, decode_line, iter_raw_lines
+from .banner import parse_banner
+from .catalog import MessageSpec
+from .events import Event, EventKind
+from .messages import CATALOG
+
+#: A traceback block is closed after this many lines, whatever follows (bounded memory).
+MAX_BLOCK_LINES = 5000
+
+_EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_LEVEL_HINT = {
+    EventKind.ARGS_ADJUSTED: "WARNING",
+    EventKind.SCHEDULER_EXCEPTION: "ERROR",
+    EventKind.NOT_ENOUGH_MEMORY: "ERROR",
+    EventKind.CUDA_OOM: "ERROR",
+}
+
+#: Traceback kinds, most specific first: the first one found among a block's exceptions wins.
+_FAILURE_PRIORITY = (
+    EventKind.NOT_ENOUGH_MEMORY,
+    EventKind.WEIGHTS_LEAVE_NO_MEMORY,
+    EventKind.MAMBA_STATE_TOO_SMALL,
+    EventKind.CUDA_OOM,
+    EventKind.PORT_IN_USE,
+    EventKind.NCCL_ERROR,
+)
+
+
+def iter_events(source: Source) -> Iterator[Event]:
+    """Yield every event of ``source`` (a path, ``-``, a ``.gz`` file or an open file).
+
+    Every input line belongs to exactly one event. Never raises on odd content; raises
+    :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.
+    """
+    block: _Block | None = None
+    lineno = 0
+    for raw, truncated in iter_raw_lines(source):
+        lineno += 1
+        text = decode_line(raw)
+        visible = _last_redraw(text) if "\r" in text else text
+        header = split_header(visible)
+        if block is not None:
+            if not header.headed and block.accepts(visible):
+                block.add(lineno, text, truncated)
+                if block.size >= MAX_BLOCK_LINES:
+                    yield block.close()
+                    block = None
+                continue
+            yield block.close()
+            block = None
+        hit = CATALOG.match(header.message)
+        if hit is not None and hit[0].block is not None:
+            block = _Block(lineno, text, header, hit[0], hit[1], truncated)
+            continue
+        yield _make_event(lineno, text, header, hit, truncated)
+    if block is not None:
+        yield block.close()
+
+
+def _last_redraw(text: str) -> str:
+    """tqdm redraws a bar with ``\\r``: the last non-empty segment is what a terminal shows."""
+    for part in reversed(text.split("\r")):
+        if part.strip():
+            return part
+    return ""
+
+
+def _make_event(
+    lineno: int,
+    text: str,
+    header: Header,
+    hit: tuple[MessageSpec, dict[str, Any]] | None,
+    truncated: bool,
+) -> Event:
+    if hit is None:
+        kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
+        fields: dict[str, Any] = {}
+        releases = None
+    else:
+        spec, fields = hit
+        kind = spec.kind
+        releases = spec.releases
+        if kind is EventKind.SERVER_ARGS:
+            fields = {
+                "args": parse_banner(fields.pop("_repr", "") or _after_equals(header.message))
+            }
+    return Event(
+        line=lineno,
+        end_line=lineno,
+        kind=kind,
+        message=header.message,
+        timestamp=header.timestamp,
+        level=header.level or (_LEVEL_HINT.get(kind) if hit else None),
+        rank=header.rank,
+        source=header.source,
+        fields=fields,
+        text=text,
+        truncated=truncated,
+        releases=releases,
+    )
+
+
+def _after_equals(message: str) -> str:
+    return message.partition("=")[2]
+
+
+class _Block:
+    """An open multi-line record (traceback or indented block) being gathered."""
+
+    __slots__ = ("fields", "first", "header", "last", "lines", "mode", "spec", "truncated")
+
+    def __init__(
+        self,
+        lineno: int,
+        text: str,
+        header: Header,
+        spec: MessageSpec,
+        fields: dict[str, Any],
+        truncated: bool,
+    ) -> None:
+        self.first = lineno
+        self.last = lineno
+        self.lines = [text]
+        self.header = header
+        self.spec = spec
+        self.fields = fields
+        self.truncated = truncated
+        self.mode = spec.block
+
+    @property
+    def size(self) -> int:
+        return len(self.lines)
+
+    def accepts(self, line: str) -> bool:
+        """Does this headerless line continue the block?"""
+        if self.mode == "indented":
+            return line[:1] in (" ", "\t")
+        if not line.strip() or line[:1] in (" ", "\t"):
+            return True
+        if line.startswith("Traceback (most recent call last)"):
+            prev = self.lines[-1].strip()
+            return not prev or prev.startswith(_CHAIN)
+        if line.startswith(_CHAIN):
+            return True
+        hit = CATALOG.match(line)
+        # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
+        return hit is None or hit[0].kind in _EXCEPTION_KINDS
+
+    def add(self, lineno: int, text: str, truncated: bool) -> None:
+        self.lines.append(text)
+        self.last = lineno
+        self.truncated = self.truncated or truncated
+
+    def close(self) -> Event:
+        kind = self.spec.kind
+        fields = dict(self.fields)
+        if self.mode == "traceback":
+            kind, fields = _classify_traceback(kind, fields, self.lines)
+        elif kind is EventKind.ARGPARSE_USAGE:
+            fields["usage"] = " ".join(part.strip() for part in self.lines)[:20000]
+        return Event(
+            line=self.first,
+            end_line=self.last,
+            kind=kind,
+            message=self.header.message,
+            timestamp=self.header.timestamp,
+            level=self.header.level or self.spec.level,
+            rank=self.header.rank,
+            source=self.header.source,
+            fields=fields,
+            text="\n".join(self.lines),
+            truncated=self.truncated,
+            releases=self.spec.releases,
+        )
+
+
+_EXCEPTION_KINDS = frozenset(_FAILURE_PRIORITY) | {
+    EventKind.EXCEPTION,
+    EventKind.SCHEDULER_EXCEPTION,
+    EventKind.ARGPARSE_ERROR,
+}
+
+
+def _classify_traceback(
+    kind: EventKind, fields: dict[str, Any], lines: list[str]
+) -> tuple[EventKind, dict[str, Any]]:
+    """Find the exceptions a traceback ends with and let the most specific one name the event."""
+    exceptions: list[tuple[str, str]] = []
+    first = fields.get("first")
+    candidates = lines[1:]
+    if first and not str(first).startswith("Traceback"):
+        candidates = [str(first), *candidates]  # 'X hit an exception: <message>' on one line
+    for line in candidates:
+        if not line or line[:1] in (" ", "\t") or line.startswith(("Traceback", *_CHAIN)):
+            continue
+        m = _EXC_LINE.match(line)
+        if m is None or (m.group("msg") is None and "." not in m.group("type")):
+            continue
+        exc_type = m.group("type")
+        if not (exc_type[:1].isupper() or "." in exc_type):
+            continue
+        exceptions.append((exc_type, (m.group("msg") or "").strip()))
+    fields.pop("first", None)
+    if exceptions:
+        fields["exc_type"], fields["exc_message"] = exceptions[-1]
+        if len(exceptions) > 1:
+            fields["exceptions"] = [f"{t}: {m}" for t, m in exceptions[-10:]]
+    best: tuple[int, EventKind, dict[str, Any]] | None = None
+    for exc_type, message in exceptions:
+        for text in (f"{exc_type}: {message}", message):
+            hit = CATALOG.match(text)
+            if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+                continue
+            rank = _FAILURE_PRIORITY.index(hit[0].kind)
+            if best is None or rank < best[0]:
+                best = (rank, hit[0].kind, hit[1])
+            break
+    if best is not None:
+        fields.update(best[2])
+        return best[1], fields
+    return kind, fields

@@ -1,0 +1,318 @@
+"""Cut a stream of events into runs (one launch each) and say how each run ended."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from .catalog import KNOWN_RELEASES, parse_release_range, version_tuple
+from .events import Event, EventKind
+
+#: A timestamp this far behind the previous one starts a new run (logs glued together).
+BACKWARDS_GAP = timedelta(minutes=2)
+#: Pre-banner lines (auto-adjust warnings) this close before a banner belong to its run.
+PREAMBLE_WINDOW = timedelta(minutes=2)
+
+
+class Outcome(str, enum.Enum):
+    READY = "ready"
+    STARTING = "starting"
+    CRASHED = "crashed"
+    STOPPED = "stopped"
+    UNKNOWN = "unknown"
+
+
+class FailureKind(str, enum.Enum):
+    NOT_ENOUGH_MEMORY = "not_enough_memory"
+    WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
+    MAMBA_STATE_TOO_SMALL = "mamba_state_too_small"
+    CUDA_OOM = "cuda_oom"
+    ARGPARSE_ERROR = "argparse_error"
+    PORT_IN_USE = "port_in_use"
+    NCCL_ERROR = "nccl_error"
+    EXCEPTION = "exception"
+
+    @property
+    def is_oom(self) -> bool:
+        return self in _OOM_KINDS
+
+
+_OOM_KINDS = {
+    FailureKind.NOT_ENOUGH_MEMORY,
+    FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
+    FailureKind.MAMBA_STATE_TOO_SMALL,
+    FailureKind.CUDA_OOM,
+}
+
+#: Event kinds that are failures, most specific first, and the failure kind each one means.
+FAILURE_OF: dict[EventKind, FailureKind] = {
+    EventKind.NOT_ENOUGH_MEMORY: FailureKind.NOT_ENOUGH_MEMORY,
+    EventKind.WEIGHTS_LEAVE_NO_MEMORY: FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
+    EventKind.MAMBA_STATE_TOO_SMALL: FailureKind.MAMBA_STATE_TOO_SMALL,
+    EventKind.CUDA_OOM: FailureKind.CUDA_OOM,
+    EventKind.ARGPARSE_ERROR: FailureKind.ARGPARSE_ERROR,
+    EventKind.PORT_IN_USE: FailureKind.PORT_IN_USE,
+    EventKind.NCCL_ERROR: FailureKind.NCCL_ERROR,
+    EventKind.SCHEDULER_EXCEPTION: FailureKind.EXCEPTION,
+    EventKind.EXCEPTION: FailureKind.EXCEPTION,
+    EventKind.SCHEDULER_DEAD: FailureKind.EXCEPTION,
+    EventKind.WARMUP_FAILED: FailureKind.EXCEPTION,
+    EventKind.CUDA_GRAPH_FAILED: FailureKind.EXCEPTION,
+}
+_FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
+_TERMINAL = set(FAILURE_OF) | {EventKind.SIGQUIT, EventKind.SHUTDOWN, EventKind.ARGPARSE_USAGE}
+_PREAMBLE = {
+    EventKind.ARGS_ADJUSTED,
+    EventKind.ATTENTION_BACKEND,
+    EventKind.LAUNCH_WARNING,
+    EventKind.UNKNOWN,
+    EventKind.TEXT,
+}
+_READY = {EventKind.SERVER_READY}
+_SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a run died: the kind, the message, the line, and effective values it reveals."""
+
+    kind: FailureKind
+    message: str
+    line: int
+    effective: Mapping[str, Any] = field(default_factory=dict)
+    event: Event | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "line": self.line,
+            "effective": dict(self.effective),
+        }
+
+
+@dataclass(frozen=True)
+class Run:
+    """One launch of the server, as far as the log shows it."""
+
+    index: int
+    events: tuple[Event, ...] = field(repr=False)
+    started_at: datetime | None
+    ended_at: datetime | None
+    first_line: int
+    last_line: int
+    server_args: Mapping[str, Any] | None
+    outcome: Outcome
+    failure: Failure | None
+    release_hint: str | None
+    has_banner: bool
+
+    def of_kind(self, *kinds: EventKind) -> list[Event]:
+        return [e for e in self.events if e.kind in kinds]
+
+    def first(self, kind: EventKind) -> Event | None:
+        return next((e for e in self.events if e.kind is kind), None)
+
+    @property
+    def adjustments(self) -> list[Event]:
+        """SGLang's own argument changes in this run (auto-adjust warnings, backend choice)."""
+        return self.of_kind(EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND)
+
+
+def split_runs(events: Iterable[Event]) -> list[Run]:
+    """Group events into runs.
+
+    A new run starts at a ``server_args`` banner, at an argparse usage/error (a launch that
+    died at once), when the timestamps jump backwards, or when a new ``Load weight begin``
+    series starts after the previous run crashed or became ready. Auto-adjust warnings printed
+    just before a banner belong to the banner's run.
+    """
+    groups: list[list[Event]] = []
+    current: list[Event] = []
+    last_ts: datetime | None = None
+    for event in events:
+        if current and _starts_run(event, current, last_ts):
+            keep, moved = _split_preamble(current, event)
+            if keep:
+                groups.append(keep)
+            current = moved
+        current.append(event)
+        if event.timestamp is not None and event.has_date:
+            last_ts = event.timestamp
+    if current:
+        groups.append(current)
+    groups = [g for g in groups if _meaningful(g)] or groups[-1:] if groups else []
+    return [_build_run(i, g) for i, g in enumerate(groups)]
+
+
+def _starts_run(event: Event, current: list[Event], last_ts: datetime | None) -> bool:
+    kind = event.kind
+    if kind is EventKind.SERVER_ARGS:
+        return any(e.kind is EventKind.SERVER_ARGS for e in current) or _has_progress(current)
+    if kind in (EventKind.ARGPARSE_USAGE, EventKind.ARGPARSE_ERROR):
+        if (
+            kind is EventKind.ARGPARSE_ERROR
+            and current
+            and current[-1].kind is EventKind.ARGPARSE_USAGE
+        ):
+            return False
+        return _has_progress(current)
+    if (
+        last_ts is not None
+        and event.timestamp is not None
+        and event.has_date
+        and last_ts - event.timestamp > BACKWARDS_GAP
+    ):
+        return True
+    if kind is EventKind.LOAD_WEIGHT_BEGIN:
+        return any(e.kind in _TERMINAL or e.kind in _READY for e in current)
+    return False
+
+
+def _has_progress(events: list[Event]) -> bool:
+    """Has this group got anything beyond preamble noise?"""
+    return any(e.kind not in _PREAMBLE for e in events)
+
+
+def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], list[Event]]:
+    """Move trailing preamble lines (auto-adjust warnings etc.) into the run ``starter`` opens."""
+    if starter.kind is not EventKind.SERVER_ARGS:
+        return current, []
+    cut = len(current)
+    while cut > 0:
+        e = current[cut - 1]
+        if e.kind not in _PREAMBLE:
+            break
+        if (
+            e.timestamp is not None
+            and starter.timestamp is not None
+            and e.has_date
+            and (
+                starter.timestamp - e.timestamp > PREAMBLE_WINDOW or e.timestamp > starter.timestamp
+            )
+        ):
+            break
+        cut -= 1
+    # Headless noise right after a crash (e.g. 'Killed') stays with the crashed run.
+    while (
+        cut < len(current)
+        and current[cut].kind is EventKind.TEXT
+        and current[cut].timestamp is None
+    ):
+        if any(
+            e.kind in (EventKind.ARGS_ADJUSTED, EventKind.LAUNCH_WARNING) for e in current[cut:]
+        ):
+            break
+        cut += 1
+    return current[:cut], current[cut:]
+
+
+def _meaningful(group: list[Event]) -> bool:
+    return any(e.kind not in (EventKind.TEXT, EventKind.UNKNOWN) for e in group)
+
+
+def _build_run(index: int, events: list[Event]) -> Run:
+    stamped = [e.timestamp for e in events if e.timestamp is not None]
+    banner = next((e for e in events if e.kind is EventKind.SERVER_ARGS), None)
+    failure = find_failure(events)
+    return Run(
+        index=index,
+        events=tuple(events),
+        started_at=min(stamped) if stamped else None,
+        ended_at=max(stamped) if stamped else None,
+        first_line=events[0].line,
+        last_line=max(events[-1].end_line, events[-1].line),
+        server_args=dict(banner.fields.get("args", {})) if banner else None,
+        outcome=_outcome(events, failure),
+        failure=failure,
+        release_hint=release_hint(events),
+        has_banner=banner is not None,
+    )
+
+
+def find_failure(events: Sequence[Event]) -> Failure | None:
+    """The run's failure: the most specific failure kind seen, at its first occurrence."""
+    best: tuple[int, Event, FailureKind] | None = None
+    for e in events:
+        kind = FAILURE_OF.get(e.kind)
+        if kind is None:
+            continue
+        order = _FAILURE_ORDER.index(kind)
+        if best is None or order < best[0]:
+            best = (order, e, kind)
+    if best is None:
+        return None
+    _, event, kind = best
+    return Failure(
+        kind=kind,
+        message=_failure_message(event),
+        line=event.line,
+        effective=effective_values(event),
+        event=event,
+    )
+
+
+def _failure_message(event: Event) -> str:
+    if "exc_message" in event.fields:
+        exc_type = event.fields.get("exc_type", "")
+        return (
+            f"{exc_type}: {event.fields['exc_message']}"
+            if exc_type
+            else str(event.fields["exc_message"])
+        )
+    return event.message
+
+
+def effective_values(event: Event) -> dict[str, Any]:
+    """Argument values a failure message reveals (e.g. ``mem_fraction_static=0.85``)."""
+    out: dict[str, Any] = {}
+    if event.kind in (EventKind.NOT_ENOUGH_MEMORY, EventKind.WEIGHTS_LEAVE_NO_MEMORY):
+        value = event.fields.get("mem_fraction_static")
+        if isinstance(value, float):
+            out["mem_fraction_static"] = value
+    return out
+
+
+def _outcome(events: list[Event], failure: Failure | None) -> Outcome:
+    if failure is not None:
+        return Outcome.CRASHED
+    kinds = {e.kind for e in events}
+    if EventKind.SHUTDOWN in kinds:
+        return Outcome.STOPPED
+    if EventKind.SIGQUIT in kinds:
+        return Outcome.CRASHED
+    if kinds & _READY or kinds & _SERVING:
+        return Outcome.READY
+    if kinds - {EventKind.TEXT, EventKind.UNKNOWN}:
+        return Outcome.STARTING
+    return Outcome.UNKNOWN
+
+
+def release_hint(events: Iterable[Event]) -> str | None:
+    """The SGLang releases consistent with every release-specific message in the run."""
+    low: tuple[int, ...] = (0,)
+    high: tuple[int, ...] = (999,)
+    narrowed = False
+    for e in events:
+        if not e.releases or e.releases == "all":
+            continue
+        lo, hi = parse_release_range(e.releases)
+        if lo > low:
+            low, narrowed = lo, True
+        if hi < high:
+            high, narrowed = hi, True
+    if not narrowed:
+        return None
+    if low > high:
+        return None  # contradictory evidence: say nothing rather than something wrong
+    known = [v for v in KNOWN_RELEASES if low <= version_tuple(v) <= high]
+    if not known:
+        return None
+    if len(known) == 1:
+        return known[0]
+    if high >= (999,):
+        return f">={known[0]}"
+    return f"{known[0]}-{known[-1]}"
