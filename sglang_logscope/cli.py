@@ -177,6 +177,31 @@ def summary(
     render_summary(report.console(), data)
 
 
+class GpuSource(str, Enum):
+    auto = "auto"
+    nvml = "nvml"
+    nvidia_smi = "nvidia-smi"
+
+
+@app.command()
+def gpus(
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
+    source: Annotated[
+        GpuSource, typer.Option("--source", help="Read through NVML, nvidia-smi, or auto.")
+    ] = GpuSource.auto,
+) -> None:
+    """Per GPU (under CUDA_VISIBLE_DEVICES): memory, and the processes holding it."""
+    from .gpus import read_gpus, reader_for, render_text
+
+    result = read_gpus(reader=reader_for(source.value))
+    if fmt is TextFormat.json:
+        report.write_json(result.to_dict())
+        return
+    sys.stdout.write("\n".join(render_text(result)) + "\n")
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None
