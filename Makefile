@@ -16,7 +16,11 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/logscope check --expect-args fixtures/demo/command.txt --launched-at '2026-05-09 09:31:05' fixtures/demo/sglang-serve.log || test $$? -eq 1
+	@# Work on a copy: the demo log's mtime is set to when the stale run last wrote (as on the server).
+	@mkdir -p $(VENV)/demo && cp fixtures/demo/sglang-serve.log $(VENV)/demo/sglang-serve.log
+	@touch -d '2026-05-09 09:18:32' $(VENV)/demo/sglang-serve.log
+	$(BIN)/logscope check --expect-args fixtures/demo/command.txt --launched-at '2026-05-09 09:31:05' $(VENV)/demo/sglang-serve.log; \
+	  rc=$$?; test $$rc -le 1 || exit $$rc
 
 lint: $(STAMP)
 	$(BIN)/ruff check sglang_logscope tests benchmarks scripts

@@ -1,0 +1,553 @@
+"""The staleness check: is the log's last run the launch you intended?
+
+:func:`check` takes the log's last run and weighs three kinds of evidence — time (the run's
+banner time vs. the launch time, the file's mtime), arguments (the run's effective args vs.
+the intended command, each difference explained by SGLang's own adjustments or not), and
+what the run shows of its end — into one :class:`CheckReport` with a :class:`Verdict`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._source import Source, describe
+from .errors import LogscopeError
+from .events import Event, EventKind
+from .findings import Finding
+from .log import Log, read_log
+from .runs import FailureKind, Outcome, Run
+from .timing import LaunchTime, file_mtime, parse_launched_at, parse_tz, to_log_time, whole_hour_gap
+
+if TYPE_CHECKING:
+    from .command import LaunchCommand
+
+#: A run whose start is this much before the launch time still counts as the launch
+#: (clock granularity: a launch time typed to the minute, or taken on another machine).
+START_TOLERANCE = timedelta(seconds=2)
+
+
+class Verdict(str, enum.Enum):
+    FRESH = "fresh"
+    STALE = "stale"
+    MISMATCH = "mismatch"
+    NO_RUN = "no_run"
+    INCONCLUSIVE = "inconclusive"
+
+
+class DiffStatus(str, enum.Enum):
+    EXPLAINED = "explained"
+    UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class ArgDiff:
+    """One argument whose effective value differs from the intended one."""
+
+    arg: str
+    intended: Any
+    effective: Any
+    status: DiffStatus
+    explanation: str | None = None
+    evidence_line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "arg": self.arg,
+            "intended": self.intended,
+            "effective": self.effective,
+            "status": self.status.value,
+            "explanation": self.explanation,
+            "evidence_line": self.evidence_line,
+        }
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything ``logscope check`` knows about a log and an intended launch."""
+
+    log: str
+    verdict: Verdict
+    runs: tuple[Run, ...] = field(repr=False)
+    run: Run | None = field(repr=False)
+    arg_diff: tuple[ArgDiff, ...]
+    findings: tuple[Finding, ...]
+    headline: str
+    next_steps: tuple[str, ...]
+    launched_at: datetime | None = None
+    log_mtime: datetime | None = None
+    intended: LaunchCommand | None = field(default=None, repr=False)
+    matched_args: tuple[str, ...] = ()
+    unverified_args: tuple[str, ...] = ()
+    oom: Mapping[str, Any] | None = None
+    budget: Any = field(default=None, repr=False)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.run.outcome if self.run else None
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the run is this launch and did not crash; 1 otherwise."""
+        return 0 if self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        run = self.run
+        return {
+            "schema_version": 1,
+            "log": self.log,
+            "verdict": self.verdict.value,
+            "outcome": run.outcome.value if run else None,
+            "failure": run.failure.to_dict() if run and run.failure else None,
+            "runs": len(self.runs),
+            "run": _run_dict(run) if run else None,
+            "arg_diff": [d.to_dict() for d in self.arg_diff],
+            "findings": [f.to_dict() for f in self.findings],
+            "oom": dict(self.oom) if self.oom is not None else None,
+            "budget": self.budget.to_dict() if self.budget is not None else None,
+            "headline": self.headline,
+            "next_steps": list(self.next_steps),
+            "launched_at": self.launched_at.isoformat(sep=" ") if self.launched_at else None,
+            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds") if self.log_mtime else None,
+            "earlier_runs": [_run_dict(r) for r in self.runs[:-1]],
+            "matched_args": list(self.matched_args),
+            "unverified_args": list(self.unverified_args),
+        }
+
+
+def _run_dict(run: Run) -> dict[str, Any]:
+    return {
+        "index": run.index,
+        "started_at": run.started_at.isoformat(sep=" ") if run.started_at else None,
+        "ended_at": run.ended_at.isoformat(sep=" ") if run.ended_at else None,
+        "first_line": run.first_line,
+        "last_line": run.last_line,
+        "sglang_version_hint": run.release_hint,
+        "outcome": run.outcome.value,
+        "has_banner": run.has_banner,
+    }
+
+
+def check(
+    log: Log | Source,
+    expect: LaunchCommand | str | os.PathLike[str] | None = None,
+    launched_at: datetime | str | LaunchTime | None = None,
+    log_tz: tzinfo | str | None = None,
+    *,
+    sglang_version: str | None = None,
+    with_budget: bool = True,
+) -> CheckReport:
+    """Judge whether the last run of ``log`` is the launch described by ``expect``.
+
+    ``expect`` is a :class:`~sglang_logscope.command.LaunchCommand`, the text of a launch
+    command, or a path to a file holding one. ``launched_at`` is when you ran it (a datetime,
+    or text as ``--launched-at`` takes it). ``log_tz`` is the zone of the log's naive times.
+    Without ``expect``/``launched_at``, a launch record beside the log (``LOG.launch.json``)
+    is used when present.
+    """
+    parsed = log if isinstance(log, Log) else read_log(log)
+    path = None if isinstance(log, Log) else _path_of(log)
+    zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
+    record = _launch_record(path) if path and (expect is None or launched_at is None) else {}
+    if expect is None and record.get("command"):
+        expect = str(record["command"])
+    if launched_at is None and record.get("launched_at"):
+        launched_at = str(record["launched_at"])
+    intended = _intended(expect, sglang_version)
+    when = _launch_time(launched_at)
+    return _judge(parsed, intended, when, zone, path, with_budget=with_budget)
+
+
+def _path_of(source: Source) -> str | None:
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        return None if name == "-" else name
+    return None
+
+
+def _launch_record(path: str) -> dict[str, Any]:
+    """The optional ``LOG.launch.json`` written by ``logscope launch`` (data only, validated)."""
+    record_path = Path(path + ".launch.json")
+    if not record_path.is_file():
+        return {}
+    try:
+        data = json.loads(record_path.read_text(encoding="utf-8", errors="replace")[:1_000_000])
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, Any] = {}
+    if isinstance(data.get("launched_at"), str):
+        out["launched_at"] = data["launched_at"]
+    argv = data.get("argv")
+    if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+        import shlex
+
+        out["command"] = shlex.join(argv)
+    return out
+
+
+def _intended(expect: LaunchCommand | str | os.PathLike[str] | None, version: str | None) -> LaunchCommand | None:
+    if expect is None:
+        return None
+    from .command import LaunchCommand, parse_launch_command
+
+    if isinstance(expect, LaunchCommand):
+        return expect
+    if isinstance(expect, os.PathLike) or (isinstance(expect, str) and "\n" not in expect and _is_file(expect)):
+        file = Path(os.fspath(expect))
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise LogscopeError(f"{file}: cannot read the command file ({exc.strerror or exc})") from None
+        return parse_launch_command(text, sglang_version=version, base_dir=file.parent)
+    return parse_launch_command(str(expect), sglang_version=version)
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return len(text) < 4096 and Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _launch_time(value: datetime | str | LaunchTime | None) -> LaunchTime | None:
+    if value is None or isinstance(value, LaunchTime):
+        return value
+    if isinstance(value, datetime):
+        return LaunchTime(value, has_date=True, has_zone=value.tzinfo is not None, text=value.isoformat())
+    return parse_launched_at(value)
+
+
+# --------------------------------------------------------------------------------------- judge
+
+
+def _judge(
+    log: Log,
+    intended: LaunchCommand | None,
+    when: LaunchTime | None,
+    zone: tzinfo | None,
+    path: str | None,
+    *,
+    with_budget: bool,
+) -> CheckReport:
+    findings: list[Finding] = []
+    runs = log.runs
+    run = runs[-1] if runs else None
+    mtime = file_mtime(path, zone) if path else None
+    launch: datetime | None = None
+    tz_hours: int | None = None
+    if when is not None:
+        day = run.started_at.date() if run and run.started_at and run.started_at.year != 1900 else None
+        moment = when.on(day)
+        if moment.tzinfo is not None and zone is None and run and run.started_at:
+            # The log's zone is unknown: compare wall clocks, and watch for whole-hour gaps.
+            wall = moment.replace(tzinfo=None)
+            tz_hours = whole_hour_gap(run.started_at, wall) if run.started_at.year != 1900 else None
+            launch = to_log_time(moment, None) if tz_hours is None else wall
+        else:
+            launch = to_log_time(moment, zone)
+    if len(runs) > 1:
+        earlier = ", ".join(
+            f"#{r.index} {r.started_at:%Y-%m-%d %H:%M:%S} {r.outcome.value}" if r.started_at else f"#{r.index} {r.outcome.value}"
+            for r in runs[:-1]
+        )
+        findings.append(Finding.of("LS011", f"The file holds {len(runs)} runs; earlier: {earlier}."))
+    if run is None:
+        findings.append(Finding.of("LS005"))
+        if launch is not None and mtime is not None and mtime < launch:
+            findings.append(Finding.of("LS002", f"Last modified {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}."))
+        return _report(log, Verdict.NO_RUN, run, (), findings, launch, mtime, intended, (), ())
+
+    diffs, matched, unverified = _arg_diff(run, intended) if intended else ((), (), ())
+    if intended is not None and not run.has_banner:
+        findings.append(Finding.of("LS012"))
+    if intended is not None and (intended.unknown or intended.ambiguous):
+        flags = ", ".join([*intended.unknown, *intended.ambiguous])
+        hints = "; ".join(f"{k} → {v}" for k, v in intended.suggestions.items())
+        findings.append(Finding.of("LS006", f"SGLang's argparse would reject {flags}" + (f" (did you mean: {hints})" if hints else "") + "."))
+
+    verdict: Verdict
+    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
+    argparse_own = _argparse_from_intended(run, intended)
+    started = run.started_at if run.started_at and run.started_at.year != 1900 else None
+    if argparse_own:
+        verdict = Verdict.FRESH
+        findings.append(Finding.of("LS007", f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command."))
+    elif launch is not None and started is not None:
+        if tz_hours is not None:
+            verdict = Verdict.INCONCLUSIVE
+            findings.append(Finding.of(
+                "LS008",
+                f"The run started {started:%H:%M:%S} and your launch was {launch:%H:%M:%S} ({when.text if when else ''}): "
+                f"exactly {abs(tz_hours)} h apart, which looks like a time-zone difference, not a stale log.",
+            ))
+        elif started < launch - START_TOLERANCE:
+            verdict = Verdict.STALE
+            gap = launch - started
+            findings.append(Finding.of(
+                "LS001",
+                f"The last run started at {started:%Y-%m-%d %H:%M:%S}, {_span(gap)} before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
+            ))
+        else:
+            verdict = Verdict.MISMATCH if unexplained else Verdict.FRESH
+            findings.append(Finding.of("LS015", f"The last run started at {started:%Y-%m-%d %H:%M:%S}, after your launch at {launch:%Y-%m-%d %H:%M:%S}."))
+    elif unexplained:
+        verdict = Verdict.MISMATCH
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    if launch is None:
+        findings.append(Finding.of("LS009"))
+    if launch is not None and mtime is not None:
+        if mtime < launch - START_TOLERANCE:
+            findings.append(Finding.of("LS002", f"The log was last modified at {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}: nothing has written to it since."))
+            if verdict is Verdict.INCONCLUSIVE and tz_hours is None:
+                verdict = Verdict.STALE
+        elif verdict is Verdict.STALE:
+            findings.append(Finding.of("LS013", f"The log was modified at {mtime:%Y-%m-%d %H:%M:%S}, after your launch, but holds no run that started after it."))
+    for d in diffs:
+        code = "LS003" if d.status is DiffStatus.UNEXPLAINED else "LS004"
+        why = f" — {d.explanation} (line {d.evidence_line})" if d.explanation and d.evidence_line else (f" — {d.explanation}" if d.explanation else "")
+        findings.append(Finding.of(code, f"{d.arg}: you intended {d.intended!r}, the run has {d.effective!r}{why}."))
+    if intended is not None and matched and not unexplained:
+        findings.append(Finding.of("LS016", f"{len(matched)} explicit argument(s) match: {', '.join(matched)}."))
+    if run.failure is not None:
+        findings.append(Finding.of("LS010", f"{run.failure.kind.value} at line {run.failure.line}: {run.failure.message[:300]}"))
+    elif run.outcome is Outcome.STARTING:
+        findings.append(Finding.of("LS014"))
+    oom, budget = (None, None)
+    if with_budget:
+        oom, budget = _memory(run, intended, stale=verdict in (Verdict.STALE, Verdict.MISMATCH), findings=findings)
+    return _report(log, verdict, run, diffs, findings, launch, mtime, intended, matched, unverified, oom, budget)
+
+
+def _span(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[str]:
+    """Flags of the run's argparse error that come from the intended command."""
+    if intended is None or run.failure is None or run.failure.kind is not FailureKind.ARGPARSE_ERROR:
+        return []
+    message = run.failure.message
+    bad = set(intended.unknown) | set(intended.ambiguous)
+    hits = [flag for flag in sorted(bad) if flag in message]
+    if hits:
+        return hits
+    # argparse names the first offending flag: any flag of the intended argv in the error counts.
+    return [a for a in intended.argv if a.startswith("--") and a.split("=")[0] in message][:3]
+
+
+# ------------------------------------------------------------------------------------ arg diff
+
+#: SGLang rewrites it applies without a log line: (arg, intended, effective) -> why.
+_KNOWN_REWRITES: dict[tuple[str, Any, Any], str] = {
+    ("speculative_algorithm", "NEXTN", "EAGLE"): "SGLang rewrites NEXTN to EAGLE (_handle_speculative_decoding)",
+}
+
+
+def effective_args(run: Run) -> tuple[dict[str, Any], dict[str, Event]]:
+    """The run's effective arguments, and for each one the event that revealed or set it.
+
+    The banner (post-adjustment values) wins; without one, values the run's own messages
+    reveal: failure messages (``Current value: ...=0.85``) and auto-adjust warnings.
+    """
+    values: dict[str, Any] = dict(run.server_args or {})
+    evidence: dict[str, Event] = {}
+    for event in run.events:
+        sets = event.fields.get("sets")
+        if isinstance(sets, Mapping):
+            for arg, value in sets.items():
+                evidence.setdefault(arg, event)
+                if not run.has_banner and _printed_value(value):
+                    values.setdefault(arg, value)
+    if run.failure is not None and run.failure.event is not None:
+        for arg, value in run.failure.effective.items():
+            values.setdefault(arg, value)
+            evidence.setdefault(arg, run.failure.event)
+    return values, evidence
+
+
+def _printed_value(value: Any) -> bool:
+    """A concrete value a message printed (not ``None`` or a rule such as ``steps + 1``)."""
+    if value is None:
+        return False
+    return not (isinstance(value, str) and " " in value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) == bool(b) if {type(a), type(b)} <= {bool, int} else a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, str) and isinstance(b, str):
+        return a.rstrip("/") == b.rstrip("/")
+    return bool(a == b)
+
+
+def _arg_diff(run: Run, intended: LaunchCommand) -> tuple[tuple[ArgDiff, ...], tuple[str, ...], tuple[str, ...]]:
+    values, evidence = effective_args(run)
+    diffs: list[ArgDiff] = []
+    matched: list[str] = []
+    unverified: list[str] = []
+    for arg, want in intended.explicit_args().items():
+        if arg not in values:
+            unverified.append(arg)
+            continue
+        have = values[arg]
+        if _same(want, have):
+            matched.append(arg)
+            continue
+        diffs.append(_explain(arg, want, have, evidence.get(arg), values, intended))
+    return tuple(diffs), tuple(matched), tuple(unverified)
+
+
+def _explain(arg: str, want: Any, have: Any, event: Event | None, values: Mapping[str, Any], intended: LaunchCommand) -> ArgDiff:
+    rewrite = intended.rewrites.get(arg)
+    if rewrite is not None and _same(rewrite[1], have):
+        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, f"SGLang rewrites {rewrite[0]!r} to {rewrite[1]!r}")
+    known = _KNOWN_REWRITES.get((arg, want, have))
+    if known is not None:
+        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, known)
+    if event is not None and event.kind in (EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND):
+        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, f"SGLang adjusted it: {event.message.strip()[:200]}", event.line)
+    if arg == "speculative_num_draft_tokens" and values.get("speculative_eagle_topk") == 1:
+        steps = values.get("speculative_num_steps")
+        if isinstance(steps, int) and have == steps + 1:
+            return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, "with speculative_eagle_topk == 1 SGLang sets draft tokens to num_steps + 1")
+    return ArgDiff(arg, want, have, DiffStatus.UNEXPLAINED)
+
+
+# ------------------------------------------------------------------------------------ memory
+
+
+def _memory(run: Run, intended: LaunchCommand | None, *, stale: bool, findings: list[Finding]) -> tuple[dict[str, Any] | None, Any]:
+    """The OOM verdict and the intended command's budget (when the memory model can tell)."""
+    try:
+        from . import memory
+    except ImportError:  # pragma: no cover - the memory package is part of the distribution
+        return None, None
+    budget = None
+    if intended is not None:
+        try:
+            budget = memory.budget(intended.args, sglang_version=intended.sglang_version, explicit=intended.explicit)
+        except LogscopeError:
+            budget = None
+    oom = None
+    if run.failure is not None and run.failure.kind.is_oom:
+        result = memory.oom_verdict(run, stale=stale, intended_budget=budget)
+        if result is not None:
+            oom = result.to_dict()
+            code = {"ghost": "LS020", "real": "LS021", "contention": "LS022"}.get(oom["verdict"], "LS023")
+            findings.append(Finding.of(code, oom["explanation"]))
+    if budget is not None and not budget.fits:
+        findings.append(Finding.of("LS024", f"Your command needs more memory than the GPUs have ({budget.failure_kind}, short by {budget.shortfall_gib:.2f} GiB)."))
+    return oom, budget
+
+
+# ------------------------------------------------------------------------------------ wording
+
+
+def _report(
+    log: Log,
+    verdict: Verdict,
+    run: Run | None,
+    diffs: tuple[ArgDiff, ...],
+    findings: list[Finding],
+    launch: datetime | None,
+    mtime: datetime | None,
+    intended: LaunchCommand | None,
+    matched: tuple[str, ...],
+    unverified: tuple[str, ...],
+    oom: dict[str, Any] | None = None,
+    budget: Any = None,
+) -> CheckReport:
+    headline, steps = _wording(verdict, run, diffs, findings, launch, mtime, oom)
+    return CheckReport(
+        log=log.name,
+        verdict=verdict,
+        runs=log.runs,
+        run=run,
+        arg_diff=diffs,
+        findings=tuple(findings),
+        headline=headline,
+        next_steps=tuple(steps),
+        launched_at=launch,
+        log_mtime=mtime,
+        intended=intended,
+        matched_args=matched,
+        unverified_args=unverified,
+        oom=oom,
+        budget=budget,
+    )
+
+
+def _wording(
+    verdict: Verdict,
+    run: Run | None,
+    diffs: tuple[ArgDiff, ...],
+    findings: list[Finding],
+    launch: datetime | None,
+    mtime: datetime | None,
+    oom: dict[str, Any] | None,
+) -> tuple[str, list[str]]:
+    codes = {f.code for f in findings}
+    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
+    shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
+    steps: list[str] = []
+    if verdict is Verdict.NO_RUN:
+        return "No SGLang run in this log.", ["Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."]
+    assert run is not None
+    started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "at an unknown time"
+    if verdict is Verdict.STALE:
+        headline = f"STALE: the last run started {started}, before your launch"
+        if launch is not None:
+            headline += f" at {launch:%Y-%m-%d %H:%M:%S}"
+        if shown:
+            headline += f"; it ran with {shown}"
+        headline += ". Your launch has not written here."
+        steps.append("Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?).")
+        if "LS002" in codes:
+            steps.append("The file has not changed since your launch: run the launch in the foreground to see why it does not start.")
+        if "LS013" in codes:
+            steps.append("The file changed after your launch without a new run: read its last lines for an import error or a shell error.")
+        if run.failure is not None:
+            steps.append(f"Do not tune flags against this run's {run.failure.kind.value}: it is not your launch.")
+    elif verdict is Verdict.MISMATCH:
+        headline = f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
+        steps.append("This is probably an earlier run (a stale log), or your flags did not reach SGLang. Pass --launched-at to decide by time.")
+    elif verdict is Verdict.FRESH:
+        if run.failure is not None:
+            headline = f"FRESH, CRASHED: your launch (run started {started}) failed with {run.failure.kind.value}."
+            if run.failure.kind is FailureKind.ARGPARSE_ERROR:
+                steps.append("SGLang's argparse rejected your command: fix the flag and launch again.")
+            else:
+                steps.append(f"Fix the failure at line {run.failure.line} ({run.failure.kind.value}).")
+        elif run.outcome is Outcome.READY:
+            headline = f"FRESH: the last run ({started}) is your launch and it is ready."
+        else:
+            headline = f"FRESH: the last run ({started}) is your launch; it is {run.outcome.value}."
+    else:
+        headline = f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
+        if "LS008" in codes:
+            steps.append("Give --log-tz (the server's time zone) or --launched-at in the server's local time.")
+        elif launch is None:
+            steps.append("Pass --launched-at with the time you launched (e.g. --launched-at 09:18) to decide by time.")
+    if oom is not None:
+        steps.append(f"Memory: {oom['explanation']}")
+    return headline, steps

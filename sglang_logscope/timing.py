@@ -1,0 +1,104 @@
+"""Launch times and time zones: what ``--launched-at`` and ``--log-tz`` mean.
+
+SGLang prints naive local wall-clock time. A launch time may be naive (taken as the log's
+local time), time-only (``09:18`` = that time on the run's date), an epoch, or carry a zone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+from dateutil import parser as dateparser
+from dateutil import tz as dateutil_tz
+
+from .errors import LogscopeError
+
+
+@dataclass(frozen=True)
+class LaunchTime:
+    """A parsed ``--launched-at``: the value, and whether it named a date and a zone."""
+
+    value: datetime
+    has_date: bool
+    has_zone: bool
+    text: str
+
+    def on(self, day: date | None) -> datetime:
+        """The launch time as a naive datetime, placed on ``day`` when only a time was given."""
+        value = self.value
+        if not self.has_date and day is not None:
+            value = datetime.combine(day, value.timetz())
+        return value
+
+
+def parse_launched_at(text: str) -> LaunchTime:
+    """Parse ``--launched-at``: anything dateutil reads, ``HH:MM[:SS]``, or an epoch (s or ms)."""
+    raw = text.strip()
+    if not raw:
+        raise LogscopeError("--launched-at is empty")
+    if raw.replace(".", "", 1).isdigit() and len(raw.split(".")[0]) >= 9:
+        seconds = float(raw)
+        if seconds > 1e11:  # milliseconds
+            seconds /= 1000.0
+        try:
+            value = datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise LogscopeError(f"--launched-at {raw!r}: epoch out of range") from None
+        return LaunchTime(value, has_date=True, has_zone=True, text=raw)
+    sentinel = datetime(1900, 1, 1)
+    try:
+        value = dateparser.parse(raw, default=sentinel)
+    except (ValueError, OverflowError) as exc:
+        raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
+    has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(
+        ch in raw for ch in "-/"
+    )
+    return LaunchTime(value, has_date=has_date, has_zone=value.tzinfo is not None, text=raw)
+
+
+def parse_tz(name: str | None) -> tzinfo | None:
+    """``--log-tz``: an IANA name (``Europe/Berlin``), ``UTC``, ``local`` or an offset (``+02:00``)."""
+    if name is None:
+        return None
+    if name.lower() == "local":
+        return dateutil_tz.tzlocal()
+    zone = dateutil_tz.gettz(name)
+    if zone is None:
+        try:
+            offset = dateparser.parse(f"2000-01-01T00:00{name}").tzinfo
+        except (ValueError, OverflowError):
+            offset = None
+        if offset is None:
+            raise LogscopeError(f"--log-tz {name!r}: unknown time zone")
+        return offset
+    return zone
+
+
+def to_log_time(moment: datetime, log_tz: tzinfo | None) -> datetime:
+    """An aware moment as naive wall-clock time in the log's zone (the machine's when unknown)."""
+    if moment.tzinfo is None:
+        return moment
+    zone = log_tz or dateutil_tz.tzlocal()
+    return moment.astimezone(zone).replace(tzinfo=None)
+
+
+def file_mtime(path: str, log_tz: tzinfo | None) -> datetime | None:
+    """The file's modification time as naive wall-clock time in the log's zone."""
+    try:
+        seconds = os.stat(path).st_mtime
+    except OSError:
+        return None
+    return to_log_time(datetime.fromtimestamp(seconds, tz=timezone.utc), log_tz)
+
+
+def whole_hour_gap(a: datetime, b: datetime, tolerance: timedelta = timedelta(minutes=3)) -> int | None:
+    """If ``a - b`` is within ``tolerance`` of a non-zero whole number of hours (≤ 14), return it."""
+    delta = a - b
+    hours = round(delta.total_seconds() / 3600)
+    if hours == 0 or abs(hours) > 14:
+        return None
+    if abs(delta - timedelta(hours=hours)) <= tolerance:
+        return hours
+    return None
