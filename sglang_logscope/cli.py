@@ -202,6 +202,39 @@ def gpus(
     sys.stdout.write("\n".join(render_text(result)) + "\n")
 
 
+@app.command()
+def check(
+    log: LogArg,
+    expect_args: Annotated[
+        Path | None,
+        typer.Option("--expect-args", "-e", help="File holding the launch command you intended (as typed or pasted)."),
+    ] = None,
+    launched_at: Annotated[
+        str | None,
+        typer.Option("--launched-at", help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone."),
+    ] = None,
+    log_tz: Annotated[
+        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time).")
+    ] = None,
+    sglang_version: Annotated[
+        str | None, typer.Option("--sglang-version", help="SGLang release whose argument table reads the command.")
+    ] = None,
+    fmt: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.text,
+) -> None:
+    """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
+    from .check import check as run_check
+
+    result = run_check(log, expect=expect_args, launched_at=launched_at, log_tz=log_tz, sglang_version=sglang_version)
+    data = result.to_dict()
+    if fmt is TextFormat.json:
+        report.write_json(data)
+    else:
+        from .views import render_check
+
+        render_check(report.console(), data)
+    raise typer.Exit(result.exit_code)
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None
