@@ -456,7 +456,12 @@ class Extractor:
             has_default = value is not None
             default, default_expr = self.default_value(value, mod) if has_default else (None, None)
 
-            def set_default(opt: dict[str, Any] = opt) -> None:
+            def set_default(
+                opt: dict[str, Any] = opt,
+                has_default: bool = has_default,
+                default: Any = default,
+                default_expr: str | None = default_expr,
+            ) -> None:
                 if has_default:
                     opt["default"] = default
                     if default_expr is not None:
