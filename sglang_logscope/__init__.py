@@ -6,7 +6,9 @@ and recompute SGLang's memory arithmetic to tell a real OOM from a ghost.
 
 from __future__ import annotations
 
+from .argtable import ArgOption, ArgTable, available_versions, load_arg_table
 from .catalog import MessageSpec, Sample
+from .command import LaunchCommand, parse_launch_command
 from .errors import CommandError, InputError, LogscopeError
 from .events import Event, EventKind, Rank
 from .log import Log, read_log, summarize
@@ -17,6 +19,12 @@ from .runs import Failure, FailureKind, Outcome, Run, split_runs
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgOption",
+    "ArgTable",
+    "LaunchCommand",
+    "available_versions",
+    "load_arg_table",
+    "parse_launch_command",
     "CATALOG",
     "CommandError",
     "Event",

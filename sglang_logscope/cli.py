@@ -207,24 +207,45 @@ def check(
     log: LogArg,
     expect_args: Annotated[
         Path | None,
-        typer.Option("--expect-args", "-e", help="File holding the launch command you intended (as typed or pasted)."),
+        typer.Option(
+            "--expect-args",
+            "-e",
+            help="File holding the launch command you intended (as typed or pasted).",
+        ),
     ] = None,
     launched_at: Annotated[
         str | None,
-        typer.Option("--launched-at", help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone."),
+        typer.Option(
+            "--launched-at",
+            help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone.",
+        ),
     ] = None,
     log_tz: Annotated[
-        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time).")
+        str | None,
+        typer.Option(
+            "--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time)."
+        ),
     ] = None,
     sglang_version: Annotated[
-        str | None, typer.Option("--sglang-version", help="SGLang release whose argument table reads the command.")
+        str | None,
+        typer.Option(
+            "--sglang-version", help="SGLang release whose argument table reads the command."
+        ),
     ] = None,
-    fmt: Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")] = TextFormat.text,
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
     from .check import check as run_check
 
-    result = run_check(log, expect=expect_args, launched_at=launched_at, log_tz=log_tz, sglang_version=sglang_version)
+    result = run_check(
+        log,
+        expect=expect_args,
+        launched_at=launched_at,
+        log_tz=log_tz,
+        sglang_version=sglang_version,
+    )
     data = result.to_dict()
     if fmt is TextFormat.json:
         report.write_json(data)
@@ -233,6 +254,32 @@ def check(
 
         render_check(report.console(), data)
     raise typer.Exit(result.exit_code)
+
+
+@app.command("args")
+def args_command(
+    file: Annotated[str, typer.Argument(help="File holding the launch command ('-' for stdin).")],
+    sglang_version: Annotated[
+        str | None,
+        typer.Option("--sglang-version", help="SGLang release whose argument table to use."),
+    ] = None,
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
+) -> None:
+    """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
+    from .command import describe, parse_launch_command, read_command_file
+
+    text, base_dir = read_command_file(file)
+    cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
+    if fmt is TextFormat.json:
+        report.write_json({"schema_version": report.SCHEMA_VERSION, **cmd.to_dict()})
+    else:
+        con = report.console()
+        for line in describe(cmd):
+            con.print(report.plain(line))
+    if cmd.rejected:
+        raise typer.Exit(1)
 
 
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
@@ -252,7 +299,10 @@ def _kinds(names: list[str] | None) -> set[EventKind] | None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, mapping every LogscopeError to exit code 2."""
     try:
-        app(args=argv, standalone_mode=False)
+        # with standalone_mode=False, click returns typer.Exit's code instead of raising it
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except LogscopeError as exc:
         sys.stderr.write(f"logscope: error: {exc}\n")
         sys.exit(2)
