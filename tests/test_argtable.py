@@ -1,0 +1,112 @@
+"""SGLang's argument tables and argparse-exact flag matching."""
+
+from __future__ import annotations
+
+import pytest
+
+from sglang_logscope.argtable import ArgValueError, available_versions, load_arg_table
+from sglang_logscope.errors import LogscopeError
+
+REQUIRED = ["0.4.10.post2", "0.5.9", "0.5.15", "0.5.23"]
+
+
+def test_tabled_versions() -> None:
+    versions = available_versions()
+    for v in REQUIRED:
+        assert v in versions
+    assert versions == sorted(
+        versions, key=lambda v: [int(x) for x in v.replace("post", "").split(".")]
+    )
+    assert load_arg_table().version == versions[-1]
+
+
+@pytest.mark.parametrize("version", REQUIRED)
+def test_table_provenance_and_core_options(version: str) -> None:
+    table = load_arg_table(version)
+    assert len(table.sha256) == 64
+    tp = table.option("--tp-size")
+    assert tp is not None and tp.field == "tp_size" and tp.type == "int" and tp.default == 1
+    assert table.option("--tensor-parallel-size") is tp
+    mem = table.option("--mem-fraction-static")
+    assert mem is not None and mem.type == "float" and mem.default is None
+    model = table.option("--model")
+    assert model is not None and model.field == "model_path" and model.required
+    trust = table.option("--trust-remote-code")
+    assert trust is not None and trust.action == "store_true" and trust.default is False
+    assert any(r.field == "speculative_algorithm" and r.after == "EAGLE" for r in table.rewrites)
+
+
+def test_option_string_counts_match_the_reference() -> None:
+    # 0.5.9 registers 341 option strings; 0.5.23 547 plus 12 generated --no-X forms
+    assert len(load_arg_table("0.5.9").flags) == 341 + 2  # + -h/--help
+    assert len(load_arg_table("0.5.23").flags) == 559 + 2
+
+
+def test_dest_is_the_field_name_in_old_releases() -> None:
+    table = load_arg_table("0.5.9")
+    tp = table.option("--tp-size")
+    assert tp is not None and tp.dest == "tensor_parallel_size" and tp.field == "tp_size"
+    assert table.field_map["data_parallel_size"] == "dp_size"
+    assert "tensor_parallel_size" not in table.defaults()
+
+
+def test_choices_and_types() -> None:
+    spec = load_arg_table("0.5.9").option("--speculative-algorithm")
+    assert spec is not None
+    assert spec.convert("NEXTN") == "NEXTN"
+    with pytest.raises(ArgValueError, match="invalid choice"):
+        spec.convert("MTP")
+    port = load_arg_table("0.5.9").option("--port")
+    assert port is not None
+    with pytest.raises(ArgValueError, match="invalid int value"):
+        port.convert("30k")
+
+
+@pytest.mark.parametrize(
+    ("flag", "full"),
+    [
+        ("--mem-frac", "--mem-fraction-static"),
+        ("--tp", "--tp-size"),
+        ("--speculative-algo", "--speculative-algorithm"),
+        ("--context-len", "--context-length"),
+        ("--model", "--model"),  # exact match wins over the --model-path prefix
+    ],
+)
+def test_unique_prefixes(flag: str, full: str) -> None:
+    for version in ("0.5.9", "0.5.23"):
+        m = load_arg_table(version).match(flag)
+        assert m.option is not None and m.flag == full
+
+
+def test_ambiguous_and_unknown() -> None:
+    table = load_arg_table("0.5.23")
+    pp = table.match("--pp")
+    assert pp.option is None
+    assert set(pp.candidates) == {
+        "--pp-size",
+        "--pp-max-micro-batch-size",
+        "--pp-async-batch-depth",
+    }
+    # --cuda-graph-max-bs is no longer registered in 0.5.23: an ambiguous prefix there
+    assert len(table.match("--cuda-graph-max-bs").candidates) >= 2
+    assert load_arg_table("0.5.9").match("--cuda-graph-max-bs").flag == "--cuda-graph-max-bs"
+    typo = table.match("--mem-fraction-statc")
+    assert typo.option is None and not typo.candidates
+    assert table.suggest("--mem-fraction-statc") == "--mem-fraction-static"
+
+
+def test_equals_and_positional_forms() -> None:
+    table = load_arg_table("0.5.9")
+    m = table.match("--mem-frac=0.8")
+    assert m.flag == "--mem-fraction-static" and m.value == "0.8"
+    assert table.match("-1").positional
+    assert table.match("a b").positional is True or table.match("a b").option is None
+
+
+def test_version_resolution() -> None:
+    assert load_arg_table("0.5.10").version == "0.5.9"
+    assert load_arg_table("v0.5.23").version == "0.5.23"
+    with pytest.raises(LogscopeError):
+        load_arg_table("0.1.0")
+    with pytest.raises(LogscopeError):
+        load_arg_table("banana")
