@@ -34,6 +34,7 @@ GIB = 1024**3
 
 #: Memory used on a GPU but held by no process the driver lists, above which the report flags it.
 UNATTRIBUTED_FLAG_BYTES = 1 * GIB
+_NOISE_BYTES = 64 * MIB  # below this, unattributed memory is not worth a line
 
 NVIDIA_SMI_GPU_QUERY = "index,uuid,name,memory.total,memory.used,memory.free"
 NVIDIA_SMI_APPS_QUERY = "gpu_uuid,pid,process_name,used_memory"
@@ -251,42 +252,49 @@ class NvmlReader:
         return Reading("nvml", tuple(gpus), driver, list_error)
 
 
-Runner = Callable[[Sequence[str]], str]
+Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 
-def _run_nvidia_smi(argv: Sequence[str]) -> str:
-    try:
-        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=30, check=False)
-    except FileNotFoundError:
-        raise GpuReadError("nvidia-smi not found") from None
-    except (subprocess.TimeoutExpired, OSError) as exc:
-        raise GpuReadError(f"nvidia-smi failed: {exc}") from None
-    out = done.stdout
-    if done.returncode != 0:
-        message = (done.stderr.strip() or out.strip()).splitlines()
-        text = message[0] if message else f"exit status {done.returncode}"
-        if "no devices were found" in (out + done.stderr).lower():
-            return ""
-        raise GpuReadError(f"nvidia-smi failed: {text}")
-    return out
+def _run(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(argv), capture_output=True, text=True, timeout=30, check=False)
 
 
 class NvidiaSmiReader:
-    """Reads by running ``nvidia-smi`` twice (GPUs, then compute apps) and parsing its CSV."""
+    """Reads by running ``nvidia-smi`` twice (GPUs, then compute apps) and parsing its CSV.
+
+    ``run`` executes an argv and returns the completed process (tests pass recorded answers).
+    """
 
     source = "nvidia-smi"
 
     def __init__(self, run: Runner | None = None, executable: str = "nvidia-smi") -> None:
-        self._run = run or _run_nvidia_smi
+        self._run = run or _run
         self._exe = executable
 
+    def _query(self, query: str) -> str:
+        argv = [self._exe, query, "--format=csv,noheader,nounits"]
+        try:
+            done = self._run(argv)
+        except FileNotFoundError:
+            raise GpuReadError("nvidia-smi not found") from None
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            raise GpuReadError(f"nvidia-smi failed: {exc}") from None
+        if done.returncode != 0:
+            text = (done.stdout or "") + (done.stderr or "")
+            if "no devices were found" in text.lower():
+                return ""
+            lines = text.strip().splitlines()
+            why = lines[0] if lines else f"exit status {done.returncode}"
+            raise GpuReadError(f"nvidia-smi failed: {why}")
+        return done.stdout or ""
+
     def read(self) -> Reading:
-        fmt = "--format=csv,noheader,nounits"
-        gpus_csv = self._run([self._exe, f"--query-gpu={NVIDIA_SMI_GPU_QUERY}", fmt])
+        gpus_csv = self._query(f"--query-gpu={NVIDIA_SMI_GPU_QUERY}")
         if not gpus_csv.strip():
             return Reading("nvidia-smi", ())
-        apps_csv = self._run([self._exe, f"--query-compute-apps={NVIDIA_SMI_APPS_QUERY}", fmt])
-        return parse_nvidia_smi(gpus_csv, apps_csv)
+        return parse_nvidia_smi(
+            gpus_csv, self._query(f"--query-compute-apps={NVIDIA_SMI_APPS_QUERY}")
+        )
 
 
 def _smi_value(text: str) -> str | None:
@@ -775,7 +783,7 @@ def render_text(report: GpuReport) -> Iterable[str]:
             yield "  memory per process not reported by the driver"
         elif un >= UNATTRIBUTED_FLAG_BYTES:
             yield f"  {_fmt_gib(un)} used by processes that cannot be seen"
-        elif un > 0:
+        elif un >= _NOISE_BYTES:
             yield f"  {_fmt_gib(un)} used beyond the listed processes (driver, contexts)"
     if report.notes:
         yield ""

@@ -101,7 +101,11 @@ def start_holder(started: list[subprocess.Popen[bytes]], ready: Path) -> dict[st
             *("--ready", str(ready), "--title", TITLE),
         ],
         executable=sys.executable,
-        env=_env(CUDA_VISIBLE_DEVICES=None),
+        # argv[0] is not a path, so Python cannot find its venv: hand it this one's packages
+        env=_env(
+            CUDA_VISIBLE_DEVICES=None,
+            PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, sys.path)]),
+        ),
     )
     started.append(proc)
     deadline = time.monotonic() + 180
