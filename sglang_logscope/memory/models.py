@@ -1,0 +1,386 @@
+"""Model facts for the memory arithmetic, from a Hugging Face ``config.json`` or a bundled profile.
+
+Multimodal configs keep the language model under ``text_config``; its fields win. Parameter
+counts are estimated from the shapes (embedding, attention / MLA / gated-delta-net layers, dense
+or MoE MLP, vision tower, MTP head) so weights can be priced when no log measured them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import LogscopeError
+
+_DTYPE_BYTES = {
+    "float32": 4,
+    "fp32": 4,
+    "float": 4,
+    "bfloat16": 2,
+    "bf16": 2,
+    "float16": 2,
+    "fp16": 2,
+    "half": 2,
+}
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What the memory arithmetic needs to know about one model."""
+
+    name: str
+    source: str
+    architecture: str
+    hidden_size: int
+    num_layers: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    #: Layer ids holding a KV cache (all layers for plain models).
+    full_attention_layers: tuple[int, ...]
+    vocab_size: int
+    dtype_bytes: int = 2
+    max_position_embeddings: int | None = None
+    # MLA (DeepSeek-V2/V3): the per-token latent is not split over TP
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    # Gated-delta-net (Qwen3-Next / Qwen3.5 / Qwen3.6) linear-attention state
+    linear_num_key_heads: int | None = None
+    linear_num_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel_dim: int | None = None
+    mamba_ssm_dtype: str | None = None
+    #: MTP/NEXTN draft layers carried in the checkpoint (0 = none).
+    mtp_layers: int = 0
+    #: Vision tower: ``num_hidden_layers`` as the default-mfs heuristic reads it (None if absent).
+    vision_num_hidden_layers: int | None = None
+    vision_hidden_size: int | None = None
+    is_multimodal: bool = False
+    quantization: str | None = None
+    #: Estimated parameter counts: language model, vision tower, MTP head.
+    params_language: float = 0.0
+    params_vision: float = 0.0
+    params_mtp: float = 0.0
+    #: Parameters of the language model held in linear layers (quantisable).
+    params_linear: float = 0.0
+    #: The part of ``params_mtp`` replicated on every TP rank (the MTP ``fc``).
+    params_mtp_replicated: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def is_hybrid(self) -> bool:
+        return self.linear_num_value_heads is not None
+
+    @property
+    def num_linear_layers(self) -> int:
+        return self.num_layers - len(self.full_attention_layers) if self.is_hybrid else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "architecture": self.architecture,
+            "hybrid": self.is_hybrid,
+            "mla": self.is_mla,
+            "kv_layers": len(self.full_attention_layers),
+            "linear_layers": self.num_linear_layers,
+            "params_b": round(self.params_language / 1e9, 3),
+        }
+
+
+def _get(cfg: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    value = cfg.get(key, default)
+    return default if value is None else value
+
+
+def facts_from_config(
+    config: Mapping[str, Any], *, name: str, source: str, quantization: str | None = None
+) -> ModelFacts:
+    """ModelFacts from a Hugging Face config dict (top level, ``text_config`` merged over it)."""
+    top = dict(config)
+    text = top.get("text_config")
+    cfg: dict[str, Any] = {**top, **text} if isinstance(text, Mapping) else top
+    archs = top.get("architectures") or cfg.get("architectures") or ["unknown"]
+    arch = str(archs[0])
+    try:
+        hidden = int(cfg["hidden_size"])
+        layers = int(cfg["num_hidden_layers"])
+        heads = int(cfg["num_attention_heads"])
+        vocab = int(cfg["vocab_size"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LogscopeError(f"model config {source} lacks a usable field: {exc}") from None
+    kv_heads = int(_get(cfg, "num_key_value_heads", heads))
+    head_dim = int(_get(cfg, "head_dim", hidden // heads))
+    kv_lora = cfg.get("kv_lora_rank")
+    rope_dim = cfg.get("qk_rope_head_dim")
+    v_head_dim = int(_get(cfg, "v_head_dim", head_dim)) if kv_lora is None else head_dim
+    hybrid = cfg.get("linear_num_value_heads") is not None
+    full = _full_attention_layers(cfg, layers) if hybrid else tuple(range(layers))
+    dtype = str(_get(cfg, "torch_dtype", _get(cfg, "dtype", "bfloat16")))
+    quant = quantization or _quant_of(cfg) or _quant_of(top)
+    vision = top.get("vision_config")
+    vision = vision if isinstance(vision, Mapping) else None
+    mtp = int(_get(cfg, "num_nextn_predict_layers", _get(cfg, "mtp_num_hidden_layers", 0)))
+    facts = ModelFacts(
+        name=name,
+        source=source,
+        architecture=arch,
+        hidden_size=hidden,
+        num_layers=layers,
+        num_attention_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        v_head_dim=v_head_dim,
+        full_attention_layers=full,
+        vocab_size=vocab,
+        dtype_bytes=_DTYPE_BYTES.get(dtype.replace("torch.", ""), 2),
+        max_position_embeddings=cfg.get("max_position_embeddings"),
+        kv_lora_rank=int(kv_lora) if kv_lora is not None else None,
+        qk_rope_head_dim=int(rope_dim) if rope_dim is not None else None,
+        linear_num_key_heads=cfg.get("linear_num_key_heads"),
+        linear_num_value_heads=cfg.get("linear_num_value_heads"),
+        linear_key_head_dim=cfg.get("linear_key_head_dim"),
+        linear_value_head_dim=cfg.get("linear_value_head_dim"),
+        linear_conv_kernel_dim=cfg.get("linear_conv_kernel_dim"),
+        mamba_ssm_dtype=cfg.get("mamba_ssm_dtype"),
+        mtp_layers=mtp,
+        vision_num_hidden_layers=vision.get("num_hidden_layers") if vision else None,
+        vision_hidden_size=vision.get("hidden_size") if vision else None,
+        is_multimodal=vision is not None,
+        quantization=quant,
+    )
+    return _with_params(facts, cfg, vision)
+
+
+def _quant_of(cfg: Mapping[str, Any]) -> str | None:
+    q = cfg.get("quantization_config")
+    if isinstance(q, Mapping):
+        method = q.get("quant_method")
+        if isinstance(method, str):
+            return method.lower()
+    return None
+
+
+def _full_attention_layers(cfg: Mapping[str, Any], layers: int) -> tuple[int, ...]:
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        return tuple(i for i, t in enumerate(types) if t in ("full_attention", "attention"))
+    interval = int(_get(cfg, "full_attention_interval", 4))
+    return tuple(i for i in range(layers) if (i + 1) % interval == 0)
+
+
+def _mlp_params(cfg: Mapping[str, Any], hidden: int, layer: int) -> float:
+    experts = cfg.get("num_experts") or cfg.get("n_routed_experts")
+    first_dense = int(_get(cfg, "first_k_dense_replace", 0))
+    if experts and layer >= first_dense:
+        inter = int(_get(cfg, "moe_intermediate_size", cfg.get("intermediate_size", 0)))
+        shared = int(_get(cfg, "shared_expert_intermediate_size", 0))
+        shared += int(_get(cfg, "n_shared_experts", 0)) * inter
+        gate = hidden * int(experts) + (hidden if cfg.get("shared_expert_intermediate_size") else 0)
+        return float(int(experts) * 3 * hidden * inter + 3 * hidden * shared + gate)
+    return float(3 * hidden * int(_get(cfg, "intermediate_size", 4 * hidden)))
+
+
+def _attention_params(cfg: Mapping[str, Any], f: ModelFacts) -> float:
+    h = f.hidden_size
+    if f.is_mla:
+        nope = int(_get(cfg, "qk_nope_head_dim", 128))
+        rope = f.qk_rope_head_dim or 64
+        v = int(_get(cfg, "v_head_dim", 128))
+        q_lora = cfg.get("q_lora_rank")
+        q_out = f.num_attention_heads * (nope + rope)
+        q = (h * int(q_lora) + int(q_lora) * q_out) if q_lora else h * q_out
+        kv = h * (int(f.kv_lora_rank or 0) + rope) + int(f.kv_lora_rank or 0) * (
+            f.num_attention_heads * (nope + v)
+        )
+        return float(q + kv + f.num_attention_heads * v * h)
+    gate = 2 if cfg.get("attn_output_gate") else 1
+    q = h * f.num_attention_heads * f.head_dim * gate
+    kv = 2 * h * f.num_kv_heads * f.head_dim
+    o = f.num_attention_heads * f.head_dim * h
+    return float(q + kv + o)
+
+
+def _linear_params(f: ModelFacts) -> float:
+    h = f.hidden_size
+    hk, hv = int(f.linear_num_key_heads or 0), int(f.linear_num_value_heads or 0)
+    dk, dv = int(f.linear_key_head_dim or 0), int(f.linear_value_head_dim or 0)
+    conv_dim = hv * dv + 2 * hk * dk
+    k = int(f.linear_conv_kernel_dim or 4)
+    return float(h * conv_dim + h * hv * dv + 2 * h * hv + conv_dim * k + hv * dv * h)
+
+
+def _vision_params(vision: Mapping[str, Any] | None) -> float:
+    if not vision:
+        return 0.0
+    depth = int(_get(vision, "depth", _get(vision, "num_hidden_layers", 0)))
+    h = int(_get(vision, "hidden_size", 0))
+    inter = int(_get(vision, "intermediate_size", 4 * h))
+    out = int(_get(vision, "out_hidden_size", h))
+    merge = int(_get(vision, "spatial_merge_size", 2)) ** 2
+    return float(depth * (4 * h * h + 2 * h * inter) + (h * merge) ** 2 + h * merge * out)
+
+
+def _with_params(
+    f: ModelFacts, cfg: Mapping[str, Any], vision: Mapping[str, Any] | None
+) -> ModelFacts:
+    from dataclasses import replace
+
+    h = f.hidden_size
+    attn = _attention_params(cfg, f)
+    full = set(f.full_attention_layers)
+    linear_total = 0.0
+    for i in range(f.num_layers):
+        mixer = attn if (i in full or not f.is_hybrid) else _linear_params(f)
+        linear_total += mixer + _mlp_params(cfg, h, i)
+    embed = float(f.vocab_size * h)
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    language = linear_total + embed * (1 if tied else 2)
+    mtp = 0.0
+    mtp_fc = 0.0
+    if f.mtp_layers:
+        mtp_fc = float(2 * h * h)
+        # the MTP layer is a full-attention decoder layer with the model's (last-layer) MLP
+        mtp = f.mtp_layers * (mtp_fc + attn + _mlp_params(cfg, h, f.num_layers - 1))
+    return replace(
+        f,
+        params_language=language,
+        params_vision=_vision_params(vision),
+        params_mtp=mtp,
+        params_linear=linear_total,
+        params_mtp_replicated=mtp_fc * f.mtp_layers,
+    )
+
+
+# --------------------------------------------------------------------------- bundled profiles
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    aliases: tuple[str, ...]
+    exclude: tuple[str, ...]
+    source: str
+    config: Mapping[str, Any]
+
+
+def bundled_profiles() -> list[Profile]:
+    out: list[Profile] = []
+    folder = resources.files("sglang_logscope").joinpath("data/models")
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        out.append(
+            Profile(
+                name=data["name"],
+                aliases=tuple(a.lower() for a in data.get("aliases", [])),
+                exclude=tuple(a.lower() for a in data.get("exclude", [])),
+                source=data["source"],
+                config=data["config"],
+            )
+        )
+    return out
+
+
+def profile_facts(name: str, *, quantization: str | None = None) -> ModelFacts:
+    for p in bundled_profiles():
+        if p.name.lower() == name.lower():
+            return facts_from_config(
+                p.config,
+                name=p.name,
+                source=f"bundled profile ({p.source})",
+                quantization=quantization,
+            )
+    raise LogscopeError(f"no bundled model profile named {name!r}")
+
+
+def match_profile(model_path: str) -> Profile | None:
+    """The bundled profile whose name (or alias) occurs in ``model_path``; longest match wins."""
+    text = model_path.lower().replace("_", "-")
+    best: tuple[int, Profile] | None = None
+    for p in bundled_profiles():
+        if any(x in text for x in p.exclude):
+            continue
+        for key in (p.name.lower(), *p.aliases):
+            if key in text and (best is None or len(key) > best[0]):
+                best = (len(key), p)
+    return best[1] if best else None
+
+
+def quantization_from_name(model_path: str) -> str | None:
+    low = model_path.lower()
+    for key, quant in (("awq", "awq"), ("gptq", "gptq"), ("fp8", "fp8"), ("int4", "gptq")):
+        if key in low:
+            return quant
+    return None
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LogscopeError(f"cannot read model config {file}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise LogscopeError(f"model config {file} is not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise LogscopeError(f"model config {file} is not a JSON object")
+    return data
+
+
+def resolve_model(args: Mapping[str, Any], model_config: Path | None = None) -> ModelFacts:
+    """Model facts for a launch: ``model_config`` > a local ``--model-path`` directory > a
+    bundled profile matched by name. Raises LogscopeError when none applies."""
+    quant = args.get("quantization")
+    quant = str(quant).lower() if quant else None
+    if model_config is not None:
+        cfg = load_config(model_config)
+        name = str(args.get("model_path") or model_config.name)
+        return facts_from_config(
+            cfg, name=Path(name).name or name, source=str(model_config), quantization=quant
+        )
+    model_path = args.get("model_path")
+    if not model_path:
+        raise LogscopeError(
+            "no model: the arguments have no --model-path; pass --model-config PATH"
+        )
+    local = Path(str(model_path))
+    if local.is_dir() and (local / "config.json").is_file():
+        return facts_from_config(
+            load_config(local),
+            name=local.name,
+            source=str(local / "config.json"),
+            quantization=quant,
+        )
+    profile = match_profile(str(model_path))
+    if profile is None:
+        known = ", ".join(p.name for p in bundled_profiles())
+        raise LogscopeError(
+            f"unknown model {model_path!r}: no local config.json and no bundled profile matches "
+            f"(bundled: {known}); pass --model-config PATH"
+        )
+    guessed = quant or quantization_from_name(str(model_path))
+    facts = facts_from_config(
+        profile.config,
+        name=profile.name,
+        source=f"bundled profile {profile.name} ({profile.source})",
+        quantization=guessed,
+    )
+    if guessed and not quant:
+        from dataclasses import replace
+
+        facts = replace(
+            facts, notes=(*facts.notes, f"quantization {guessed} guessed from the model name")
+        )
+    return facts
