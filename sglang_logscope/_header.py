@@ -20,14 +20,20 @@ _TS = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?|\d{2}:\d{2}:\d{2}|\d{2
 _RANK_TOKEN = r"(?:[A-Z][A-Z_]{0,15}+-?\d{1,6}+|encode_server|encode_dp_worker\[\d{1,6}+\])"
 _BRACKET = (
     rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?"
-    r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}+\.py:\d{1,7}+): )?"
+    r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}?\.py:\d{1,7}+): )?"
 )
 _FAST = regex.compile(_BRACKET)
 _OUTER = regex.compile(
+    r"(?: {1,4}+(?=\[))?"  # a pasted log indented by a space or two
     r"(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? )?"  # docker logs -t, journald
+    r"(?:- [\w.]{1,80}+ - [A-Z]{1,8}+ - )?"  # a wrapper's Python logging: 'ts - name - LEVEL - '
     r"(?:[A-Za-z0-9][\w.-]{0,80}+ {0,40}+\| ?)?"  # docker compose 'svc-1  | '
     r"(?:\((?:[^()\n]{1,200}+)\) ++)?"  # Ray actor prefix
 )
+#: docker compose's service prefix on any line, headed or not ('sglang-1  | ', 'svc |').
+_COMPOSE = regex.compile(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
+#: A header glued after other text on one physical line (a tqdm bar without its newline).
+_GLUED = regex.compile(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 _OLD_GPU = regex.compile(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
 _UVICORN = regex.compile(r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s{1,10}+")
 _PYLOGGING = regex.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
@@ -118,27 +124,46 @@ def split_header(line: str) -> Header:
         if outer is not None and outer.end() > 0:
             m = _FAST.match(line, outer.end())
     if m is not None:
-        ranks = m.group("ranks")
-        message = line[m.end() :]
-        level = m.group("level")
-        if level is None and message[:1] in "IWED":
-            u = _UVICORN.match(message)
-            if u is not None:
-                level = u.group("level")
-                message = message[u.end() :]
-        return Header(
-            True,
-            parse_timestamp(m.group("ts")),
-            parse_rank(ranks[1:]) if ranks else None,
-            level,
-            m.group("src"),
-            message,
-        )
+        return _bracketed(line, m)
     return _split_headless(line)
 
 
-def _split_headless(line: str) -> Header:
+def _bracketed(line: str, m: regex.Match[str]) -> Header:
+    ranks = m.group("ranks")
+    message = line[m.end() :]
+    level = m.group("level")
+    if level is None and message[:1] in "IWED":
+        u = _UVICORN.match(message)
+        if u is not None:
+            level = u.group("level")
+            message = message[u.end() :]
+    return Header(
+        True,
+        parse_timestamp(m.group("ts")),
+        parse_rank(ranks[1:]) if ranks else None,
+        level,
+        m.group("src"),
+        message,
+    )
+
+
+def _split_headless(line: str, nested: bool = False) -> Header:
     first = line[:1]
+    if not nested and first not in " \t":
+        compose = _COMPOSE.match(line)
+        if compose is not None:
+            inner = line[compose.end() :]
+            m = _FAST.match(inner)
+            if m is not None:
+                return _bracketed(inner, m)
+            header = _split_headless(inner, True)
+            return header if header.headed else header._replace(message=inner)
+        if "[" in line:
+            glued = _GLUED.search(line, 1)
+            if glued is not None:
+                m = _FAST.match(line, glued.start())
+                if m is not None:
+                    return _bracketed(line, m)
     if first == "[":
         g = _OLD_GPU.match(line)
         if g is not None:

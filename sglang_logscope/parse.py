@@ -25,6 +25,9 @@ from .messages import CATALOG
 #: A traceback block is closed after this many lines, whatever follows (bounded memory).
 MAX_BLOCK_LINES = 5000
 
+#: ``SomeError: `` or ``pkg.mod.SomeError: `` at the start of a line outside any traceback.
+_EXC_PREFIX = regex.compile(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
+_BARE_EXC = ("Error", "Exception", "Interrupt", "Exit")
 _EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 _LEVEL_HINT = {
@@ -42,6 +45,8 @@ _FAILURE_PRIORITY = (
     EventKind.CUDA_OOM,
     EventKind.PORT_IN_USE,
     EventKind.NCCL_ERROR,
+    EventKind.SCHEDULER_DEAD,
+    EventKind.CUDA_GRAPH_FAILED,
 )
 
 
@@ -59,8 +64,8 @@ def iter_events(source: Source) -> Iterator[Event]:
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:
-            if not header.headed and block.accepts(visible):
-                block.add(lineno, text, truncated)
+            if not header.headed and block.accepts(header.message):
+                block.add(lineno, text, header.message, truncated)
                 if block.size >= MAX_BLOCK_LINES:
                     yield block.close()
                     block = None
@@ -68,12 +73,29 @@ def iter_events(source: Source) -> Iterator[Event]:
             yield block.close()
             block = None
         hit = CATALOG.match(header.message)
+        if hit is None:
+            hit = _match_after_exception_type(header.message)
         if hit is not None and hit[0].block is not None:
             block = _Block(lineno, text, header, hit[0], hit[1], truncated)
             continue
         yield _make_event(lineno, text, header, hit, truncated)
     if block is not None:
         yield block.close()
+
+
+def _match_after_exception_type(message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
+    """``ValueError: Loaded weights leave ...`` printed outside a traceback: classify the text
+    after the exception type, but only as a failure (never as an ordinary message)."""
+    m = _EXC_PREFIX.match(message)
+    if m is None:
+        return None
+    hit = CATALOG.match(message[m.end() :])
+    if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+        return None
+    fields = dict(hit[1])
+    fields["exc_type"] = message[: m.end() - 2]
+    fields["exc_message"] = message[m.end() :].strip()
+    return hit[0], fields
 
 
 def _last_redraw(text: str) -> str:
@@ -126,7 +148,17 @@ def _after_equals(message: str) -> str:
 class _Block:
     """An open multi-line record (traceback or indented block) being gathered."""
 
-    __slots__ = ("fields", "first", "header", "last", "lines", "mode", "spec", "truncated")
+    __slots__ = (
+        "content",
+        "fields",
+        "first",
+        "header",
+        "last",
+        "lines",
+        "mode",
+        "spec",
+        "truncated",
+    )
 
     def __init__(
         self,
@@ -140,6 +172,7 @@ class _Block:
         self.first = lineno
         self.last = lineno
         self.lines = [text]
+        self.content = [header.message]
         self.header = header
         self.spec = spec
         self.fields = fields
@@ -157,16 +190,18 @@ class _Block:
         if not line.strip() or line[:1] in (" ", "\t"):
             return True
         if line.startswith("Traceback (most recent call last)"):
-            prev = self.lines[-1].strip()
-            return not prev or prev.startswith(_CHAIN)
+            prev = self.content[-1].strip()
+            # 'Exception in ModelRpcClient:' announces the traceback on the next line.
+            return not prev or prev.startswith(_CHAIN) or (self.size == 1 and prev.endswith(":"))
         if line.startswith(_CHAIN):
             return True
         hit = CATALOG.match(line)
         # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
         return hit is None or hit[0].kind in _EXCEPTION_KINDS
 
-    def add(self, lineno: int, text: str, truncated: bool) -> None:
+    def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
         self.lines.append(text)
+        self.content.append(content)
         self.last = lineno
         self.truncated = self.truncated or truncated
 
@@ -174,9 +209,9 @@ class _Block:
         kind = self.spec.kind
         fields = dict(self.fields)
         if self.mode == "traceback":
-            kind, fields = _classify_traceback(kind, fields, self.lines)
+            kind, fields = _classify_traceback(kind, fields, self.content)
         elif kind is EventKind.ARGPARSE_USAGE:
-            fields["usage"] = " ".join(part.strip() for part in self.lines)[:20000]
+            fields["usage"] = " ".join(part.strip() for part in self.content)[:20000]
         return Event(
             line=self.first,
             end_line=self.last,
@@ -213,7 +248,11 @@ def _classify_traceback(
         if not line or line[:1] in (" ", "\t") or line.startswith(("Traceback", *_CHAIN)):
             continue
         m = _EXC_LINE.match(line)
-        if m is None or (m.group("msg") is None and "." not in m.group("type")):
+        if m is None or (
+            m.group("msg") is None
+            and "." not in m.group("type")
+            and not m.group("type").endswith(_BARE_EXC)
+        ):
             continue
         exc_type = m.group("type")
         if not (exc_type[:1].isupper() or "." in exc_type):
