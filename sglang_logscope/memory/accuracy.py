@@ -1,0 +1,118 @@
+"""Prediction vs what SGLang printed, over a folder of real-log cases (``docs/memory-accuracy.md``).
+
+Each case folder holds ``server.log``, ``case.json`` (source, model, version, supplementary
+launch arguments, explanation) and optionally a ``config.json``. The prediction uses only the
+run's server args and weight-load lines; the pool lines are read for comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..log import read_log
+from .budget import budget_for_run
+from .models import facts_from_config, load_config, profile_facts
+
+START = "<!-- accuracy-table:start -->"
+END = "<!-- accuracy-table:end -->"
+
+
+@dataclass(frozen=True)
+class Row:
+    case: str
+    category: str
+    model: str
+    version: str
+    predicted_tokens: int | None
+    reported_tokens: int | None
+    tokens_error_pct: float | None
+    predicted_slots: int | None
+    reported_slots: int | None
+    slots_error_pct: float | None
+    note: str
+
+
+def evaluate(folder: Path) -> Row:
+    case: dict[str, Any] = json.loads((folder / "case.json").read_text(encoding="utf-8"))
+    cid = str(case["id"])
+    if case.get("not_recomputable"):
+        return Row(
+            cid,
+            case["category"],
+            "-",
+            "-",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            f"not recomputable: {case['not_recomputable']}",
+        )
+    log = read_log(str(folder / "server.log"))
+    run = log.runs[0]
+    if "model_config" in case:
+        cfg = load_config(folder / case["model_config"])
+        model = facts_from_config(
+            cfg, name=folder.name, source=str(cfg.get("_source", "config.json"))
+        )
+    else:
+        model = profile_facts(case["model"])
+    b = budget_for_run(
+        run, args=case.get("args"), model=model, sglang_version=case["sglang_version"]
+    )
+    rep = b.reported or {}
+    return Row(
+        case=cid,
+        category=case["category"],
+        model=model.name if "model" in case else cfg.get("_source", "").split("/")[4],
+        version=case["sglang_version"],
+        predicted_tokens=b.per_gpu.kv_tokens,
+        reported_tokens=rep.get("kv_tokens"),
+        tokens_error_pct=rep.get("kv_tokens_error_pct"),
+        predicted_slots=b.per_gpu.mamba_slots,
+        reported_slots=rep.get("mamba_slots"),
+        slots_error_pct=rep.get("mamba_slots_error_pct"),
+        note=str(case.get("explanation", "")),
+    )
+
+
+def evaluate_all(cases: Path) -> list[Row]:
+    return [evaluate(p) for p in sorted(cases.iterdir()) if (p / "case.json").is_file()]
+
+
+def _n(v: int | None) -> str:
+    return f"{v:,}" if v is not None else "-"
+
+
+def _pct(v: float | None) -> str:
+    return f"{v:+.2f}%" if v is not None else "-"
+
+
+def render_table(rows: list[Row]) -> str:
+    lines = [
+        "| case | kind | model | arithmetic of | #tokens predicted | #tokens printed | error | "
+        "mamba slots predicted | printed | error | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.case} | {r.category} | {r.model} | {r.version} | {_n(r.predicted_tokens)} | "
+            f"{_n(r.reported_tokens)} | {_pct(r.tokens_error_pct)} | {_n(r.predicted_slots)} | "
+            f"{_n(r.reported_slots)} | {_pct(r.slots_error_pct)} | {r.note} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    folder = Path(args[0] if args else "fixtures/memory/cases")
+    sys.stdout.write(f"{START}\n{render_table(evaluate_all(folder))}\n{END}\n")
+
+
+if __name__ == "__main__":
+    main()
