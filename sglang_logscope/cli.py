@@ -282,6 +282,56 @@ def args_command(
         raise typer.Exit(1)
 
 
+@app.command("budget")
+def budget_command(
+    expect_args: Annotated[
+        str | None, typer.Option("--expect-args", help="File holding the launch command.")
+    ] = None,
+    log: Annotated[
+        str | None, typer.Option("--log", help="SGLang log: use a run's own numbers.")
+    ] = None,
+    run: Annotated[
+        int | None, typer.Option("--run", help="Run N of --log (0-based; -1 = last).")
+    ] = None,
+    model_config: Annotated[
+        Path | None,
+        typer.Option("--model-config", help="Hugging Face config.json (or its folder)."),
+    ] = None,
+    gpus: Annotated[int | None, typer.Option("--gpus", help="Number of GPUs.")] = None,
+    gpu_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--gpu-memory",
+            help="Per-GPU memory (48GB, 48GiB, 49152MiB) or a preset (a6000, h100, ...).",
+        ),
+    ] = None,
+    sglang_version: Annotated[
+        str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
+    ] = None,
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
+) -> None:
+    """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
+    from .memory.render import budget_from_inputs, render_budget
+
+    result = budget_from_inputs(
+        expect_args=expect_args,
+        log=log,
+        run_index=run,
+        model_config=model_config,
+        gpus=gpus,
+        gpu_memory=gpu_memory,
+        sglang_version=sglang_version,
+    )
+    if fmt is TextFormat.json:
+        report.write_json(result.to_dict())
+    else:
+        render_budget(report.console(), result)
+    if not result.fits:
+        raise typer.Exit(1)
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None
