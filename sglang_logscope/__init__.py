@@ -12,6 +12,16 @@ from .command import LaunchCommand, parse_launch_command
 from .errors import CommandError, InputError, LogscopeError
 from .events import Event, EventKind, Rank
 from .log import Log, read_log, summarize
+from .memory import (
+    Budget,
+    GpuSpec,
+    ModelFacts,
+    OomVerdict,
+    budget,
+    budget_for_run,
+    oom_verdict,
+    resolve_model,
+)
 from .messages import CATALOG
 from .parse import iter_events
 from .runs import Failure, FailureKind, Outcome, Run, split_runs
@@ -22,26 +32,34 @@ __all__ = [
     "CATALOG",
     "ArgOption",
     "ArgTable",
+    "Budget",
     "CommandError",
     "Event",
     "EventKind",
     "Failure",
     "FailureKind",
+    "GpuSpec",
     "InputError",
     "LaunchCommand",
     "Log",
     "LogscopeError",
     "MessageSpec",
+    "ModelFacts",
+    "OomVerdict",
     "Outcome",
     "Rank",
     "Run",
     "Sample",
     "__version__",
     "available_versions",
+    "budget",
+    "budget_for_run",
     "iter_events",
     "load_arg_table",
+    "oom_verdict",
     "parse_launch_command",
     "read_log",
+    "resolve_model",
     "split_runs",
     "summarize",
 ]
