@@ -332,6 +332,44 @@ def budget_command(
         raise typer.Exit(1)
 
 
+@app.command()
+def preflight(
+    expect_args: Annotated[
+        Path,
+        typer.Option("--expect-args", help="File holding the launch command you will run."),
+    ],
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = TextFormat.text,
+    sglang_version: Annotated[
+        str | None, typer.Option("--sglang-version", help="SGLang release of the launch.")
+    ] = None,
+    source: Annotated[
+        GpuSource, typer.Option("--source", help="Read GPUs through NVML, nvidia-smi, or auto.")
+    ] = GpuSource.auto,
+) -> None:
+    """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems."""
+    from .gpus import reader_for
+    from .preflight import preflight as run_preflight
+    from .preflight import render_text
+
+    try:
+        text = expect_args.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise LogscopeError(f"cannot read {expect_args}: {exc.strerror or exc}") from None
+    result = run_preflight(
+        text,
+        sglang_version=sglang_version,
+        base_dir=expect_args.parent,
+        reader=reader_for(source.value),
+    )
+    if fmt is TextFormat.json:
+        report.write_json(result.to_dict())
+    else:
+        sys.stdout.write("\n".join(render_text(result)) + "\n")
+    raise typer.Exit(result.exit_code)
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None

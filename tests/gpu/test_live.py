@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,6 +156,25 @@ def test_holder_seen_then_clear(
             assert all(pid not in [q["pid"] for q in g["processes"]] for g in others)
             assert min(g["free_bytes"] for g in others) - g0["free_bytes"] >= HOLD_GIB * GIB * 0.95
 
+    held_port = socket.socket()  # what the leftover server's HTTP port looks like
+    held_port.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    held_port.bind(("127.0.0.1", PORT))
+    held_port.listen()
+    cmd = write_launch(out_dir, tp=min(ngpu, 2))
+    (cmd.parent / "serve.log").write_text("[2026-11-29 10:00:00] the previous run's log\n")
+    pre = preflight_json(out_dir, "preflight-held", cmd, expect=1)
+    codes = {f["code"]: f for f in pre["findings"]}
+    assert "PF003" in codes and f"pid {pid} " in codes["PF003"]["message"]
+    assert TITLE in codes["PF003"]["message"] and codes["PF003"]["gpu"] == 0
+    assert "PF006" in codes and codes["PF006"]["data"]["empty_fits"] is True
+    assert pre["live_f0_gib"] < pre["empty_f0_gib"] - HOLD_GIB * 0.95
+    assert "PF007" in codes and "PF011" in codes
+    if ngpu > 1:
+        assert "PF005" in codes and "unbalanced" in codes["PF005"]["message"]
+    logscope(out_dir, "preflight-held-text", "preflight", "--expect-args", str(cmd))
+    held_port.close()
+    (cmd.parent / "serve.log").rename(cmd.parent / "serve.log.kept")  # as PF011 suggests
+
     if ngpu > 1:  # a subset: GPU 1 alone is cuda:0 and holds nothing of the holder's
         sub = gpus_json(out_dir, "holder-cvd-1", env=_env(CUDA_VISIBLE_DEVICES="1"))
         assert [(g["index"], g["cuda_index"]) for g in sub["gpus"]] == [(1, 0)]
@@ -174,3 +195,38 @@ def test_holder_seen_then_clear(
     logscope(out_dir, "after-text", "gpus", env=_env(CUDA_VISIBLE_DEVICES=None))
     record(out_dir / "fixtures", "after")
     assert gpu0(after)["free_bytes"] >= gpu0(base)["free_bytes"] - GIB
+    clear = preflight_json(out_dir, "preflight-clear", cmd, expect=0)
+    assert clear["clear"] is True
+    assert [f["code"] for f in clear["findings"]] == ["PF017"]  # the budget fits, nothing else
+    logscope(out_dir, "preflight-clear-text", "preflight", "--expect-args", str(cmd))
+
+
+PORT = 39517
+#: Qwen1.5-110B's shape with 87 layers (fixtures/gpus/models): ~120B params, 112.5 GiB of bf16
+#: weights per GPU at tp 2 — a budget that a free H200 fits and one holding 20 GiB does not.
+CONFIG = ROOT / "fixtures" / "gpus" / "models" / "qwen2-87l" / "config.json"
+
+
+def write_launch(out: Path, *, tp: int) -> Path:
+    """A model directory (config.json only: budgets need no weights) and the launch command."""
+    base = Path(tempfile.mkdtemp(prefix="preflight-"))
+    model = base / "model"
+    model.mkdir()
+    config = json.loads(CONFIG.read_text())
+    if tp == 1:  # one GPU: half the layers, so that it fits an empty H200 alone
+        config["num_hidden_layers"] = 43
+    (model / "config.json").write_text(json.dumps(config))
+    cmd = base / "cmd.txt"
+    cmd.write_text(
+        f"python3 -m sglang.launch_server --model-path {model} --tp {tp} "
+        f"--host 127.0.0.1 --port {PORT} > {base / 'serve.log'} 2>&1\n"
+    )
+    with (out / "transcript.txt").open("a") as f:
+        f.write(f"$ cat {cmd}\n{cmd.read_text()}\n")
+    return cmd
+
+
+def preflight_json(out: Path, name: str, cmd: Path, *, expect: int) -> Any:
+    done = logscope(out, name, "preflight", "--expect-args", str(cmd), "--format", "json")
+    assert done.returncode == expect, done.stdout[-3000:] + done.stderr
+    return json.loads(done.stdout)
