@@ -12,12 +12,12 @@ import enum
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._source import Source, describe
+from ._source import Source
 from .errors import LogscopeError
 from .events import Event, EventKind
 from .findings import Finding
@@ -114,7 +114,9 @@ class CheckReport:
             "headline": self.headline,
             "next_steps": list(self.next_steps),
             "launched_at": self.launched_at.isoformat(sep=" ") if self.launched_at else None,
-            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds") if self.log_mtime else None,
+            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds")
+            if self.log_mtime
+            else None,
             "earlier_runs": [_run_dict(r) for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
@@ -161,7 +163,9 @@ def check(
         launched_at = str(record["launched_at"])
     intended = _intended(expect, sglang_version)
     when = _launch_time(launched_at)
-    return _judge(parsed, intended, when, zone, path, with_budget=with_budget)
+    return _judge(
+        parsed, intended, when, zone, path, with_budget=with_budget, version=sglang_version
+    )
 
 
 def _path_of(source: Source) -> str | None:
@@ -193,19 +197,25 @@ def _launch_record(path: str) -> dict[str, Any]:
     return out
 
 
-def _intended(expect: LaunchCommand | str | os.PathLike[str] | None, version: str | None) -> LaunchCommand | None:
+def _intended(
+    expect: LaunchCommand | str | os.PathLike[str] | None, version: str | None
+) -> LaunchCommand | None:
     if expect is None:
         return None
     from .command import LaunchCommand, parse_launch_command
 
     if isinstance(expect, LaunchCommand):
         return expect
-    if isinstance(expect, os.PathLike) or (isinstance(expect, str) and "\n" not in expect and _is_file(expect)):
+    if isinstance(expect, os.PathLike) or (
+        isinstance(expect, str) and "\n" not in expect and _is_file(expect)
+    ):
         file = Path(os.fspath(expect))
         try:
             text = file.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
-            raise LogscopeError(f"{file}: cannot read the command file ({exc.strerror or exc})") from None
+            raise LogscopeError(
+                f"{file}: cannot read the command file ({exc.strerror or exc})"
+            ) from None
         return parse_launch_command(text, sglang_version=version, base_dir=file.parent)
     return parse_launch_command(str(expect), sglang_version=version)
 
@@ -221,7 +231,9 @@ def _launch_time(value: datetime | str | LaunchTime | None) -> LaunchTime | None
     if value is None or isinstance(value, LaunchTime):
         return value
     if isinstance(value, datetime):
-        return LaunchTime(value, has_date=True, has_zone=value.tzinfo is not None, text=value.isoformat())
+        return LaunchTime(
+            value, has_date=True, has_zone=value.tzinfo is not None, text=value.isoformat()
+        )
     return parse_launched_at(value)
 
 
@@ -236,6 +248,7 @@ def _judge(
     path: str | None,
     *,
     with_budget: bool,
+    version: str | None = None,
 ) -> CheckReport:
     findings: list[Finding] = []
     runs = log.runs
@@ -244,7 +257,11 @@ def _judge(
     launch: datetime | None = None
     tz_hours: int | None = None
     if when is not None:
-        day = run.started_at.date() if run and run.started_at and run.started_at.year != 1900 else None
+        day = (
+            run.started_at.date()
+            if run and run.started_at and run.started_at.year != 1900
+            else None
+        )
         moment = when.on(day)
         if moment.tzinfo is not None and zone is None and run and run.started_at:
             # The log's zone is unknown: compare wall clocks, and watch for whole-hour gaps.
@@ -255,14 +272,23 @@ def _judge(
             launch = to_log_time(moment, zone)
     if len(runs) > 1:
         earlier = ", ".join(
-            f"#{r.index} {r.started_at:%Y-%m-%d %H:%M:%S} {r.outcome.value}" if r.started_at else f"#{r.index} {r.outcome.value}"
+            f"#{r.index} {r.started_at:%Y-%m-%d %H:%M:%S} {r.outcome.value}"
+            if r.started_at
+            else f"#{r.index} {r.outcome.value}"
             for r in runs[:-1]
         )
-        findings.append(Finding.of("LS011", f"The file holds {len(runs)} runs; earlier: {earlier}."))
+        findings.append(
+            Finding.of("LS011", f"The file holds {len(runs)} runs; earlier: {earlier}.")
+        )
     if run is None:
         findings.append(Finding.of("LS005"))
         if launch is not None and mtime is not None and mtime < launch:
-            findings.append(Finding.of("LS002", f"Last modified {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}."))
+            findings.append(
+                Finding.of(
+                    "LS002",
+                    f"Last modified {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
+                )
+            )
         return _report(log, Verdict.NO_RUN, run, (), findings, launch, mtime, intended, (), ())
 
     diffs, matched, unverified = _arg_diff(run, intended) if intended else ((), (), ())
@@ -271,7 +297,14 @@ def _judge(
     if intended is not None and (intended.unknown or intended.ambiguous):
         flags = ", ".join([*intended.unknown, *intended.ambiguous])
         hints = "; ".join(f"{k} → {v}" for k, v in intended.suggestions.items())
-        findings.append(Finding.of("LS006", f"SGLang's argparse would reject {flags}" + (f" (did you mean: {hints})" if hints else "") + "."))
+        findings.append(
+            Finding.of(
+                "LS006",
+                f"SGLang's argparse would reject {flags}"
+                + (f" (did you mean: {hints})" if hints else "")
+                + ".",
+            )
+        )
 
     verdict: Verdict
     unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
@@ -279,25 +312,39 @@ def _judge(
     started = run.started_at if run.started_at and run.started_at.year != 1900 else None
     if argparse_own:
         verdict = Verdict.FRESH
-        findings.append(Finding.of("LS007", f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command."))
+        findings.append(
+            Finding.of(
+                "LS007",
+                f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command.",
+            )
+        )
     elif launch is not None and started is not None:
         if tz_hours is not None:
             verdict = Verdict.INCONCLUSIVE
-            findings.append(Finding.of(
-                "LS008",
-                f"The run started {started:%H:%M:%S} and your launch was {launch:%H:%M:%S} ({when.text if when else ''}): "
-                f"exactly {abs(tz_hours)} h apart, which looks like a time-zone difference, not a stale log.",
-            ))
+            findings.append(
+                Finding.of(
+                    "LS008",
+                    f"The run started {started:%H:%M:%S} and your launch was {launch:%H:%M:%S} ({when.text if when else ''}): "
+                    f"exactly {abs(tz_hours)} h apart, which looks like a time-zone difference, not a stale log.",
+                )
+            )
         elif started < launch - START_TOLERANCE:
             verdict = Verdict.STALE
             gap = launch - started
-            findings.append(Finding.of(
-                "LS001",
-                f"The last run started at {started:%Y-%m-%d %H:%M:%S}, {_span(gap)} before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
-            ))
+            findings.append(
+                Finding.of(
+                    "LS001",
+                    f"The last run started at {started:%Y-%m-%d %H:%M:%S}, {_span(gap)} before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
+                )
+            )
         else:
             verdict = Verdict.MISMATCH if unexplained else Verdict.FRESH
-            findings.append(Finding.of("LS015", f"The last run started at {started:%Y-%m-%d %H:%M:%S}, after your launch at {launch:%Y-%m-%d %H:%M:%S}."))
+            findings.append(
+                Finding.of(
+                    "LS015",
+                    f"The last run started at {started:%Y-%m-%d %H:%M:%S}, after your launch at {launch:%Y-%m-%d %H:%M:%S}.",
+                )
+            )
     elif unexplained:
         verdict = Verdict.MISMATCH
     else:
@@ -306,25 +353,69 @@ def _judge(
         findings.append(Finding.of("LS009"))
     if launch is not None and mtime is not None:
         if mtime < launch - START_TOLERANCE:
-            findings.append(Finding.of("LS002", f"The log was last modified at {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}: nothing has written to it since."))
+            findings.append(
+                Finding.of(
+                    "LS002",
+                    f"The log was last modified at {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}: nothing has written to it since.",
+                )
+            )
             if verdict is Verdict.INCONCLUSIVE and tz_hours is None:
                 verdict = Verdict.STALE
         elif verdict is Verdict.STALE:
-            findings.append(Finding.of("LS013", f"The log was modified at {mtime:%Y-%m-%d %H:%M:%S}, after your launch, but holds no run that started after it."))
+            findings.append(
+                Finding.of(
+                    "LS013",
+                    f"The log was modified at {mtime:%Y-%m-%d %H:%M:%S}, after your launch, but holds no run that started after it.",
+                )
+            )
     for d in diffs:
         code = "LS003" if d.status is DiffStatus.UNEXPLAINED else "LS004"
-        why = f" — {d.explanation} (line {d.evidence_line})" if d.explanation and d.evidence_line else (f" — {d.explanation}" if d.explanation else "")
-        findings.append(Finding.of(code, f"{d.arg}: you intended {d.intended!r}, the run has {d.effective!r}{why}."))
+        why = (
+            f" — {d.explanation} (line {d.evidence_line})"
+            if d.explanation and d.evidence_line
+            else (f" — {d.explanation}" if d.explanation else "")
+        )
+        findings.append(
+            Finding.of(
+                code, f"{d.arg}: you intended {d.intended!r}, the run has {d.effective!r}{why}."
+            )
+        )
     if intended is not None and matched and not unexplained:
-        findings.append(Finding.of("LS016", f"{len(matched)} explicit argument(s) match: {', '.join(matched)}."))
+        findings.append(
+            Finding.of("LS016", f"{len(matched)} explicit argument(s) match: {', '.join(matched)}.")
+        )
     if run.failure is not None:
-        findings.append(Finding.of("LS010", f"{run.failure.kind.value} at line {run.failure.line}: {run.failure.message[:300]}"))
+        findings.append(
+            Finding.of(
+                "LS010",
+                f"{run.failure.kind.value} at line {run.failure.line}: {run.failure.message[:300]}",
+            )
+        )
     elif run.outcome is Outcome.STARTING:
         findings.append(Finding.of("LS014"))
     oom, budget = (None, None)
     if with_budget:
-        oom, budget = _memory(run, intended, stale=verdict in (Verdict.STALE, Verdict.MISMATCH), findings=findings)
-    return _report(log, verdict, run, diffs, findings, launch, mtime, intended, matched, unverified, oom, budget)
+        oom, budget = _memory(
+            run,
+            intended,
+            stale=verdict in (Verdict.STALE, Verdict.MISMATCH),
+            findings=findings,
+            version=version,
+        )
+    return _report(
+        log,
+        verdict,
+        run,
+        diffs,
+        findings,
+        launch,
+        mtime,
+        intended,
+        matched,
+        unverified,
+        oom,
+        budget,
+    )
 
 
 def _span(delta: timedelta) -> str:
@@ -340,7 +431,11 @@ def _span(delta: timedelta) -> str:
 
 def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[str]:
     """Flags of the run's argparse error that come from the intended command."""
-    if intended is None or run.failure is None or run.failure.kind is not FailureKind.ARGPARSE_ERROR:
+    if (
+        intended is None
+        or run.failure is None
+        or run.failure.kind is not FailureKind.ARGPARSE_ERROR
+    ):
         return []
     message = run.failure.message
     bad = set(intended.unknown) | set(intended.ambiguous)
@@ -355,7 +450,11 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
 
 #: SGLang rewrites it applies without a log line: (arg, intended, effective) -> why.
 _KNOWN_REWRITES: dict[tuple[str, Any, Any], str] = {
-    ("speculative_algorithm", "NEXTN", "EAGLE"): "SGLang rewrites NEXTN to EAGLE (_handle_speculative_decoding)",
+    (
+        "speculative_algorithm",
+        "NEXTN",
+        "EAGLE",
+    ): "SGLang rewrites NEXTN to EAGLE (_handle_speculative_decoding)",
 }
 
 
@@ -400,7 +499,9 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _arg_diff(run: Run, intended: LaunchCommand) -> tuple[tuple[ArgDiff, ...], tuple[str, ...], tuple[str, ...]]:
+def _arg_diff(
+    run: Run, intended: LaunchCommand
+) -> tuple[tuple[ArgDiff, ...], tuple[str, ...], tuple[str, ...]]:
     values, evidence = effective_args(run)
     diffs: list[ArgDiff] = []
     matched: list[str] = []
@@ -417,35 +518,97 @@ def _arg_diff(run: Run, intended: LaunchCommand) -> tuple[tuple[ArgDiff, ...], t
     return tuple(diffs), tuple(matched), tuple(unverified)
 
 
-def _explain(arg: str, want: Any, have: Any, event: Event | None, values: Mapping[str, Any], intended: LaunchCommand) -> ArgDiff:
+def _explain(
+    arg: str,
+    want: Any,
+    have: Any,
+    event: Event | None,
+    values: Mapping[str, Any],
+    intended: LaunchCommand,
+) -> ArgDiff:
     rewrite = intended.rewrites.get(arg)
     if rewrite is not None and _same(rewrite[1], have):
-        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, f"SGLang rewrites {rewrite[0]!r} to {rewrite[1]!r}")
+        return ArgDiff(
+            arg,
+            want,
+            have,
+            DiffStatus.EXPLAINED,
+            f"SGLang rewrites {rewrite[0]!r} to {rewrite[1]!r}",
+        )
     known = _KNOWN_REWRITES.get((arg, want, have))
     if known is not None:
         return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, known)
     if event is not None and event.kind in (EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND):
-        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, f"SGLang adjusted it: {event.message.strip()[:200]}", event.line)
+        return ArgDiff(
+            arg,
+            want,
+            have,
+            DiffStatus.EXPLAINED,
+            f"SGLang adjusted it: {event.message.strip()[:200]}",
+            event.line,
+        )
     if arg == "speculative_num_draft_tokens" and values.get("speculative_eagle_topk") == 1:
         steps = values.get("speculative_num_steps")
         if isinstance(steps, int) and have == steps + 1:
-            return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, "with speculative_eagle_topk == 1 SGLang sets draft tokens to num_steps + 1")
+            return ArgDiff(
+                arg,
+                want,
+                have,
+                DiffStatus.EXPLAINED,
+                "with speculative_eagle_topk == 1 SGLang sets draft tokens to num_steps + 1",
+            )
     return ArgDiff(arg, want, have, DiffStatus.UNEXPLAINED)
 
 
 # ------------------------------------------------------------------------------------ memory
 
 
-def _memory(run: Run, intended: LaunchCommand | None, *, stale: bool, findings: list[Finding]) -> tuple[dict[str, Any] | None, Any]:
-    """The OOM verdict and the intended command's budget (when the memory model can tell)."""
-    try:
-        from . import memory
-    except ImportError:  # pragma: no cover - the memory package is part of the distribution
-        return None, None
+def _memory(
+    run: Run,
+    intended: LaunchCommand | None,
+    *,
+    stale: bool,
+    findings: list[Finding],
+    version: str | None,
+) -> tuple[dict[str, Any] | None, Any]:
+    """The OOM verdict and the intended command's budget (when the memory model can tell).
+
+    The intended budget uses the release the log points to (unless one was given) and, when the
+    run used the same model and parallelism, the free memory and weights the run measured on
+    these GPUs.
+    """
+    from . import memory
+    from .memory.budget import MeasuredFigures, measured_from_run, version_for_run
+
     budget = None
     if intended is not None:
+        era_version = version or version_for_run(run, None)[0] or intended.sglang_version
+        measured = None
+        same = run.server_args is not None and all(
+            _same(run.server_args.get(k), intended.args.get(k))
+            for k in ("model_path", "tp_size", "quantization")
+        )
+        if run.server_args is not None and _same(
+            run.server_args.get("tp_size"), intended.args.get("tp_size")
+        ):
+            seen = measured_from_run(run)
+            if seen.f0_gib is not None:
+                measured = (
+                    replace(seen, origin="log (the checked run, same GPUs)")
+                    if same
+                    else MeasuredFigures(
+                        f0_gib=seen.f0_gib,
+                        f0_by_rank=seen.f0_by_rank,
+                        origin="log (free memory of these GPUs)",
+                    )
+                )
         try:
-            budget = memory.budget(intended.args, sglang_version=intended.sglang_version, explicit=intended.explicit)
+            budget = memory.budget(
+                intended.args,
+                sglang_version=era_version,
+                explicit=intended.explicit,
+                measured=measured,
+            )
         except LogscopeError:
             budget = None
     oom = None
@@ -453,10 +616,17 @@ def _memory(run: Run, intended: LaunchCommand | None, *, stale: bool, findings: 
         result = memory.oom_verdict(run, stale=stale, intended_budget=budget)
         if result is not None:
             oom = result.to_dict()
-            code = {"ghost": "LS020", "real": "LS021", "contention": "LS022"}.get(oom["verdict"], "LS023")
+            code = {"ghost": "LS020", "real": "LS021", "contention": "LS022"}.get(
+                oom["verdict"], "LS023"
+            )
             findings.append(Finding.of(code, oom["explanation"]))
     if budget is not None and not budget.fits:
-        findings.append(Finding.of("LS024", f"Your command needs more memory than the GPUs have ({budget.failure_kind}, short by {budget.shortfall_gib:.2f} GiB)."))
+        findings.append(
+            Finding.of(
+                "LS024",
+                f"Your command needs more memory than the GPUs have ({budget.failure_kind}, short by {budget.shortfall_gib:.2f} GiB).",
+            )
+        )
     return oom, budget
 
 
@@ -511,7 +681,9 @@ def _wording(
     shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
     steps: list[str] = []
     if verdict is Verdict.NO_RUN:
-        return "No SGLang run in this log.", ["Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."]
+        return "No SGLang run in this log.", [
+            "Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."
+        ]
     assert run is not None
     started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "at an unknown time"
     if verdict is Verdict.STALE:
@@ -521,23 +693,37 @@ def _wording(
         if shown:
             headline += f"; it ran with {shown}"
         headline += ". Your launch has not written here."
-        steps.append("Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?).")
+        steps.append(
+            "Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?)."
+        )
         if "LS002" in codes:
-            steps.append("The file has not changed since your launch: run the launch in the foreground to see why it does not start.")
+            steps.append(
+                "The file has not changed since your launch: run the launch in the foreground to see why it does not start."
+            )
         if "LS013" in codes:
-            steps.append("The file changed after your launch without a new run: read its last lines for an import error or a shell error.")
+            steps.append(
+                "The file changed after your launch without a new run: read its last lines for an import error or a shell error."
+            )
         if run.failure is not None:
-            steps.append(f"Do not tune flags against this run's {run.failure.kind.value}: it is not your launch.")
+            steps.append(
+                f"Do not tune flags against this run's {run.failure.kind.value}: it is not your launch."
+            )
     elif verdict is Verdict.MISMATCH:
         headline = f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
-        steps.append("This is probably an earlier run (a stale log), or your flags did not reach SGLang. Pass --launched-at to decide by time.")
+        steps.append(
+            "This is probably an earlier run (a stale log), or your flags did not reach SGLang. Pass --launched-at to decide by time."
+        )
     elif verdict is Verdict.FRESH:
         if run.failure is not None:
             headline = f"FRESH, CRASHED: your launch (run started {started}) failed with {run.failure.kind.value}."
             if run.failure.kind is FailureKind.ARGPARSE_ERROR:
-                steps.append("SGLang's argparse rejected your command: fix the flag and launch again.")
+                steps.append(
+                    "SGLang's argparse rejected your command: fix the flag and launch again."
+                )
             else:
-                steps.append(f"Fix the failure at line {run.failure.line} ({run.failure.kind.value}).")
+                steps.append(
+                    f"Fix the failure at line {run.failure.line} ({run.failure.kind.value})."
+                )
         elif run.outcome is Outcome.READY:
             headline = f"FRESH: the last run ({started}) is your launch and it is ready."
         else:
@@ -545,9 +731,13 @@ def _wording(
     else:
         headline = f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
         if "LS008" in codes:
-            steps.append("Give --log-tz (the server's time zone) or --launched-at in the server's local time.")
+            steps.append(
+                "Give --log-tz (the server's time zone) or --launched-at in the server's local time."
+            )
         elif launch is None:
-            steps.append("Pass --launched-at with the time you launched (e.g. --launched-at 09:18) to decide by time.")
+            steps.append(
+                "Pass --launched-at with the time you launched (e.g. --launched-at 09:18) to decide by time."
+            )
     if oom is not None:
         steps.append(f"Memory: {oom['explanation']}")
     return headline, steps
