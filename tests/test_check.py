@@ -174,18 +174,49 @@ def test_empty_log_has_no_run(tmp_path: Path) -> None:
 def test_json_interface_keys() -> None:
     data = check(LOG, expect=ONE_LINE, launched_at=LAUNCHED).to_dict()
     assert data["schema_version"] == 1
-    for key in ("log", "verdict", "outcome", "failure", "runs", "run", "arg_diff", "findings", "oom", "budget"):
+    for key in (
+        "log",
+        "verdict",
+        "outcome",
+        "failure",
+        "runs",
+        "run",
+        "arg_diff",
+        "findings",
+        "oom",
+        "budget",
+    ):
         assert key in data
-    assert set(data["run"]) >= {"index", "started_at", "ended_at", "first_line", "last_line", "sglang_version_hint"}
+    assert set(data["run"]) >= {
+        "index",
+        "started_at",
+        "ended_at",
+        "first_line",
+        "last_line",
+        "sglang_version_hint",
+    }
     assert set(data["failure"]) == {"kind", "message", "line", "effective"}
-    assert set(data["arg_diff"][0]) >= {"arg", "intended", "effective", "status", "explanation", "evidence_line"}
+    assert set(data["arg_diff"][0]) >= {
+        "arg",
+        "intended",
+        "effective",
+        "status",
+        "explanation",
+        "evidence_line",
+    }
     assert set(data["findings"][0]) >= {"code", "severity", "message"}
     json.dumps(data)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "sglang_logscope", *args], capture_output=True, text=True, env=env, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sglang_logscope", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
 
 
 def test_cli_check_never_modifies_the_log_and_exits_1_on_stale(tmp_path: Path) -> None:
@@ -197,7 +228,16 @@ def test_cli_check_never_modifies_the_log_and_exits_1_on_stale(tmp_path: Path) -
     assert "STALE" in result.stdout and "mem_fraction_static" in result.stdout
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
     assert log.stat().st_mtime == mtime
-    as_json = _cli("check", "--format", "json", "--expect-args", str(ONE_LINE), "--launched-at", LAUNCHED, str(log))
+    as_json = _cli(
+        "check",
+        "--format",
+        "json",
+        "--expect-args",
+        str(ONE_LINE),
+        "--launched-at",
+        LAUNCHED,
+        str(log),
+    )
     assert json.loads(as_json.stdout)["verdict"] == "stale"
 
 
@@ -220,3 +260,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
     result = _cli(*args)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_story_oom_is_a_ghost_and_the_intended_command_would_not_fit_either() -> None:
+    report = check(LOG, expect=ONE_LINE, launched_at=LAUNCHED)
+    assert report.oom is not None and report.oom["verdict"] == "ghost"
+    assert report.budget is not None
+    # SGLang 0.5.9 (from the error text), radix off + 48 requests + 4 draft tokens: real shortfall.
+    assert report.budget.sglang_version == "0.5.9"
+    assert report.budget.fits is False
+    assert 1.0 < report.budget.shortfall_gib < 1.8
+    assert {"LS020", "LS024"} <= {f.code for f in report.findings}
+    changes = [s.change for s in report.budget.suggestions]
+    assert any(c.startswith("--max-running-requests") for c in changes)
