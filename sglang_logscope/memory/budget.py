@@ -922,6 +922,9 @@ def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, s
     """(version, note): the given version, else the run's release hint when it names one."""
     if sglang_version is not None:
         return sglang_version, None
+    fingerprint = _failure_fingerprint(run)
+    if fingerprint is not None:
+        return fingerprint
     hint = run.release_hint
     if hint and regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", hint):
         return hint, f"SGLang version {hint} inferred from the log's messages"
@@ -929,6 +932,23 @@ def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, s
         low = hint.split("-")[0]
         return low, f"SGLang version: log messages point to {hint}; {low} used"
     return None, None
+
+
+def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
+    """The release an OOM message's wording points to (see docs/memory.md, fingerprints)."""
+    f = run.failure
+    if f is None:
+        return None
+    if f.kind is FailureKind.NOT_ENOUGH_MEMORY:
+        if "self.server_args.mem_fraction_static" in f.message:
+            return "0.5.9", "SGLang 0.5.9 inferred from the error text ('Current value: self.server_args...')"
+        if "Current value: mem_fraction_static" in f.message:
+            return "0.5.10", "SGLang 0.5.10 inferred from the error text ('Current value: mem_fraction_static=')"
+        if "Current value" not in f.message:
+            return "0.5.11", "bare 'Not enough memory' text points to 0.5.11-0.5.13; 0.5.11 used"
+    if f.kind is FailureKind.WEIGHTS_LEAVE_NO_MEMORY:
+        return "0.5.15", "'Loaded weights leave no GPU memory' exists from 0.5.14/0.5.15; 0.5.15 used"
+    return None
 
 
 def budget_for_run(

@@ -110,7 +110,7 @@ def parse_size_mib(text: str) -> float:
 def gpu_from_text(text: str) -> GpuSpec:
     """A preset name (``a6000``, ``h100``, ...) or a size (``48GB``)."""
     key = text.strip().lower().replace("_", "-").replace(" ", "")
-    key = _ALIASES.get(key, key)
+    key = _ALIASES.get(key, _ALIASES.get(key.replace("-", ""), key))
     if key in PRESETS:
         return PRESETS[key]
     if _SIZE.match(text):

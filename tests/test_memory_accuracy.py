@@ -1,0 +1,32 @@
+"""docs/memory-accuracy.md is the table the real-log cases produce today, and dense is within 1%."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sglang_logscope.memory.accuracy import END, START, evaluate_all, render_table
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "fixtures" / "memory" / "cases"
+
+
+def test_doc_table_is_current() -> None:
+    doc = (ROOT / "docs" / "memory-accuracy.md").read_text(encoding="utf-8")
+    table = doc.split(START, 1)[1].split(END, 1)[0].strip()
+    assert table == render_table(evaluate_all(CASES)), (
+        "docs/memory-accuracy.md is out of date: run "
+        "`python -m sglang_logscope.memory.accuracy fixtures/memory/cases` and paste the table"
+    )
+
+
+def test_dense_and_mla_within_one_percent_and_hybrid_explained() -> None:
+    rows = evaluate_all(CASES)
+    assert len(rows) == len([p for p in CASES.iterdir() if (p / "case.json").is_file()])
+    computed = [r for r in rows if r.predicted_tokens is not None]
+    assert any(r.category == "dense" for r in computed)
+    for r in computed:
+        assert r.reported_tokens is not None
+        if r.category in ("dense", "mla"):
+            assert r.tokens_error_pct is not None and abs(r.tokens_error_pct) <= 1.0, r
+        elif r.tokens_error_pct or r.slots_error_pct:
+            assert r.note, f"case {r.case} differs without an explanation"
