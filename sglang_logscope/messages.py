@@ -1306,6 +1306,55 @@ SPECS += [
         ),
     ),
     MessageSpec(
+        name="cuda_graph_begin_role",
+        kind=K.CUDA_GRAPH_BEGIN,
+        pattern=r"Capture (?P<graph>(?:target|draft) (?:decode|verify|prefill|extend) CUDA) graph begin\.(?P<_pairs>.*)",
+        pairs={"avail mem": "avail_gib"},
+        releases="0.5.15-",
+        samples=(
+            Sample(
+                "[2026-07-10 22:12:22] Capture target decode CUDA graph begin. backend=full, num_tokens_per_bs=1, bs=[1, 2, 4, 8], avail mem=21.04 GB",
+                {
+                    "graph": "target decode CUDA",
+                    "backend": "full",
+                    "num_tokens_per_bs": 1,
+                    "bs": [1, 2, 4, 8],
+                    "avail_gib": 21.04,
+                },
+                "sglang 0.5.15 cuda_graph_runner.py",
+            ),
+            Sample(
+                "[2026-10-30 12:00:50 TP0] Capture draft extend CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=20.04 GB",
+                {"graph": "draft extend CUDA", "num_tokens_per_req": 1, "avail_gib": 20.04},
+                "sglang 0.5.23 runner_backend_utils",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="cuda_graph_end_role",
+        kind=K.CUDA_GRAPH_END,
+        pattern=r"Capture (?P<graph>(?:target|draft) (?:decode|verify|prefill|extend) CUDA) graph end\.(?P<_pairs>.*)",
+        pairs={"avail mem": "avail_gib", "mem usage": "mem_usage_gib", "elapsed": "elapsed_s"},
+        releases="0.5.15-",
+        samples=(
+            Sample(
+                "[2026-08-23 22:12:53] Capture target decode CUDA graph end. elapsed=30.54 s, mem usage=1.38 GB, avail mem=19.66 GB.",
+                {
+                    "graph": "target decode CUDA",
+                    "elapsed_s": 30.54,
+                    "mem_usage_gib": 1.38,
+                    "avail_gib": 19.66,
+                },
+                "corpus/055",
+            ),
+            Sample(
+                "[2026-10-30 12:01:00 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=12.10 s, mem usage=0.80 GB, avail mem=20.24 GB.",
+                {"bs": [1, 2, 4], "elapsed_s": 12.1, "avail_gib": 20.24},
+                "sglang 0.5.23 runner_backend_utils",
+            ),
+        ),
+    ),
+    MessageSpec(
         name="cuda_graph_begin",
         kind=K.CUDA_GRAPH_BEGIN,
         pattern=r"Capture (?P<graph>[\w ]{1,60}?) graph begin\.(?P<_pairs>.*)",
@@ -1334,22 +1383,6 @@ SPECS += [
                 {"graph": "draft cuda", "avail_gib": 9.1},
                 "sglang 0.5.9 eagle_draft_cuda_graph_runner.py",
             ),
-            Sample(
-                "[2026-07-10 22:12:22] Capture target decode CUDA graph begin. backend=full, num_tokens_per_bs=1, bs=[1, 2, 4, 8], avail mem=21.04 GB",
-                {
-                    "graph": "target decode CUDA",
-                    "backend": "full",
-                    "num_tokens_per_bs": 1,
-                    "bs": [1, 2, 4, 8],
-                    "avail_gib": 21.04,
-                },
-                "sglang 0.5.15 cuda_graph_runner.py",
-            ),
-            Sample(
-                "[2026-10-30 12:00:50 TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=21.04 GB",
-                {"graph": "target decode CUDA", "num_tokens_per_req": 1, "avail_gib": 21.04},
-                "sglang 0.5.23 runner_backend_utils",
-            ),
         ),
     ),
     MessageSpec(
@@ -1373,21 +1406,6 @@ SPECS += [
                 "[2025-12-29 18:33:04 TP0] Capture cuda graph end. Time elapsed: 1.01 s. mem usage=0.03 GB. avail mem=2.39 GB.",
                 {"graph": "cuda", "elapsed_s": 1.01, "mem_usage_gib": 0.03, "avail_gib": 2.39},
                 "corpus/053",
-            ),
-            Sample(
-                "[2026-07-10 22:12:53] Capture target decode CUDA graph end. elapsed=30.54 s, mem usage=1.38 GB, avail mem=19.66 GB.",
-                {
-                    "graph": "target decode CUDA",
-                    "elapsed_s": 30.54,
-                    "mem_usage_gib": 1.38,
-                    "avail_gib": 19.66,
-                },
-                "corpus/055",
-            ),
-            Sample(
-                "[2026-10-30 12:01:00 TP0] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=12.10 s, mem usage=0.80 GB, avail mem=20.24 GB.",
-                {"bs": [1, 2, 4], "elapsed_s": 12.1, "avail_gib": 20.24},
-                "sglang 0.5.23 runner_backend_utils",
             ),
         ),
     ),
@@ -1894,7 +1912,9 @@ SPECS += [
         kind=K.CUDA_OOM,
         pattern=(
             rf"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) )?[Oo]ut of memory\. Tried to allocate (?P<tried>{SIZE})"
-            rf"(?:\. GPU (?P<gpu>\d{{1,4}}+) (?:has a total capac(?:i?ty) of (?P<capacity>{SIZE}) of\s{{1,80}}+which |\.\.\. )(?P<free>{SIZE}) is free\."
+            r"(?:\. GPU (?P<gpu>\d{1,4}+)"
+            rf"(?: has a total capac(?:i?ty) of (?P<capacity>{SIZE})(?: of\s{{1,80}}+which (?P<free>{SIZE}) is free\.)?"
+            rf"| \.\.\. (?P<free>{SIZE}) is free\.)?"
             rf"(?: Including non-PyTorch memory, this process has (?P<process_usage>{SIZE}) memory in use\.)?"
             rf"| \((?:GPU|NPU) (?P<gpu>\d{{1,4}}+); (?P<capacity>{SIZE}) total capacity;"
             rf"(?:[^)]{{0,200}}? (?P<free>{SIZE}) free;)?)?"

@@ -197,7 +197,7 @@ class _Block:
             return True
         hit = CATALOG.match(line)
         # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
-        return hit is None or hit[0].kind in _EXCEPTION_KINDS
+        return hit is None or hit[0].kind in _CONTINUES_TRACEBACK
 
     def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
         self.lines.append(text)
@@ -233,6 +233,9 @@ _EXCEPTION_KINDS = frozenset(_FAILURE_PRIORITY) | {
     EventKind.SCHEDULER_EXCEPTION,
     EventKind.ARGPARSE_ERROR,
 }
+#: Known lines that may still sit inside a traceback (its exception text); the main process's
+#: 'Rank 0 scheduler is dead.' after a scheduler traceback is a record of its own.
+_CONTINUES_TRACEBACK = _EXCEPTION_KINDS - {EventKind.SCHEDULER_DEAD, EventKind.CUDA_GRAPH_FAILED}
 
 
 def _classify_traceback(

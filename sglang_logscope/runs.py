@@ -258,11 +258,10 @@ def find_failure(events: Sequence[Event]) -> Failure | None:
 def _failure_message(event: Event) -> str:
     if "exc_message" in event.fields:
         exc_type = event.fields.get("exc_type", "")
-        return (
-            f"{exc_type}: {event.fields['exc_message']}"
-            if exc_type
-            else str(event.fields["exc_message"])
-        )
+        exc_message = str(event.fields["exc_message"])
+        if exc_type and exc_message:
+            return f"{exc_type}: {exc_message}"
+        return str(exc_type or exc_message)  # a bare 'AssertionError
     return event.message
 
 

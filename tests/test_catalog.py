@@ -1,0 +1,174 @@
+"""The message catalog: every sample parses to its kind and fields through the full parser."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import regex
+
+from sglang_logscope.catalog import (
+    KEY_LEN,
+    KNOWN_RELEASES,
+    Catalog,
+    MessageSpec,
+    Sample,
+    literal_prefix,
+    parse_release_range,
+    read_pairs,
+    version_tuple,
+)
+from sglang_logscope.events import EventKind
+from sglang_logscope.messages import CATALOG, SPECS
+from sglang_logscope.parse import iter_events
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SAMPLES = [
+    pytest.param(spec, sample, id=f"{spec.name}[{i}]")
+    for spec in SPECS
+    for i, sample in enumerate(spec.samples)
+]
+
+#: Kinds the parser assigns itself; every other kind must have at least one catalog entry.
+NO_SPEC = {EventKind.UNKNOWN, EventKind.TEXT}
+
+
+def subset(expected: Any, actual: Any) -> bool:
+    """``expected`` is contained in ``actual`` (dicts recursively, everything else equal)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            k in actual and subset(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, float) and isinstance(actual, float):
+        return abs(expected - actual) < 1e-9
+    return bool(expected == actual) and type(expected) is type(actual)
+
+
+@pytest.mark.parametrize(("spec", "sample"), SAMPLES)
+def test_sample_parses_to_its_kind_and_fields(spec: MessageSpec, sample: Sample) -> None:
+    events = list(iter_events(io.StringIO(sample.line + "\n")))
+    assert len(events) == 1, events
+    event = events[0]
+    assert event.kind is spec.kind, (event.kind, event.message)
+    assert subset(dict(sample.fields), dict(event.fields)), dict(event.fields)
+    assert event.line == 1 and event.end_line == 1
+    if spec.sets:
+        assert set(event.fields["sets"]) == set(spec.sets)
+
+
+@pytest.mark.parametrize(("spec", "sample"), SAMPLES)
+def test_sample_is_claimed_by_its_own_entry(spec: MessageSpec, sample: Sample) -> None:
+    """No earlier entry shadows this one (checked on the message, as the parser sees it)."""
+    event = next(iter_events(io.StringIO(sample.line + "\n")))
+    hit = CATALOG.match(event.message)
+    if hit is None:  # 'ValueError: <known failure>' outside a traceback, or a traceback block
+        assert event.fields.get("exc_type") or spec.block is not None
+        return
+    if spec.block is None and not event.fields.get("exc_type"):
+        assert hit[0].name == spec.name
+
+
+def test_every_sample_has_a_source() -> None:
+    for spec in SPECS:
+        assert spec.samples, spec.name
+        for sample in spec.samples:
+            assert sample.source.strip(), spec.name
+            assert sample.source.startswith(("corpus/", "sglang ", "python", "torch", "uvicorn"))
+
+
+def test_every_kind_that_needs_an_entry_has_one() -> None:
+    missing = [k for k in EventKind if k not in NO_SPEC and not CATALOG.by_kind(k)]
+    assert missing == []
+
+
+def test_names_are_unique_and_duplicates_are_refused() -> None:
+    assert len({s.name for s in SPECS}) == len(SPECS)
+    with pytest.raises(ValueError, match="duplicate"):
+        Catalog([SPECS[0], SPECS[0]])
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_releases_parse_to_a_sane_range(spec: MessageSpec) -> None:
+    low, high = parse_release_range(spec.releases)
+    assert low <= high, spec.releases
+    for bound in (low, high):
+        assert bound in ((0,), (999,)) or any(version_tuple(v) == bound for v in KNOWN_RELEASES)
+
+
+def test_release_ranges() -> None:
+    assert parse_release_range("all") == ((0,), (999,))
+    assert parse_release_range("0.5.9") == ((0, 5, 9), (0, 5, 9))
+    assert parse_release_range("0.4.6-0.5.3") == ((0, 4, 6), (0, 5, 3))
+    assert parse_release_range("0.5.15-") == ((0, 5, 15), (999,))
+    assert parse_release_range("-0.2.0") == ((0,), (0, 2, 0))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_patterns_compile_and_captures_have_known_types(spec: MessageSpec) -> None:
+    compiled = regex.compile(spec.pattern)
+    names = set(compiled.groupindex)
+    assert set(spec.fields) <= names, set(spec.fields) - names
+    if spec.pairs is not None:
+        assert "_pairs" in names
+
+
+def test_floating_entries_are_few() -> None:
+    """Entries without a literal prefix are tried on every unmatched line: keep them rare."""
+    floating = [s for s in SPECS if len(s.prefix) < KEY_LEN]
+    assert len(floating) <= 20, [s.name for s in floating]
+    assert sum(s.anywhere for s in SPECS) <= 3
+
+
+def test_literal_prefix() -> None:
+    assert (
+        literal_prefix(r"Load weight begin\. avail mem=(?P<x>\d+)")
+        == "Load weight begin. avail mem="
+    )
+    assert literal_prefix(r"abc?d") == "ab"
+    assert literal_prefix(r"\d+ x") == ""
+    assert literal_prefix(r"(?P<a>x)") == ""
+
+
+def test_read_pairs_splits_sentences_and_commas() -> None:
+    pairs = read_pairs(" Time elapsed: 1.01 s. mem usage=0.03 GB. avail mem=2.39 GB.", {})
+    assert pairs == {"time_elapsed": 1.01, "mem_usage": 0.03, "avail_mem": 2.39}
+    pairs = read_pairs(" This can take up to several minutes. avail mem=2.42 GB", {})
+    assert pairs == {"avail_mem": 2.42}
+    assert read_pairs(", bs=[1, 2, 4], cuda graph: True", {}) == {
+        "bs": [1, 2, 4],
+        "cuda_graph": True,
+    }
+
+
+def test_unrecognised_headed_lines_stay_unknown() -> None:
+    text = "[2026-05-25 17:43:21 TP0] using attn output gate!\nplain words\n"
+    kinds = [e.kind for e in iter_events(io.StringIO(text))]
+    assert kinds == [EventKind.UNKNOWN, EventKind.TEXT]
+
+
+def test_auto_adjust_entries_say_what_they_set() -> None:
+    for spec in CATALOG.by_kind(EventKind.ARGS_ADJUSTED):
+        if spec.name != "kv_pool_below_context_length":
+            assert spec.sets, spec.name
+
+
+def _load_generator() -> ModuleType:
+    path = ROOT / "scripts" / "gen_event_kinds.py"
+    module_spec = importlib.util.spec_from_file_location("gen_event_kinds", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def test_event_kinds_doc_is_in_sync() -> None:
+    generator = _load_generator()
+    doc = (ROOT / "docs" / "event-kinds.md").read_text(encoding="utf-8")
+    assert doc == generator.render(), "run: python scripts/gen_event_kinds.py"
+    for spec in SPECS:
+        assert f"### {spec.name}\n" in doc
