@@ -941,13 +941,22 @@ def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
         return None
     if f.kind is FailureKind.NOT_ENOUGH_MEMORY:
         if "self.server_args.mem_fraction_static" in f.message:
-            return "0.5.9", "SGLang 0.5.9 inferred from the error text ('Current value: self.server_args...')"
+            return (
+                "0.5.9",
+                "SGLang 0.5.9 inferred from the error text ('Current value: self.server_args...')",
+            )
         if "Current value: mem_fraction_static" in f.message:
-            return "0.5.10", "SGLang 0.5.10 inferred from the error text ('Current value: mem_fraction_static=')"
+            return (
+                "0.5.10",
+                "SGLang 0.5.10 inferred from the error text ('Current value: mem_fraction_static=')",
+            )
         if "Current value" not in f.message:
             return "0.5.11", "bare 'Not enough memory' text points to 0.5.11-0.5.13; 0.5.11 used"
     if f.kind is FailureKind.WEIGHTS_LEAVE_NO_MEMORY:
-        return "0.5.15", "'Loaded weights leave no GPU memory' exists from 0.5.14/0.5.15; 0.5.15 used"
+        return (
+            "0.5.15",
+            "'Loaded weights leave no GPU memory' exists from 0.5.14/0.5.15; 0.5.15 used",
+        )
     return None
 
 
