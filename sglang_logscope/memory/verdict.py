@@ -132,7 +132,7 @@ def oom_verdict(
     if stale:
         return OomVerdict(
             OomVerdictKind.GHOST,
-            f"The {what} belongs to an earlier run, not to the launch you made."
+            f"The {what} belongs to a run that is not the launch you made (a stale log or different arguments)."
             + _intended_text(intended_budget),
         )
     contention = _contention(run, intended_budget)
