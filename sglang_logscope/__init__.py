@@ -11,6 +11,7 @@ from .catalog import MessageSpec, Sample
 from .command import LaunchCommand, parse_launch_command
 from .errors import CommandError, InputError, LogscopeError
 from .events import Event, EventKind, Rank
+from .gpus import GpuReport, read_gpus
 from .log import Log, read_log, summarize
 from .memory import (
     Budget,
@@ -24,6 +25,7 @@ from .memory import (
 )
 from .messages import CATALOG
 from .parse import iter_events
+from .preflight import Preflight, preflight
 from .runs import Failure, FailureKind, Outcome, Run, split_runs
 
 __version__ = "0.1.0"
@@ -38,6 +40,7 @@ __all__ = [
     "EventKind",
     "Failure",
     "FailureKind",
+    "GpuReport",
     "GpuSpec",
     "InputError",
     "LaunchCommand",
@@ -47,6 +50,7 @@ __all__ = [
     "ModelFacts",
     "OomVerdict",
     "Outcome",
+    "Preflight",
     "Rank",
     "Run",
     "Sample",
@@ -58,6 +62,8 @@ __all__ = [
     "load_arg_table",
     "oom_verdict",
     "parse_launch_command",
+    "preflight",
+    "read_gpus",
     "read_log",
     "resolve_model",
     "split_runs",
