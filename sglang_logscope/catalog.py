@@ -185,11 +185,15 @@ _CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-#: ``label=value`` / ``label: value`` pairs separated by ``, `` or ``. `` (a label never spans
-#: a sentence end, a value stops at one: ``Time elapsed: 1.0 s. mem usage=0.03 GB.``).
+#: ``label=value`` / ``label: value`` pairs separated by ``, `` or ``. `` (a label is a few
+#: words, each matched possessively, and never spans
+#: a sentence end, a value stops at one: ``Time elapsed: 1.0 s. mem usage=0.03 GB.``). A
+#: bracketed value is flat (no nested brackets), so an unclosed ``[`` costs at most the distance
+#: to the next bracket: linear time on adversarial lines.
 _PAIR = regex.compile(
-    r"(?:^|, |\. |\s)(?P<k>#?[A-Za-z_](?:[\w #/()-]|\.(?! )){0,60}?)(?:=|: )"
-    r"(?P<v>\[[^\]]{0,100000}+\]|\{[^}]{0,100000}+\}|(?:[^,\[{.]|\.(?! ))*+)"
+    r"(?:^|, |\. |\s)(?P<k>#?[A-Za-z_][\w#/()-]*+(?:\.[\w#/()-]++)*+"
+    r"(?: [\w#/()-]++(?:\.[\w#/()-]++)*+){0,6}?)(?:=|: )"
+    r"(?P<v>\[[^\]\[]{0,100000}+\]|\{[^}{]{0,100000}+\}|(?:[^,\[{.]|\.(?! ))*+)"
 )
 _INT = regex.compile(r"-?\d++")
 _FLOAT = regex.compile(r"-?\d++\.\d*+(?:[eE][-+]?\d++)?|-?\.\d++|-?\d++[eE][-+]?\d++")
