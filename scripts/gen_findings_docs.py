@@ -22,7 +22,9 @@ def pages() -> dict[str, str]:
         "|---|---|---|---|",
     ]
     for code in CODES.values():
-        index.append(f"| [{code.code}]({code.code}.md) | {code.name} | {code.severity.value} | {code.meaning} |")
+        index.append(
+            f"| [{code.code}]({code.code}.md) | {code.name} | {code.severity.value} | {code.meaning} |"
+        )
         out[f"{code.code}.md"] = "\n".join(
             [
                 f"# {code.code} — {code.name}",

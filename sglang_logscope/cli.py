@@ -256,6 +256,40 @@ def check(
     raise typer.Exit(result.exit_code)
 
 
+@app.command("report")
+def report_command(
+    log: LogArg,
+    html_out: Annotated[
+        Path,
+        typer.Option("--html", help="Write the self-contained HTML report to this file."),
+    ],
+    expect_args: Annotated[
+        Path | None,
+        typer.Option("--expect-args", "-e", help="File holding the launch command you intended."),
+    ] = None,
+    launched_at: Annotated[
+        str | None,
+        typer.Option("--launched-at", help="When you launched (as for `logscope check`)."),
+    ] = None,
+    log_tz: Annotated[
+        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps.")
+    ] = None,
+    sglang_version: Annotated[
+        str | None,
+        typer.Option("--sglang-version", help="SGLang release whose tables and arithmetic to use."),
+    ] = None,
+) -> None:
+    """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue."""
+    from .html_report import html_report
+
+    page = html_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
+    try:
+        html_out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise LogscopeError(f"cannot write {html_out}: {exc.strerror or exc}") from None
+    sys.stderr.write(f"wrote {html_out} ({len(page.encode('utf-8')):,} bytes)\n")
+
+
 @app.command("args")
 def args_command(
     file: Annotated[str, typer.Argument(help="File holding the launch command ('-' for stdin).")],

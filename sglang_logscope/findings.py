@@ -117,4 +117,9 @@ class Finding:
         return CODES[self.code].name
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "name": self.name, "severity": self.severity.value, "message": self.message}
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+        }

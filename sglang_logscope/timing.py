@@ -52,9 +52,7 @@ def parse_launched_at(text: str) -> LaunchTime:
         value = dateparser.parse(raw, default=sentinel)
     except (ValueError, OverflowError) as exc:
         raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
-    has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(
-        ch in raw for ch in "-/"
-    )
+    has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(ch in raw for ch in "-/")
     return LaunchTime(value, has_date=has_date, has_zone=value.tzinfo is not None, text=raw)
 
 
@@ -93,7 +91,9 @@ def file_mtime(path: str, log_tz: tzinfo | None) -> datetime | None:
     return to_log_time(datetime.fromtimestamp(seconds, tz=timezone.utc), log_tz)
 
 
-def whole_hour_gap(a: datetime, b: datetime, tolerance: timedelta = timedelta(minutes=3)) -> int | None:
+def whole_hour_gap(
+    a: datetime, b: datetime, tolerance: timedelta = timedelta(minutes=3)
+) -> int | None:
     """If ``a - b`` is within ``tolerance`` of a non-zero whole number of hours (≤ 14), return it."""
     delta = a - b
     hours = round(delta.total_seconds() / 3600)

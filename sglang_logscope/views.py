@@ -109,8 +109,21 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     """The five-second read: verdict line, runs, arg diff, failure, memory, next steps."""
     from rich.table import Table
 
-    con.print(Text.assemble((data["verdict"].upper(), _VERDICT_STYLE.get(data["verdict"], "bold")), "  ", report.plain(data["headline"])))
-    con.print(Text.assemble(("log ", "dim"), report.plain(str(data["log"])), ("  runs in file: ", "dim"), str(data["runs"])))
+    con.print(
+        Text.assemble(
+            (data["verdict"].upper(), _VERDICT_STYLE.get(data["verdict"], "bold")),
+            "  ",
+            report.plain(data["headline"]),
+        )
+    )
+    con.print(
+        Text.assemble(
+            ("log ", "dim"),
+            report.plain(str(data["log"])),
+            ("  runs in file: ", "dim"),
+            str(data["runs"]),
+        )
+    )
     if data.get("launched_at") or data.get("log_mtime"):
         con.print(Text.assemble(
             ("launched at ", "dim"), str(data.get("launched_at") or "-"),
@@ -119,7 +132,18 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     runs = [*data.get("earlier_runs", []), *([data["run"]] if data.get("run") else [])]
     if runs:
         con.print()
-        table = Table("run", "started", "ended", "lines", "outcome", "release", title="Runs in this file", title_justify="left", box=None, header_style="bold")
+        table = Table(
+            "run",
+            "started",
+            "ended",
+            "lines",
+            "outcome",
+            "release",
+            title="Runs in this file",
+            title_justify="left",
+            box=None,
+            header_style="bold",
+        )
         for run in runs:
             last = run is runs[-1]
             table.add_row(
@@ -133,7 +157,17 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
         con.print(table)
     if data["arg_diff"]:
         con.print()
-        table = Table("argument", "you intended", "the run had", "status", "why", title="Argument differences", title_justify="left", box=None, header_style="bold")
+        table = Table(
+            "argument",
+            "you intended",
+            "the run had",
+            "status",
+            "why",
+            title="Argument differences",
+            title_justify="left",
+            box=None,
+            header_style="bold",
+        )
         for d in data["arg_diff"]:
             why = d["explanation"] or ""
             if d["evidence_line"]:
@@ -149,20 +183,45 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     failure = data.get("failure")
     if failure:
         con.print()
-        con.print(Text.assemble(("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}"))
+        con.print(
+            Text.assemble(
+                ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}"
+            )
+        )
         con.print(Text.assemble("  ", report.plain(failure["message"], limit=400)))
     if data.get("oom"):
-        con.print(Text.assemble(("Out of memory: ", "bold"), (data["oom"]["verdict"], "red"), " — ", report.plain(data["oom"]["explanation"], limit=600)))
+        con.print(
+            Text.assemble(
+                ("Out of memory: ", "bold"),
+                (data["oom"]["verdict"], "red"),
+                " — ",
+                report.plain(data["oom"]["explanation"], limit=600),
+            )
+        )
     budget = data.get("budget")
     if budget:
         fits = "fits" if budget.get("fits") else "does NOT fit"
         con.print(Text.assemble(("Your command's memory budget: ", "bold"), fits))
         for s in budget.get("suggestions", [])[:5]:
-            con.print(Text.assemble("  try ", (str(s.get("change")), "bold"), " — ", report.plain(str(s.get("effect")), limit=200)))
+            con.print(
+                Text.assemble(
+                    "  try ",
+                    (str(s.get("change")), "bold"),
+                    " — ",
+                    report.plain(str(s.get("effect")), limit=200),
+                )
+            )
     con.print()
     con.print(Text("Findings", style="bold"))
     for f in data["findings"]:
-        con.print(Text.assemble("  ", (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")), " ", report.plain(f["message"], limit=500)))
+        con.print(
+            Text.assemble(
+                "  ",
+                (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")),
+                " ",
+                report.plain(f["message"], limit=500),
+            )
+        )
     if data["next_steps"]:
         con.print()
         con.print(Text("Next", style="bold"))

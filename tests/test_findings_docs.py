@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripts.gen_findings_docs import DOCS, pages
-
 from sglang_logscope.findings import CODES, Finding
 
 
@@ -14,7 +13,9 @@ def test_every_code_has_an_up_to_date_page() -> None:
     for name, text in expected.items():
         page = DOCS / name
         assert page.is_file(), f"missing {page}; run scripts/gen_findings_docs.py"
-        assert page.read_text(encoding="utf-8") == text, f"{page} is stale; run scripts/gen_findings_docs.py"
+        assert page.read_text(encoding="utf-8") == text, (
+            f"{page} is stale; run scripts/gen_findings_docs.py"
+        )
     stray = {p.name for p in Path(DOCS).glob("*.md")} - set(expected)
     assert not stray, f"pages for unknown codes: {stray}"
 
