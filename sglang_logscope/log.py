@@ -39,6 +39,12 @@ class Log:
         run_of = _run_index(self.runs)
         return events_dataframe(events, run_of)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the runs and event counts as an HTML table."""
+        from ._repr import log_html
+
+        return log_html(self)
+
 
 def _run_index(runs: Sequence[Run]) -> dict[int, int]:
     return {e.line: r.index for r in runs for e in r.events}

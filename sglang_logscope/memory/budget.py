@@ -161,6 +161,12 @@ class Budget:
             out["reported"] = dict(self.reported)
         return out
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the per-GPU stacked bar and figures, as in ``logscope report``."""
+        from .._repr import budget_html
+
+        return budget_html(self)
+
 
 def _r(value: float | None, nd: int = 3) -> float | None:
     return None if value is None else round(value, nd)
