@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from .argtable import ArgOption, ArgTable, available_versions, load_arg_table
 from .catalog import MessageSpec, Sample
+from .check import ArgDiff, CheckReport, DiffStatus, Verdict, check
 from .command import LaunchCommand, parse_launch_command
 from .errors import CommandError, InputError, LogscopeError
 from .events import Event, EventKind, Rank
+from .findings import Finding, Severity
 from .gpus import GpuReport, read_gpus
 from .log import Log, read_log, summarize
 from .memory import (
@@ -32,14 +34,18 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CATALOG",
+    "ArgDiff",
     "ArgOption",
     "ArgTable",
     "Budget",
+    "CheckReport",
     "CommandError",
+    "DiffStatus",
     "Event",
     "EventKind",
     "Failure",
     "FailureKind",
+    "Finding",
     "GpuReport",
     "GpuSpec",
     "InputError",
@@ -54,10 +60,13 @@ __all__ = [
     "Rank",
     "Run",
     "Sample",
+    "Severity",
+    "Verdict",
     "__version__",
     "available_versions",
     "budget",
     "budget_for_run",
+    "check",
     "iter_events",
     "load_arg_table",
     "oom_verdict",
