@@ -54,7 +54,12 @@ def run_chromium(
     if binary is None:
         raise FileNotFoundError("chromium is not installed")
     with tempfile.TemporaryDirectory(prefix="logscope-chromium-") as profile:
-        argv = [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={window[0]},{window[1]}"]
+        argv = [
+            binary,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            f"--window-size={window[0]},{window[1]}",
+        ]
         if screenshot is not None:
             argv.append(f"--screenshot={screenshot}")
         if dump_dom:

@@ -56,6 +56,8 @@ _VERDICT_COLOUR = {
 _SERIES = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#ff9da7")
 #: Ranks drawn per chart (DP attention logs print one decode line per rank).
 MAX_SERIES = 8
+#: Log records shown at the end of the report (the checked run's last ones).
+TAIL_EVENTS = 20
 #: Points kept per series (evenly thinned beyond this, first and last kept).
 MAX_POINTS = 2000
 
@@ -122,6 +124,7 @@ def render_html(result: CheckReport, *, run_budget: RunBudget | None = None) -> 
         _memory_section(result, rb),
         _serving_section(result.runs),
         _findings_section(result),
+        _tail_section(result.run),
     ]
     title = f"logscope report — {result.log}"
     return "\n".join(
@@ -200,7 +203,12 @@ def _timeline_section(r: CheckReport) -> str:
     rows = []
     for run in r.runs:
         checked = " (checked)" if r.run is not None and run.index == r.run.index else ""
-        failure = f"{esc(run.failure.kind.value)} (line {run.failure.line})" if run.failure else "-"
+        failure = (
+            f"{esc(run.failure.kind.value)} (line {run.failure.line})<br>"
+            f"<code>{esc(_cut(run.failure.message, 300))}</code>"
+            if run.failure
+            else "-"
+        )
         rows.append(
             [
                 f"{run.index}{checked}",
@@ -325,6 +333,18 @@ def _findings_section(r: CheckReport) -> str:
             else "<p class='muted'>None.</p>",
             "</section>",
         ]
+    )
+
+
+def _tail_section(run: Run | None) -> str:
+    if run is None or not run.events:
+        return ""
+    tail = run.events[-TAIL_EVENTS:]
+    lines = "\n".join(_cut(e.text or e.message, 2000) for e in tail)
+    return (
+        "<section id='tail'>"
+        f"<h2>Last lines of the checked run (from line {tail[0].line})</h2>"
+        f"<pre class='logtext'>{esc(lines)}</pre></section>"
     )
 
 
@@ -675,6 +695,10 @@ def legend() -> str:
 
 
 # ----------------------------------------------------------------------------------- helpers
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _when(value: datetime | None) -> str:
