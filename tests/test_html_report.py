@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from scripts.screenshot_report import console_messages, find_chromium, run_chromium
 
+from scripts.screenshot_report import console_messages, find_chromium, run_chromium
 from sglang_logscope import budget_for_run, read_log
 from sglang_logscope.check import check
 from sglang_logscope.cli import main
