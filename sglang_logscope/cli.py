@@ -7,6 +7,7 @@ place that maps errors to exit codes). Results go to stdout; messages to stderr.
 from __future__ import annotations
 
 import csv
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -402,6 +403,174 @@ def preflight(
     else:
         sys.stdout.write("\n".join(render_text(result)) + "\n")
     raise typer.Exit(result.exit_code)
+
+
+class WatchFormat(str, Enum):
+    text = "text"
+    jsonl = "jsonl"
+
+
+_WatchTimeout = Annotated[
+    str, typer.Option("--timeout", help="Give up after this long: 20m, 90s, 1h or seconds.")
+]
+_WatchQuiet = Annotated[
+    str,
+    typer.Option("--quiet-after", help="Say plainly that nothing writes after this long (60s)."),
+]
+_WatchFmt = Annotated[
+    WatchFormat,
+    typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl."),
+]
+_WatchPoll = Annotated[
+    float, typer.Option("--poll-interval", help="Seconds between reads of the log.", min=0.01)
+]
+
+
+def _watch_run(log: str, prepared: object, fmt: WatchFormat, poll: float, pid: int | None) -> None:
+    """Run a watch to its end; Ctrl-C stops watching (exit 130) and leaves the server running."""
+    from .watch import Prepared, make_sink
+    from .watch import watch as run_watch
+
+    assert isinstance(prepared, Prepared)
+    sink = make_sink(fmt.value, report.console())
+    try:
+        result = run_watch(log, prepared.options, sink, poll_interval=poll, preamble=prepared.notes)
+    except KeyboardInterrupt:
+        who = f"pid {pid}" if pid else "the server"
+        sys.stderr.write(f"logscope: stopped watching {log}; {who} keeps running\n")
+        raise typer.Exit(130) from None
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+def watch(
+    log: Annotated[str, typer.Argument(help="SGLang log file to follow (it may not exist yet).")],
+    expect_args: Annotated[
+        Path | None,
+        typer.Option("--expect-args", "-e", help="File holding the launch command you intended."),
+    ] = None,
+    launched_at: Annotated[
+        str | None,
+        typer.Option(
+            "--launched-at",
+            help="When you launched (as for check); default: the launch record, else now.",
+        ),
+    ] = None,
+    log_tz: Annotated[
+        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps.")
+    ] = None,
+    timeout: _WatchTimeout = "20m",
+    quiet_after: _WatchQuiet = "60s",
+    fmt: _WatchFmt = WatchFormat.text,
+    poll: _WatchPoll = 0.5,
+) -> None:
+    """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
+    from .watch import parse_duration, prepare
+
+    prepared = prepare(
+        log,
+        expect_args=expect_args,
+        launched_at=launched_at,
+        log_tz=log_tz,
+        timeout=parse_duration(timeout, "--timeout"),
+        quiet_after=parse_duration(quiet_after, "--quiet-after"),
+        settle=min(2.0, max(0.3, 4 * poll)),
+    )
+    _watch_run(log, prepared, fmt, poll, prepared.options.pid)
+
+
+@app.command()
+def launch(
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(help="The server command, after '--'.", show_default=False),
+    ] = None,
+    log: Annotated[
+        str, typer.Option("--log", help="Log file for stdout and stderr.")
+    ] = "sglang-serve.log",
+    keep: Annotated[
+        int,
+        typer.Option(
+            "--keep", help="Keep up to N old logs (LOG.1 .. LOG.N); never deletes.", min=1
+        ),
+    ] = 5,
+    no_watch: Annotated[bool, typer.Option("--no-watch", help="Start it and return.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Launch even when the pre-flight finds errors.")
+    ] = False,
+    alive_after: Annotated[
+        float, typer.Option("--alive-after", help="Seconds to wait before confirming it is alive.")
+    ] = 1.0,
+    timeout: _WatchTimeout = "20m",
+    quiet_after: _WatchQuiet = "60s",
+    fmt: _WatchFmt = WatchFormat.text,
+    poll: _WatchPoll = 0.5,
+) -> None:
+    """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""
+    from . import launch as launcher
+    from .errors import CommandError
+    from .timing import parse_launched_at
+    from .watch import Prepared, WatchOptions, parse_duration
+
+    wait_s = parse_duration(timeout, "--timeout")
+    quiet_s = parse_duration(quiet_after, "--quiet-after")
+    err = report.console(stderr=True)
+    cwd = Path.cwd()
+    env = dict(os.environ)
+    command = list(command or [])
+    launcher.resolve_program(command, env, cwd)
+    intended = None
+    try:
+        checked = launcher.run_preflight(command, env, cwd)
+    except CommandError as exc:
+        if not force:
+            raise LogscopeError(
+                f"not an SGLang launch, so no pre-flight: {exc} (--force launches it anyway)"
+            ) from None
+        err.print(report.plain(f"pre-flight skipped: {exc}"))
+    else:
+        intended = checked.command
+        from .preflight import render_text
+
+        for line in render_text(checked):
+            err.print(report.plain(line))
+        if launcher.preflight_blocks(checked):
+            if not force:
+                err.print(
+                    report.plain(
+                        "logscope: the pre-flight found errors; nothing was launched (--force launches anyway)"
+                    )
+                )
+                raise typer.Exit(1)
+            err.print(report.plain("pre-flight errors ignored (--force)"))
+    started = launcher.start(command, log, keep=keep, env=env, cwd=cwd)
+    if started.rotated_to is not None:
+        err.print(report.plain(f"kept the previous log as {started.rotated_to}"))
+    err.print(
+        report.plain(f"started pid {started.pid}; log {started.log}; record {started.record_file}")
+    )
+    code = launcher.confirm_alive(started, wait=alive_after)
+    if code is not None:
+        err.print(
+            report.plain(f"the server exited at once (exit code {code}); the end of its log:")
+        )
+        for line in launcher.tail(started.log):
+            err.print(report.plain(f"  {line}"))
+    if no_watch:
+        if code is None:
+            err.print(report.plain(f"follow it with: logscope watch {started.log}"))
+        raise typer.Exit(0 if code is None else 1)
+    options = WatchOptions(
+        launched_at=parse_launched_at(started.record.launched_at),
+        expect=intended,
+        timeout=wait_s,
+        quiet_after=quiet_s,
+        settle=min(2.0, max(0.3, 4 * poll)),
+        fresh_file=True,
+        pid=started.pid,
+        alive=started.alive,
+    )
+    _watch_run(str(started.log), Prepared(options), fmt, poll, started.pid)
 
 
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
