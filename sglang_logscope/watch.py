@@ -1240,7 +1240,15 @@ def prepare(
 
             if record.host == socket.gethostname():
                 pid = record.pid
-                alive = _alive_check(record.pid)
+                if pid_alive(record.pid):
+                    alive = _alive_check(record.pid)
+                else:
+                    # Gone already: that launch died, or the log was relaunched by other means.
+                    # Do not end the watch on it; time and the log decide.
+                    notes.append(
+                        f"the recorded server (pid {record.pid}) is not running; "
+                        "waiting for a new run in the log all the same"
+                    )
             notes.append(
                 f"launch record: pid {record.pid} on {record.host}, launched {record.launched_at}"
             )

@@ -532,3 +532,17 @@ def test_relevant_env() -> None:
         "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
         "SGLANG_HF_TOKEN": REDACTED,
     }
+
+
+def test_record_of_a_dead_server_does_not_end_the_watch(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    log = tmp_path / "serve.log"
+    record_path(log).write_text(json.dumps(_record(pid=gone.pid, host=socket.gethostname())))
+    prepared = prepare(log)
+    assert prepared.options.alive is None and prepared.options.pid == gone.pid
+    assert any(f"pid {gone.pid}) is not running" in n for n in prepared.notes)
+    me = _record(pid=os.getpid(), host=socket.gethostname())
+    record_path(log).write_text(json.dumps(me))
+    prepared = prepare(log)
+    assert prepared.options.alive is not None and prepared.options.alive()

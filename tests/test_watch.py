@@ -537,3 +537,27 @@ def test_phase_table_marks_the_failed_phase() -> None:
     rows = buf.getvalue().splitlines()
     assert any(r.startswith("✗") and "CUDA graphs" in r for r in rows)
     assert any(r.startswith("✓") and "weights" in r for r in rows)
+
+
+def test_live_view_on_a_terminal(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    out = server_output("crash", "cuda_oom")
+    cut = out.index("Memory pool end")
+    log.write_text(out[: out.rindex("\n", 0, cut) + 1])
+    buf = io.StringIO()
+    con = Console(file=buf, width=160, force_terminal=True, color_system=None, markup=False)
+    sink = watch_mod.make_sink("text", con)
+    assert isinstance(sink, watch_mod.LiveSink)
+    steps = iter(range(100))
+
+    def sleep(_s: float) -> None:
+        if next(steps) == 2:  # the rest arrives while the live view is up
+            append(log, out[out.rindex("\n", 0, cut) + 1 :])
+
+    result = watch_mod.watch(
+        log, _opts(fresh_file=True, settle=0.0), sink, clock=lambda: float(next(steps)), sleep=sleep
+    )
+    text = buf.getvalue()
+    assert result.outcome is WatchOutcome.CRASHED
+    assert "KV / mamba pools" in text and "CUDA graphs" in text and "CRASHED" in text
+    assert "Failure cuda_oom" in text
