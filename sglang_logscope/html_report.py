@@ -272,7 +272,9 @@ def _memory_section(r: CheckReport, rb: RunBudget) -> str:
         out.append("<h3>The checked run, from its own numbers</h3>")
         out.append(budget_block(rb.budget, rb.f0_by_rank))
     else:
-        out.append(f"<p class='muted'>No budget for the checked run: {esc(rb.note or '')}.</p>")
+        out.append(
+            f"<p class='muted'>No budget for the checked run: {esc((rb.note or '').rstrip('.'))}.</p>"
+        )
     if r.budget is not None:
         out.append("<h3>Your intended command</h3>")
         out.append(budget_block(r.budget, {}))

@@ -194,6 +194,18 @@ def test_real_log_decode_chart_matches_its_events() -> None:
     assert "KV pool 422,310 tokens" in "".join(tags.text)
 
 
+REAL_LOGS = sorted((ROOT / "fixtures" / "real").glob("*/server.log"))
+
+
+@pytest.mark.parametrize("path", REAL_LOGS, ids=[p.parent.name for p in REAL_LOGS])
+def test_every_real_log_makes_a_well_formed_report(path: Path) -> None:
+    page = html_report(path)
+    tags = _parse(page)
+    names = [t for t, _ in tags.tags]
+    assert names.count("section") >= 6 and "script" not in names and "img" not in names
+    assert page.rstrip().endswith("</html>")
+
+
 def test_no_run_report(tmp_path: Path) -> None:
     empty = tmp_path / "empty.log"
     empty.write_text("", encoding="utf-8")
