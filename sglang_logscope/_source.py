@@ -17,6 +17,10 @@ from .errors import InputError
 
 #: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
 MAX_LINE_BYTES = 1 << 20
+#: A ``.gz`` source may expand to at most max(GZIP_MIN_CAP, GZIP_MAX_RATIO x its size): beyond
+#: that it is treated as a decompression bomb, not a log.
+GZIP_MIN_CAP = 4 << 30
+GZIP_MAX_RATIO = 1000
 _READ_BLOCK = 1 << 16
 
 #: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
@@ -64,7 +68,10 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
             raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
         head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
         if head == b"\x1f\x8b":
-            return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb")), True
+            cap = max(GZIP_MIN_CAP, GZIP_MAX_RATIO * st.st_size)
+            return cast(
+                IO[bytes], _CappedGzip(gzip.GzipFile(fileobj=raw, mode="rb"), cap, name)
+            ), True
         return raw, True
     if isinstance(source, io.TextIOBase):
         buffer = getattr(source, "buffer", None)
@@ -72,6 +79,28 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
             return buffer, False
         return cast(IO[bytes], io.BufferedReader(_TextAsBytes(source))), False
     return source, False  # type: ignore[return-value]
+
+
+class _CappedGzip:
+    """A gzip stream that refuses to expand past ``cap`` bytes (a gzip bomb stops here)."""
+
+    def __init__(self, inner: gzip.GzipFile, cap: int, name: str) -> None:
+        self._inner = inner
+        self._cap = cap
+        self._name = name
+        self._seen = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._inner.read(size)
+        self._seen += len(data)
+        if self._seen > self._cap:
+            raise InputError(
+                f"{self._name}: gzip data expands past {self._cap >> 20} MiB: refusing it as a decompression bomb"
+            )
+        return data
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 class _TextAsBytes(io.RawIOBase):

@@ -1,0 +1,305 @@
+"""Hostile and broken input: no traceback, no runaway regex, no code run, no markup, files untouched."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import stat
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sglang_logscope import cli, iter_events
+from sglang_logscope.check import _launch_record
+from sglang_logscope.command import parse_launch_command
+from sglang_logscope.errors import LogscopeError
+from sglang_logscope.memory import parse_size_mib
+from sglang_logscope.messages import CATALOG
+from sglang_logscope.timing import parse_launched_at
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted((ROOT / "fixtures" / "real").glob("*/server.log")) + [
+    ROOT / "fixtures" / "demo" / "sglang-serve.log"
+]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = 0
+    try:
+        cli.main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _digest(path: Path) -> tuple[str, float]:
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime
+
+
+# ------------------------------------------------------------------ the user's files are never touched
+
+
+@pytest.mark.parametrize("log", FIXTURES, ids=lambda p: p.parent.name)
+def test_every_command_leaves_a_read_only_log_untouched(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    copy = tmp_path / "server.log"
+    copy.write_bytes(log.read_bytes())
+    os.utime(copy, (1_700_000_000, 1_700_000_000))
+    copy.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    command = log.parent / "command.txt"
+    before = _digest(copy)
+    runs = [
+        ["events", "--format", "jsonl", str(copy)],
+        ["runs", str(copy)],
+        ["summary", "--format", "json", str(copy)],
+        ["summary", str(copy)],
+        ["check", str(copy)],
+        ["budget", "--log", str(copy), "--format", "json"],
+    ]
+    if command.is_file():
+        runs.append(
+            ["check", "--expect-args", str(command), "--launched-at", "2030-01-01 00:00", str(copy)]
+        )
+    for argv in runs:
+        code, _out, err = _run(argv, capsys)
+        assert code in (0, 1, 2), (argv, code)
+        assert "Traceback" not in err, (argv, err)
+        if code == 2:
+            assert err.count("\n") == 1, (argv, err)
+    assert _digest(copy) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["server.log"]
+
+
+# ------------------------------------------------------------------ broken and odd inputs
+
+
+def test_odd_paths_give_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(tmp_path / "loop")
+    cases = [str(tmp_path), str(tmp_path / "missing.log"), str(loop)]
+    if os.geteuid() != 0:  # root reads anything: permission denied cannot be staged
+        locked = tmp_path / "locked.log"
+        locked.write_text("x\n")
+        locked.chmod(0)
+        cases.append(str(locked))
+    for path in cases:
+        for command in ("summary", "events", "runs", "check"):
+            code, out, err = _run([command, path], capsys)
+            assert code == 2, (command, path, out)
+            assert err.startswith("logscope: error:") and err.count("\n") == 1, err
+
+
+def test_empty_nul_mixed_encoding_and_cr_only_logs_parse(tmp_path: Path) -> None:
+    samples = {
+        "empty.log": b"",
+        "nul.log": b"[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=\x0010.00 GB\n\x00\x00\x00\n",
+        "latin1.log": "[2026-01-01 00:00:00] Warnung: Gerät überlastet\n".encode("latin-1")
+        + b"\xff\xfe\n",
+        "cr-only.log": b"[2026-01-01 00:00:00 TP0] Init torch distributed begin.\r[2026-01-01 00:00:01 TP0] Load weight begin. avail mem=10.00 GB\r",
+    }
+    for name, data in samples.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        events = list(iter_events(path))
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        assert sum(e.line_count for e in events) == lines, name
+
+
+def test_truncated_gzip_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = gzip.compress((ROOT / "fixtures" / "demo" / "sglang-serve.log").read_bytes())
+    path = tmp_path / "cut.log.gz"
+    path.write_bytes(data[: len(data) // 2])
+    code, _out, err = _run(["summary", str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_gzip_bomb_is_stopped_by_the_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sglang_logscope import _source
+
+    monkeypatch.setattr(_source, "GZIP_MIN_CAP", 1 << 20)
+    path = tmp_path / "bomb.log.gz"
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        chunk = b"\n" * (1 << 20)
+        for _ in range(64):
+            fh.write(chunk)
+    assert path.stat().st_size < (1 << 20) // 8
+    code, _out, err = _run(["runs", str(path)], capsys)
+    assert code == 2 and "gzip" in err and err.count("\n") == 1
+
+
+def test_fifo_is_read_as_a_stream(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    text = (ROOT / "fixtures" / "demo" / "sglang-serve.log").read_bytes()
+
+    def writer() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(text)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    events = list(iter_events(fifo))
+    thread.join(timeout=5)
+    assert sum(e.line_count for e in events) == text.count(b"\n")
+
+
+def test_sparse_2gb_file_streams_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "huge.log"
+    with open(path, "wb") as fh:
+        fh.write(b"[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=10.00 GB\n")
+        fh.truncate(2 * 1024**3)  # 2 GiB, the rest NUL bytes with no newline: one giant line
+    events = iter_events(path)
+    first = next(events)
+    assert first.fields["avail_gib"] == 10.0
+    rest = list(events)
+    assert len(rest) == 1 and rest[0].truncated
+
+
+# ------------------------------------------------------------------ regexes cannot run away
+
+
+_ADVERSARIAL = [
+    " " * 200_000,
+    "," * 200_000,
+    ", " * 100_000,
+    "=" * 200_000,
+    "9" * 200_000,
+    "[" * 200_000,
+    "]" * 200_000,
+    "(" * 200_000,
+    "a=" * 100_000,
+    "#x: " * 50_000,
+    "1." * 100_000,
+    "[2026-01-01 00:00:00" + " TP0" * 50_000,
+]
+
+
+@pytest.mark.parametrize("spec", CATALOG.specs, ids=lambda s: s.name)
+def test_each_catalog_pattern_is_linear_on_adversarial_input(spec: object) -> None:
+    compiled = spec.compiled  # type: ignore[attr-defined]
+    prefix = spec.prefix  # type: ignore[attr-defined]
+    for body in _ADVERSARIAL:
+        for text in (body, prefix + body):
+            start = time.perf_counter()
+            compiled.search(text) if spec.anywhere else compiled.match(text)  # type: ignore[attr-defined]
+            spec.convert({"_pairs": text} if spec.pairs is not None else {})  # type: ignore[attr-defined]
+            elapsed = time.perf_counter() - start
+            assert elapsed < 0.5, f"{spec.name}: {elapsed:.2f}s on {text[:30]!r}..."  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ nothing from the log is ever run or rendered
+
+
+def test_banner_and_config_are_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    banner = f"[2026-01-01 00:00:00] server_args=ServerArgs(model_path=__import__('os').system('touch {marker}'), tp_size=2)\n"
+    events = list(iter_events(io.StringIO(banner)))
+    assert events[0].fields["args"].get("tp_size") == 2
+    config = tmp_path / "evil.yaml"
+    config.write_text(f'model-path: !!python/object/apply:os.system ["touch {marker}"]\n')
+    with pytest.raises(LogscopeError):
+        parse_launch_command(f"python -m sglang.launch_server --config {config}", base_dir=tmp_path)
+    assert not marker.exists()
+
+
+def test_markup_and_terminal_escapes_from_the_log_are_shown_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    log = tmp_path / "evil.log"
+    log.write_text(
+        "[2026-01-01 00:00:00] server_args=ServerArgs(model_path='[bold red]/m[/]\\x1b]8;;http://x\\x1b\\\\', tp_size=1)\n"
+        "[2026-01-01 00:00:01 TP0] [link=http://evil]click[/link] \x1b]8;;http://evil\x1b\\here\x1b]8;;\x1b\\ \x1b[2J\x07\n"
+        "[2026-01-01 00:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "RuntimeError: [bold]boom[/bold] \x1b[31mred\n"
+    )
+    for argv in (
+        ["events", str(log)],
+        ["summary", str(log)],
+        ["check", str(log)],
+        ["runs", str(log)],
+    ):
+        code, out, _err = _run(argv, capsys)
+        assert code in (0, 1)
+        assert "\x1b" not in out and "\x07" not in out, argv
+    code, out, _err = _run(["events", str(log)], capsys)
+    assert "[link=http://evil]click[/link]" in out.replace("\n", "")
+
+
+# ------------------------------------------------------------------ every parser entry point: only LogscopeError
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=80))
+def test_launched_at_never_raises_anything_else(text: str) -> None:
+    try:
+        parse_launched_at(text)
+    except LogscopeError:
+        pass
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40))
+def test_sizes_never_raise_anything_else(text: str) -> None:
+    try:
+        value = parse_size_mib(text)
+    except LogscopeError:
+        return
+    assert value > 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=400))
+def test_launch_records_are_data_only(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    base = tmp_path_factory.mktemp("rec") / "x.log"
+    (base.parent / "x.log.launch.json").write_bytes(data)
+    record = _launch_record(str(base))
+    assert set(record) <= {"launched_at", "command"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=300))
+def test_yaml_configs_never_raise_anything_else(
+    tmp_path_factory: pytest.TempPathFactory, text: str
+) -> None:
+    folder = tmp_path_factory.mktemp("cfg")
+    (folder / "c.yaml").write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        parse_launch_command(
+            "python -m sglang.launch_server --config c.yaml --model-path /m", base_dir=folder
+        )
+    except LogscopeError:
+        pass
+
+
+def test_no_shell_or_eval_in_the_package() -> None:
+    for path in (ROOT / "sglang_logscope").rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for banned in ("eval(", "exec(", "shell=True", "os.system(", "pickle.load"):
+            hits = [
+                line
+                for line in source.splitlines()
+                if banned in line and "literal_eval(" not in line
+            ]
+            assert not hits, f"{path.name}: {banned} in {hits}"
+
+
+_ = sys
