@@ -624,7 +624,7 @@ def _memory(
         findings.append(
             Finding.of(
                 "LS024",
-                f"Your command needs more memory than the GPUs have ({budget.failure_kind}, short by {budget.shortfall_gib:.2f} GiB).",
+                f"Your command needs more memory than the GPUs have ({getattr(budget.failure_kind, 'value', budget.failure_kind)}, short by {budget.shortfall_gib:.2f} GiB).",
             )
         )
     return oom, budget

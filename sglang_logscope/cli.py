@@ -602,16 +602,16 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("logscope: interrupted\n")
         sys.exit(130)
-    except Exception as exc:  # click usage errors and friends
-        import click  # type: ignore[import-not-found,unused-ignore]
-
-        if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # click's usage errors (typer vendors click in recent releases)
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if "NoArgsIsHelpError" in names:
             sys.exit(2)
-        if isinstance(exc, click.ClickException):
-            sys.stderr.write(f"logscope: error: {exc.format_message()}\n")
+        if "ClickException" in names:
+            message = getattr(exc, "format_message", lambda: str(exc))()
+            sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
             sys.exit(2)
-        if isinstance(exc, BrokenPipeError):
-            sys.exit(0)
         raise
     sys.exit(0)
 
