@@ -251,6 +251,9 @@ def test_cli_check_fresh_exits_0(tmp_path: Path) -> None:
     "args",
     [
         ["check", "/no/such/file.log"],
+        ["check"],
+        ["check", "--no-such-flag", str(LOG)],
+        ["check", "--format", "yaml", str(LOG)],
         ["check", "--launched-at", "not a time at all", str(LOG)],
         ["check", "--log-tz", "Mars/Olympus", "--launched-at", "09:00", str(LOG)],
         ["check", "--expect-args", "/no/such/cmd.txt", str(LOG)],
