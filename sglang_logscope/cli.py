@@ -609,7 +609,8 @@ def main(argv: list[str] | None = None) -> None:
         if "NoArgsIsHelpError" in names:
             sys.exit(2)
         if "ClickException" in names:
-            message = getattr(exc, "format_message", lambda: str(exc))()
+            formatter = getattr(exc, "format_message", None)
+            message = formatter() if callable(formatter) else str(exc)
             sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
             sys.exit(2)
         raise
