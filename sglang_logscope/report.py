@@ -39,8 +39,14 @@ def plain(text: str, style: str = "", limit: int | None = None) -> Text:
 def console(stderr: bool = False) -> Console:
     """A console honouring ``NO_COLOR`` (and no colour when not a terminal)."""
     no_color = bool(os.environ.get("NO_COLOR"))
+    stream = sys.stderr if stderr else sys.stdout
+    width = None
+    if not stream.isatty():  # files and pipes: a wide page rather than rich's 80 columns
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
     return Console(
-        file=sys.stderr if stderr else sys.stdout,
+        file=stream,
+        width=width,
         no_color=no_color,
         highlight=False,
         markup=False,
