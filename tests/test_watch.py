@@ -179,7 +179,7 @@ def test_follower_removed_then_recreated(tmp_path: Path) -> None:
 
 
 def test_follower_cuts_overlong_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(watch_mod, "MAX_LINE_BYTES", 10)
+    monkeypatch.setattr("sglang_logscope.follow.MAX_LINE_BYTES", 10)
     log = tmp_path / "g.log"
     log.write_text("0123456789ABCDEF\nok\n")
     with Follower(log) as f:
