@@ -1,0 +1,130 @@
+"""Per-rank size estimates from a model's shape: weights (by quantisation), the MTP draft, the
+bytes of one KV cell and of one mamba state slot, and the element sizes of KV and SSM state."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import LogscopeError
+from .models import ModelFacts
+
+GIB = float(1 << 30)
+#: Rope caches and buffers resident with the weights beyond the parameters [assumed, reference note].
+WEIGHTS_OVERHEAD_GIB = 0.07
+_QUANT_BYTES = {
+    "fp8": 1.0,
+    "w8a8_fp8": 1.0,
+    "modelopt_fp8": 1.0,
+    "fbgemm_fp8": 1.0,
+    "w8a8_int8": 1.0,
+    "awq": 0.52,
+    "awq_marlin": 0.52,
+    "gptq": 0.52,
+    "gptq_marlin": 0.52,
+    "moe_wna16": 0.52,
+    "compressed-tensors": 0.52,
+    "mxfp4": 0.5625,
+    "modelopt_fp4": 0.5625,
+    "nvfp4": 0.5625,
+}
+
+
+def arg_value(args: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``args[key]``, or ``default`` when it is missing or None (an unset ServerArgs field)."""
+    value = args.get(key)
+    return default if value is None else value
+
+
+def spec_defaults(model: ModelFacts) -> tuple[int, int, int]:
+    """SGLang's speculative steps, top-k and draft tokens when none are given, by architecture."""
+    if "llama" in model.architecture.lower() or "grok" in model.architecture.lower():
+        return 5, 4, 8
+    return 3, 1, 4
+
+
+def _weight_bytes_per_param(quant: str | None, model: ModelFacts) -> tuple[float, str | None]:
+    if quant is None or quant in ("bf16", "bfloat16", "fp16", "float16", "none"):
+        return float(model.dtype_bytes), None
+    q = quant.lower()
+    if q in _QUANT_BYTES:
+        return _QUANT_BYTES[q], None
+    return float(
+        model.dtype_bytes
+    ), f"quantization {quant!r} not priced; weights estimated at {model.dtype_bytes} B/param"
+
+
+def estimate_weights_gib(
+    model: ModelFacts, *, tp: int, pp: int, quant: str | None
+) -> tuple[float, str | None]:
+    """Target weights resident per rank (params by shape, quantised linears, bf16 embeddings)."""
+    qb, note = _weight_bytes_per_param(quant, model)
+    plain = model.params_language - model.params_linear
+    total = plain * model.dtype_bytes + model.params_linear * qb + model.params_vision * 2
+    return total / (tp * pp) / GIB + WEIGHTS_OVERHEAD_GIB, note
+
+
+def estimate_draft_gib(model: ModelFacts, *, tp: int, quant: str | None) -> float:
+    """MTP/NEXTN draft weights per rank: the ``fc`` replicated, the decoder layer sharded."""
+    if not model.mtp_layers:
+        return 0.0
+    qb, _ = _weight_bytes_per_param(quant, model)
+    sharded = model.params_mtp - model.params_mtp_replicated
+    return (model.params_mtp_replicated * model.dtype_bytes + sharded * qb / tp) / GIB
+
+
+def kv_element_bytes(dtype: str | None, model: ModelFacts) -> tuple[float, str | None]:
+    """Bytes per KV element for ``--kv-cache-dtype`` (and a note when the price is an estimate)."""
+    d = (dtype or "auto").lower()
+    if d == "auto":
+        return float(model.dtype_bytes), None
+    if d.startswith("fp8") or d.startswith("float8") or d in ("mxfp8",):
+        return 1.0, None
+    if d in ("bf16", "bfloat16", "fp16", "float16", "half"):
+        return 2.0, None
+    if "fp4" in d:
+        return 0.5625, "fp4 KV priced at 0.5 B + block scales per element"
+    raise LogscopeError(f"unknown --kv-cache-dtype {dtype!r}")
+
+
+def ssm_element_bytes(args: Mapping[str, Any], model: ModelFacts) -> int:
+    """Bytes per SSM state element: 4 for float32 (the default), else 2."""
+    d = str(arg_value(args, "mamba_ssm_dtype", model.mamba_ssm_dtype or "float32")).lower()
+    return 4 if d in ("float32", "fp32") else 2
+
+
+def kv_cell_bytes(
+    model: ModelFacts, *, tp: int, pp: int, kv_bytes: float, draft_layers: int = 0
+) -> int:
+    """Bytes of KV cache per token on one rank (only full-attention layers of hybrid models)."""
+    n_layers = math.ceil(len(model.full_attention_layers) / pp)
+    if model.is_mla:
+        cell = int(
+            (int(model.kv_lora_rank or 0) + int(model.qk_rope_head_dim or 0)) * n_layers * kv_bytes
+        )
+    else:
+        heads = max(1, model.num_kv_heads // tp)
+        cell = int(heads * (model.head_dim + model.v_head_dim) * n_layers * kv_bytes)
+    if draft_layers and n_layers:
+        cell += int(cell * draft_layers / n_layers)
+    return cell
+
+
+def mamba_slot_bytes(
+    model: ModelFacts, *, tp: int, pp: int, ssm_bytes: int, conv_bytes: int = 2
+) -> int:
+    """Bytes of conv + ssm state one request slot holds on one rank (gated-delta-net layers)."""
+    if not model.is_hybrid:
+        return 0
+    hk = int(model.linear_num_key_heads or 0)
+    hv = int(model.linear_num_value_heads or 0)
+    dk = int(model.linear_key_head_dim or 0)
+    dv = int(model.linear_value_head_dim or 0)
+    k = int(model.linear_conv_kernel_dim or 4)
+    groups = hk if hk % tp == 0 else math.ceil(hk / tp) * tp
+    conv_dim = hv * dv + 2 * groups * dk
+    conv = conv_dim // tp * (k - 1) * conv_bytes
+    ssm = hv // tp * dv * dk * ssm_bytes
+    layers = math.ceil(model.num_linear_layers / pp)
+    return (conv + ssm) * layers

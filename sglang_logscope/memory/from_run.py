@@ -1,0 +1,194 @@
+"""The budget of a run from its own log: F0 and weights from its ``Load weight`` lines (the
+measured inputs), the SGLang release its messages point to, and what it printed about its pools
+(for comparison only, never used for the prediction)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import regex
+
+from ..errors import LogscopeError
+from ..events import EventKind
+from ..runs import FailureKind, Run
+from .budget_types import Budget, MeasuredFigures
+from .eras import NEWEST_READ, Era, parse_version, rules_for
+from .gpus import GpuSpec
+from .models import ModelFacts
+
+_TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
+
+
+def measured_from_run(run: Run, *, era: Era | None = None, spec: bool = False) -> MeasuredFigures:
+    """F0 (``Load weight begin``), free memory after weights and weights (``Load weight end``).
+
+    Never reads the pool lines. In era D with speculative decoding the draft's own
+    ``Load weight end`` (the second per rank) gives the free memory SGLang profiled.
+    """
+    begins: dict[str, list[float]] = {}
+    ends: dict[str, list[tuple[float | None, float | None]]] = {}
+    for e in run.of_kind(EventKind.LOAD_WEIGHT_BEGIN, EventKind.LOAD_WEIGHT_END):
+        rank = e.rank.label if e.rank else "-"
+        if e.kind is EventKind.LOAD_WEIGHT_BEGIN:
+            v = e.fields.get("avail_gib")
+            if isinstance(v, (int, float)):
+                begins.setdefault(rank, []).append(float(v))
+        else:
+            a, u = e.fields.get("avail_gib"), e.fields.get("mem_usage_gib")
+            ends.setdefault(rank, []).append(
+                (
+                    float(a) if isinstance(a, (int, float)) else None,
+                    float(u) if isinstance(u, (int, float)) else None,
+                )
+            )
+    f0_by_rank = {r: v[0] for r, v in begins.items()}
+    f0 = min(f0_by_rank.values()) if f0_by_rank else None
+    first = [v[0] for v in ends.values() if v]
+    after = [a for a, _ in first if a is not None]
+    usage = [u for _, u in first if u is not None]
+    free_after = min(after) if after else None
+    draft: float | None = None
+    if era is Era.D and spec:
+        second = [v[1] for v in ends.values() if len(v) > 1]
+        if second:
+            after2 = [a for a, _ in second if a is not None]
+            draft_u = [u for _, u in second if u is not None]
+            free_after = min(after2) if after2 else free_after
+            draft = max(draft_u) if draft_u else None
+    origin = "log: Load weight begin/end"
+    if f0 is None and free_after is not None and usage:
+        f0 = free_after + max(usage)
+        origin = "log: Load weight end (F0 = avail + mem usage)"
+    if f0 is not None and free_after is not None:
+        weights: float | None = f0 - free_after - (draft or 0.0)
+    else:
+        weights = max(usage) if usage else None
+    return MeasuredFigures(
+        f0_gib=f0,
+        free_after_weights_gib=free_after,
+        weights_gib=weights,
+        draft_weights_gib=draft,
+        f0_by_rank=f0_by_rank,
+        origin=origin,
+    )
+
+
+def reported_from_run(run: Run) -> dict[str, Any]:
+    """What SGLang printed about its pools (for side-by-side comparison only)."""
+    kv = run.first(EventKind.KV_CACHE_ALLOCATED)
+    mamba = run.first(EventKind.MAMBA_CACHE_ALLOCATED)
+    summary = run.first(EventKind.TOKEN_SUMMARY)
+    tokens = kv.fields.get("tokens") if kv else None
+    if tokens is None and summary is not None:
+        tokens = summary.fields.get("max_total_num_tokens")
+        if tokens is None:
+            m = _TOKENS.search(summary.message)
+            tokens = int(m.group(1)) if m else None
+    out: dict[str, Any] = {
+        "kv_tokens": tokens,
+        "mamba_slots": mamba.fields.get("max_mamba_cache_size") if mamba else None,
+        "max_running_requests": summary.fields.get("max_running_requests") if summary else None,
+    }
+    if kv is not None:
+        parts = [kv.fields.get(k) for k in ("k_gib", "v_gib", "kv_gib")]
+        nums = [float(p) for p in parts if isinstance(p, (int, float))]
+        out["kv_gib"] = round(sum(nums), 2) if nums else None
+    return out
+
+
+def _error_pct(pred: float | None, rep: Any) -> float | None:
+    if pred is None or not isinstance(rep, (int, float)) or rep == 0:
+        return None
+    return round((pred - rep) / rep * 100, 2)
+
+
+def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, str | None]:
+    """(version, note): the given version, else the run's release hint when it names one."""
+    if sglang_version is not None:
+        return sglang_version, None
+    fingerprint = _failure_fingerprint(run)
+    if fingerprint is not None:
+        return fingerprint
+    hint = run.release_hint
+    if hint and regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", hint):
+        return hint, f"SGLang version {hint} inferred from the log's messages"
+    if hint and "-" in hint and not hint.startswith(">="):
+        low = hint.split("-")[0]
+        return low, f"SGLang version: log messages point to {hint}; {low} used"
+    return None, None
+
+
+def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
+    """The release an OOM message's wording points to (see docs/memory.md, fingerprints)."""
+    f = run.failure
+    if f is None:
+        return None
+    if f.kind is FailureKind.NOT_ENOUGH_MEMORY:
+        if "self.server_args.mem_fraction_static" in f.message:
+            return (
+                "0.5.9",
+                "SGLang 0.5.9 inferred from the error text ('Current value: self.server_args...')",
+            )
+        if "Current value: mem_fraction_static" in f.message:
+            return (
+                "0.5.10",
+                "SGLang 0.5.10 inferred from the error text ('Current value: mem_fraction_static=')",
+            )
+        if "Current value" not in f.message:
+            return "0.5.11", "bare 'Not enough memory' text points to 0.5.11-0.5.13; 0.5.11 used"
+    if f.kind is FailureKind.WEIGHTS_LEAVE_NO_MEMORY:
+        return (
+            "0.5.15",
+            "'Loaded weights leave no GPU memory' exists from 0.5.14/0.5.15; 0.5.15 used",
+        )
+    return None
+
+
+def budget_for_run(
+    run: Run,
+    *,
+    args: Mapping[str, Any] | None = None,
+    gpus: GpuSpec | Sequence[GpuSpec] | None = None,
+    model: ModelFacts | None = None,
+    sglang_version: str | None = None,
+    model_config: Any = None,
+) -> Budget:
+    """The budget of a run from its own numbers (banner args, F0, weights), with what SGLang
+    printed about its pools returned alongside as ``reported`` (never used for the prediction).
+
+    ``args`` fills what the banner lacks (a log without a ``server_args`` line).
+    """
+    merged: dict[str, Any] = dict(args or {})
+    for k, v in (run.server_args or {}).items():
+        if v is not None:
+            merged[k] = v
+    if not merged and run.server_args is None:
+        raise LogscopeError(f"run {run.index} has no server_args banner; pass the launch arguments")
+    version, note = version_for_run(run, sglang_version)
+    rules = rules_for(parse_version(version or NEWEST_READ))
+    spec = bool(merged.get("speculative_algorithm"))
+    from .budget import budget  # budget re-exports this module's names
+
+    measured = measured_from_run(run, era=rules.era, spec=spec)
+    if measured.f0_gib is None:
+        measured = replace(measured, f0_gib=None)
+    b = budget(
+        merged,
+        gpus=gpus,
+        model=model,
+        sglang_version=version,
+        measured=measured if measured.f0_gib is not None else None,
+        explicit=None,
+        model_config=model_config,
+    )
+    if note:
+        b = replace(b, assumptions=(note, *b.assumptions))
+    reported = reported_from_run(run)
+    reported["kv_tokens_error_pct"] = _error_pct(b.per_gpu.kv_tokens, reported.get("kv_tokens"))
+    reported["mamba_slots_error_pct"] = _error_pct(
+        float(b.per_gpu.mamba_slots) if b.per_gpu.mamba_slots is not None else None,
+        reported.get("mamba_slots"),
+    )
+    return replace(b, reported=reported)

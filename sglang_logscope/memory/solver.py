@@ -1,0 +1,209 @@
+"""The solver: from one launch's resolved inputs, SGLang's startup arithmetic of its release era
+(slack, mamba state, spec scratch, KV pool, max running requests) and whether it fits."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..runs import FailureKind
+from .budget_types import PerGpu
+from .eras import Era, EraRules
+from .estimates import GIB, arg_value, kv_cell_bytes, mamba_slot_bytes
+from .models import ModelFacts
+
+#: Algorithms whose draft is priced into the KV cell in era D.
+EAGLE_FAMILY = {"EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE"}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything the arithmetic needs, resolved: per-rank figures, parallelism, era rules."""
+
+    rules: EraRules
+    model: ModelFacts
+    tp: int
+    pp: int
+    dp: int
+    mfs: float
+    total_gib: float | None
+    f0: float
+    free_after_weights: float | None
+    weights: float
+    draft_weights: float
+    spec: str | None
+    draft_tokens: int
+    mrr: int | None
+    radix_disabled: bool
+    ratio: int
+    mamba_full_memory_ratio: float
+    max_mamba_cache_size: int | None
+    ssm_bytes: int
+    kv_bytes: float
+    page_size: int
+    max_total_tokens: int | None
+    context_len: int
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The arithmetic's answer per rank (GiB, tokens, slots) and the failure it predicts."""
+
+    slack: float
+    rest: float
+    state: float
+    scratch: float
+    kv_gib: float
+    tokens: int
+    cell: int
+    slot_bytes: int
+    slots: int | None
+    mrr: int | None
+    failure: FailureKind | None
+    mm_reserve: float
+
+    @property
+    def fits(self) -> bool:
+        return self.failure is None and (self.mrr is None or self.mrr > 0) and self.tokens > 0
+
+
+def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
+    """Run the era's arithmetic; ``extra_gib`` adds free memory (to search the shortfall)."""
+    rules, model = x.rules, x.model
+    era = rules.era
+    slack = x.f0 * (1 - x.mfs)
+    mm_reserve = rules.mm_reserve_mib / 1024 if model.is_multimodal else 0.0
+    if x.free_after_weights is not None:
+        free_after = x.free_after_weights
+    else:
+        free_after = x.f0 - x.weights - (x.draft_weights if era is Era.D else 0.0)
+    rest = free_after - slack - mm_reserve + extra_gib
+    draft_layers = 0
+    if era is Era.D and x.spec in EAGLE_FAMILY:
+        draft_layers = max(1, min(model.mtp_layers, 1)) if model.mtp_layers else 1
+    cell = kv_cell_bytes(model, tp=x.tp, pp=x.pp, kv_bytes=x.kv_bytes, draft_layers=draft_layers)
+    slot = mamba_slot_bytes(model, tp=x.tp, pp=x.pp, ssm_bytes=x.ssm_bytes)
+    failure: FailureKind | None = None
+    state = scratch = 0.0
+    slots: int | None = None
+    d = x.draft_tokens if x.spec else 0
+    if model.is_hybrid:
+        pg = slot / GIB
+        mrr = x.mrr
+        r = x.mamba_full_memory_ratio
+        if era in (Era.A, Era.B):
+            if x.spec:
+                scratch = pg * (mrr or 0) * d
+                rest -= scratch
+            if x.max_mamba_cache_size is not None:
+                slots = x.max_mamba_cache_size // x.dp
+            elif x.radix_disabled and mrr is not None:
+                slots = mrr
+            else:
+                slots = int((rest * r / (1 + r) * GIB) // slot)
+            state = slots * pg
+        else:
+            pad = 1 if rules.padding_slot else 0
+            if x.max_mamba_cache_size is not None:
+                slots = x.max_mamba_cache_size // x.dp
+                if x.spec:
+                    cap = min(max(1, mrr or 1), slots // x.ratio)
+                    scratch = pg * (cap + pad) * d
+            elif x.radix_disabled and mrr is not None:
+                slots = max(1, mrr) if pad else mrr
+                if x.spec:
+                    scratch = pg * (slots + pad) * d
+            else:
+                budget_b = rest * r / (1 + r) * GIB
+                if x.spec:
+                    slots = int((budget_b - pad * slot * (1 + d)) // (slot * (1 + d / x.ratio)))
+                    cap = min(max(1, mrr or 1), slots // x.ratio)
+                    scratch = pg * (cap + pad) * d
+                else:
+                    slots = int((budget_b - pad * slot) // slot)
+            if slots <= 0:
+                failure = FailureKind.MAMBA_STATE_TOO_SMALL
+            state = (slots + pad) * pg
+            rest -= scratch
+        rest -= state
+    if failure is None and era is Era.D and rest <= 0:
+        failure = FailureKind.WEIGHTS_LEAVE_NO_MEMORY
+    tokens = int(rest * GIB) // cell if cell else 0
+    if x.max_total_tokens is not None:
+        tokens = min(tokens, x.max_total_tokens)
+    tokens = tokens // x.page_size * x.page_size
+    if failure is None and tokens <= 0:
+        failure = FailureKind.NOT_ENOUGH_MEMORY
+    kv_gib = max(tokens, 0) * cell / GIB
+    mrr_out = _final_mrr(x, tokens, slots)
+    if (
+        failure is None
+        and model.is_hybrid
+        and era in (Era.C, Era.D)
+        and mrr_out is not None
+        and mrr_out <= 0
+    ):
+        failure = FailureKind.MAMBA_STATE_TOO_SMALL
+    return Solution(
+        slack, rest, state, scratch, kv_gib, tokens, cell, slot, slots, mrr_out, failure, mm_reserve
+    )
+
+
+def _final_mrr(x: Inputs, tokens: int, slots: int | None) -> int | None:
+    if tokens <= 0:
+        return None
+    era = x.rules.era
+    estimated = max(min(int(tokens / max(x.context_len, 1) * 512), 4096), 2048)
+    user = x.mrr
+    if era in (Era.A, Era.B):
+        mrr = user if user is not None else estimated
+    elif era is Era.C:
+        mrr = min(user, estimated) if user is not None else min(estimated, tokens // 2)
+    else:
+        mrr = min(max(1, user), tokens // 2) if user is not None else min(estimated, tokens // 2)
+    if slots is not None:
+        mrr = min(mrr, slots // x.ratio)
+    return mrr
+
+
+def shortfall_gib(x: Inputs) -> float:
+    """GiB more free memory per GPU (after weights) that would make the launch fit."""
+    lo, hi = 0.0, 1.0
+    while not solve(x, hi).fits:
+        hi *= 2
+        if hi > 4096:
+            return math.inf
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if solve(x, mid).fits:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def slack_warnings(x: Inputs, g: PerGpu, args: Mapping[str, Any]) -> list[str]:
+    """Pools fit, but is the slack enough for CUDA graphs, activations (and eras A-C the draft)?"""
+    cpf = int(arg_value(args, "chunked_prefill_size", 4096) or 4096)
+    bs = int(arg_value(args, "cuda_graph_max_bs", 0) or 0) or (min(x.mrr, 256) if x.mrr else 160)
+    need_mib = 512 + max(cpf, 2048) * 1.5 + bs * 2
+    parts = [f"~{need_mib / 1024:.1f} GiB graphs + activations"]
+    need = need_mib / 1024
+    if x.rules.era is not Era.D and x.spec in EAGLE_FAMILY:
+        transient = (
+            2 * x.model.vocab_size / x.tp * x.model.hidden_size * 2 / GIB
+            if x.model.mtp_layers
+            else 0.0
+        )
+        need += g.draft_weights_gib + g.draft_kv_gib + transient
+        parts.append(
+            f"{g.draft_weights_gib + g.draft_kv_gib + transient:.1f} GiB draft weights/KV/load transient"
+        )
+    if g.slack_gib < need:
+        return [
+            f"pools fit, but the slack ({g.slack_gib:.2f} GiB) is below SGLang's own reserve estimate "
+            f"for {' + '.join(parts)}: a CUDA out-of-memory during graph capture or serving is possible"
+        ]
+    return []
