@@ -121,7 +121,7 @@ def _split_items(text: str, i: int) -> list[str]:
 
 def _split_key(item: str) -> tuple[str, bool, str]:
     item = item.strip()
-    if item[:1] in "'\"":
+    if item and item[0] in "'\"":
         q = item[0]
         end = item.find(q, 1)
         if end == -1:
