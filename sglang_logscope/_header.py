@@ -128,23 +128,33 @@ def split_header(line: str) -> Header:
     return _split_headless(line)
 
 
+#: Parsed bracket headers by their text (lines of one second and rank share one).
+_head_cache: dict[str, tuple[datetime | None, Rank | None, str | None, str | None]] = {}
+
+
 def _bracketed(line: str, m: regex.Match[str]) -> Header:
-    ranks = m.group("ranks")
-    message = line[m.end() :]
-    level = m.group("level")
+    end = m.end()
+    head = line[m.start() : end]
+    parts = _head_cache.get(head)
+    if parts is None:
+        ranks = m.group("ranks")
+        parts = (
+            parse_timestamp(m.group("ts")),
+            parse_rank(ranks[1:]) if ranks else None,
+            m.group("level"),
+            m.group("src"),
+        )
+        if len(_head_cache) >= 4096:
+            _head_cache.clear()
+        _head_cache[head] = parts
+    message = line[end:]
+    level = parts[2]
     if level is None and message[:1] in "IWED":
         u = _UVICORN.match(message)
         if u is not None:
             level = u.group("level")
             message = message[u.end() :]
-    return Header(
-        True,
-        parse_timestamp(m.group("ts")),
-        parse_rank(ranks[1:]) if ranks else None,
-        level,
-        m.group("src"),
-        message,
-    )
+    return Header(True, parts[0], parts[1], level, parts[3], message)
 
 
 def _split_headless(line: str, nested: bool = False) -> Header:

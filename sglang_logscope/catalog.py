@@ -10,7 +10,7 @@ tried only against the few specs that can match it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -212,7 +212,10 @@ def auto_value(text: str) -> Any:
     text = text.strip().rstrip(".") if not text.strip().endswith("..") else text.strip()
     bare = _UNIT.sub("", text)
     if _INT.fullmatch(bare):
-        return int(bare)
+        try:
+            return int(bare)
+        except ValueError:  # beyond Python's int-from-text digit limit
+            return text
     if _FLOAT.fullmatch(bare):
         return float(bare)
     if text in ("True", "False"):
@@ -231,6 +234,58 @@ def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
         if name and name not in out:
             out[name] = auto_value(m.group("v"))
     return out
+
+
+class LazyFields(Mapping[str, Any]):
+    """A spec's typed fields, converted on first access.
+
+    Batch lines carry a dozen ``label: value`` pairs; most readers (run splitting, summaries)
+    never look at them, so the parser keeps the match's raw groups and converts them only when
+    the fields are read. Behaves as a read-only mapping equal to the converted ``dict``.
+    """
+
+    __slots__ = ("_data", "_groups", "_spec")
+
+    def __init__(self, spec: MessageSpec, groups: Mapping[str, str | None]) -> None:
+        self._spec: MessageSpec | None = spec
+        self._groups: Mapping[str, str | None] | None = groups
+        self._data: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        data = self._data
+        if data is None:
+            assert self._spec is not None and self._groups is not None
+            data = self._data = self._spec.convert(self._groups)
+            self._spec = self._groups = None
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._load()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._load().get(key, default)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyFields):
+            other = other._load()
+        return self._load() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._load())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (self._load(),))
 
 
 class Catalog:
@@ -263,6 +318,25 @@ class Catalog:
         for spec in self._floating:
             m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
             if m is not None:
+                return spec, spec.convert(m.groupdict())
+        return None
+
+    def match_lazy(self, message: str) -> tuple[MessageSpec, Mapping[str, Any]] | None:
+        """As :meth:`match`, but the fields of specs with ``pairs`` are converted on first read."""
+        bucket = self._by_key.get(message[:KEY_LEN])
+        if bucket is not None:
+            for spec in bucket:
+                if message.startswith(spec.prefix):
+                    m = spec.compiled.match(message)
+                    if m is not None:
+                        if spec.pairs is not None:
+                            return spec, LazyFields(spec, m.groupdict())
+                        return spec, spec.convert(m.groupdict())
+        for spec in self._floating:
+            m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
+            if m is not None:
+                if spec.pairs is not None:
+                    return spec, LazyFields(spec, m.groupdict())
                 return spec, spec.convert(m.groupdict())
         return None
 

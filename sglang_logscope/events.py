@@ -127,3 +127,48 @@ class Event:
             "fields": dict(self.fields),
             "truncated": self.truncated,
         }
+
+
+_SLOT_SETTERS = tuple(
+    getattr(Event, name).__set__
+    for name in (
+        "line", "kind", "message", "end_line", "timestamp", "level", "rank", "source",
+        "fields", "text", "truncated", "releases",
+    )
+)  # fmt: skip
+
+
+def new_event(
+    line: int,
+    kind: EventKind,
+    message: str,
+    end_line: int,
+    timestamp: datetime | None,
+    level: str | None,
+    rank: Rank | None,
+    source: str | None,
+    fields: Mapping[str, Any],
+    text: str,
+    truncated: bool,
+    releases: str | None,
+) -> Event:
+    """Build an :class:`Event` from all its fields in order, without the frozen ``__init__``'s
+    per-field ``object.__setattr__`` (the parser's hot path; the result is an ordinary Event)."""
+    e = _new(Event)
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = _SLOT_SETTERS
+    s0(e, line)
+    s1(e, kind)
+    s2(e, message)
+    s3(e, end_line)
+    s4(e, timestamp)
+    s5(e, level)
+    s6(e, rank)
+    s7(e, source)
+    s8(e, fields)
+    s9(e, text)
+    s10(e, truncated)
+    s11(e, releases)
+    return e
+
+
+_new = object.__new__

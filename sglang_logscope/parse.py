@@ -10,7 +10,7 @@ a scheduler traceback becomes a ``not_enough_memory`` event).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import regex
@@ -19,8 +19,10 @@ from ._header import Header, split_header
 from ._source import Source, decode_line, iter_raw_lines
 from .banner import parse_banner
 from .catalog import MessageSpec
-from .events import Event, EventKind
+from .events import Event, EventKind, new_event
 from .messages import CATALOG
+
+_match = CATALOG.match_lazy
 
 #: A traceback block is closed after this many lines, whatever follows (bounded memory).
 MAX_BLOCK_LINES = 5000
@@ -50,14 +52,15 @@ _FAILURE_PRIORITY = (
 )
 
 
-def iter_events(source: Source) -> Iterator[Event]:
+def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
     """Yield every event of ``source`` (a path, ``-``, a ``.gz`` file or an open file).
 
     Every input line belongs to exactly one event. Never raises on odd content; raises
     :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.
+    ``first_line`` numbers the first line read (an open file positioned mid-way).
     """
     block: _Block | None = None
-    lineno = 0
+    lineno = first_line - 1
     for raw, truncated in iter_raw_lines(source):
         lineno += 1
         text = decode_line(raw)
@@ -72,11 +75,11 @@ def iter_events(source: Source) -> Iterator[Event]:
                 continue
             yield block.close()
             block = None
-        hit = CATALOG.match(header.message)
+        hit = _match(header.message)
         if hit is None:
             hit = _match_after_exception_type(header.message)
         if hit is not None and hit[0].block is not None:
-            block = _Block(lineno, text, header, hit[0], hit[1], truncated)
+            block = _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
             continue
         yield _make_event(lineno, text, header, hit, truncated)
     if block is not None:
@@ -110,34 +113,34 @@ def _make_event(
     lineno: int,
     text: str,
     header: Header,
-    hit: tuple[MessageSpec, dict[str, Any]] | None,
+    hit: tuple[MessageSpec, Mapping[str, Any]] | None,
     truncated: bool,
 ) -> Event:
+    fields: Mapping[str, Any]
     if hit is None:
         kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
-        fields: dict[str, Any] = {}
+        fields = {}
         releases = None
     else:
         spec, fields = hit
         kind = spec.kind
         releases = spec.releases
         if kind is EventKind.SERVER_ARGS:
-            fields = {
-                "args": parse_banner(fields.pop("_repr", "") or _after_equals(header.message))
-            }
-    return Event(
-        line=lineno,
-        end_line=lineno,
-        kind=kind,
-        message=header.message,
-        timestamp=header.timestamp,
-        level=header.level or (_LEVEL_HINT.get(kind) if hit else None),
-        rank=header.rank,
-        source=header.source,
-        fields=fields,
-        text=text,
-        truncated=truncated,
-        releases=releases,
+            raw = dict(fields).pop("_repr", "")
+            fields = {"args": parse_banner(raw or _after_equals(header.message))}
+    return new_event(
+        lineno,
+        kind,
+        header.message,
+        lineno,
+        header.timestamp,
+        header.level or (_LEVEL_HINT.get(kind) if hit else None),
+        header.rank,
+        header.source,
+        fields,
+        text,
+        truncated,
+        releases,
     )
 
 
