@@ -144,6 +144,7 @@ def check(
     *,
     sglang_version: str | None = None,
     with_budget: bool = True,
+    full_scan: bool = False,
 ) -> CheckReport:
     """Judge whether the last run of ``log`` is the launch described by ``expect``.
 
@@ -151,9 +152,18 @@ def check(
     command, or a path to a file holding one. ``launched_at`` is when you ran it (a datetime,
     or text as ``--launched-at`` takes it). ``log_tz`` is the zone of the log's naive times.
     Without ``expect``/``launched_at``, a launch record beside the log (``LOG.launch.json``)
-    is used when present.
+    is used when present. A big plain file is read from its end (:mod:`.tail`): the last run
+    and the run count are exact, earlier runs are known from their banner only
+    (``full_scan=True`` parses every line).
     """
-    parsed = log if isinstance(log, Log) else read_log(log)
+    if isinstance(log, Log):
+        parsed = log
+    elif full_scan:
+        parsed = read_log(log)
+    else:
+        from .tail import read_last_run
+
+        parsed = read_last_run(log)  # big plain files: only the end is parsed
     path = None if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
     record = _launch_record(path) if path and (expect is None or launched_at is None) else {}
