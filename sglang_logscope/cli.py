@@ -163,19 +163,33 @@ def runs(
 
 @app.command()
 def summary(
-    log: LogArg,
+    log: Annotated[
+        list[str],
+        typer.Argument(
+            help="SGLang log file(s) ('-' for stdin; .gz accepted); several run in parallel."
+        ),
+    ],
     fmt: Annotated[
         TextFormat, typer.Option("--format", "-f", help="Output format.")
     ] = TextFormat.text,
 ) -> None:
-    """Per run: times, outcome, failure, key memory figures and the arguments that matter."""
-    data = summarize(read_log(log))
+    """Per run: times, outcome, failure, key memory figures and the arguments that matter.
+
+    With several files (processed in parallel), JSON output is one summary per line (JSON lines).
+    """
+    from .log import summarize_files
+
+    results = summarize_files(log) if len(log) > 1 else [summarize(read_log(log[0]))]
     if fmt is TextFormat.json:
-        report.write_json(data)
+        if len(results) == 1:
+            report.write_json(results[0])
+        else:
+            report.write_jsonl(results)
         return
     from .views import render_summary
 
-    render_summary(report.console(), data)
+    for data in results:
+        render_summary(report.console(), data)
 
 
 class GpuSource(str, Enum):

@@ -81,3 +81,22 @@ def run_summary(run: Run) -> dict[str, Any]:
 def summarize(log: Log) -> dict[str, Any]:
     """``{"schema_version": 1, "log": ..., "runs": [...]}`` — the ``summary`` JSON."""
     return {"schema_version": 1, "log": log.name, "runs": [run_summary(r) for r in log.runs]}
+
+
+def summarize_file(path: str) -> dict[str, Any]:
+    """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
+    logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
+    (``rdd.map(summarize_file)``)."""
+    return summarize(read_log(path))
+
+
+def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[dict[str, Any]]:
+    """:func:`summarize_file` over several files, in parallel across cores, in input order."""
+    if len(paths) <= 1 or workers == 1:
+        return [summarize_file(p) for p in paths]
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    count = min(len(paths), workers or os.cpu_count() or 1)
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(summarize_file, paths))
