@@ -1,0 +1,191 @@
+"""Measure the five scale targets of issue 6 and print their ratios.
+
+    python -m benchmarks.generate --size-mb 600            # benchmarks/out/big.log, small.log
+    python -m benchmarks.run [--parse-mb 60]
+
+Target 1 (check) and the naive / grep throughputs run on the full big log; the full parse,
+summary and memory figures run on its first ``--parse-mb`` MB (a full Python parse of 600 MB
+takes minutes on two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+LOGSCOPE = [sys.executable, "-m", "sglang_logscope"]
+
+
+def wall(cmd: list[str], repeat: int = 3) -> tuple[float, int]:
+    """Best wall time of ``repeat`` runs and the peak RSS (KiB) of the child."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        best = min(best, time.perf_counter() - t)
+    return best, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def peak_rss(cmd: list[str]) -> float:
+    """Peak RSS in MB of one run of ``cmd`` (GNU time)."""
+    r = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    return int(r.stderr.strip().splitlines()[-1]) / 1024
+
+
+def lines_per_s(code: str, path: Path) -> tuple[int, float]:
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+    )
+    n, secs = r.stdout.split()
+    return int(n), float(secs)
+
+
+NAIVE = """
+import sys, time
+from sglang_logscope._header import _FAST as HEADER_RE
+t = time.perf_counter(); n = 0
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    for line in f:
+        HEADER_RE.match(line); n += 1
+print(n, time.perf_counter() - t)
+"""
+FULL = """
+import sys, time
+from sglang_logscope.parse import iter_events
+t = time.perf_counter(); n = 0
+for e in iter_events(sys.argv[1]):
+    n += e.line_count
+print(n, time.perf_counter() - t)
+"""
+FRAME = """
+import sys, time
+from sglang_logscope.events import EventKind
+from sglang_logscope.log import read_log
+log = read_log(sys.argv[1])
+t = time.perf_counter()
+df = log.to_dataframe(kinds=[EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH])
+print(len(df), df.memory_usage(deep=True).sum() / 1e6)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parse-mb", type=float, default=60.0)
+    args = ap.parse_args()
+    big, small, cmd = OUT / "big.log", OUT / "small.log", OUT / "cmd.txt"
+    if not big.exists():
+        sys.exit("run `python -m benchmarks.generate --size-mb 600` first")
+    part = OUT / f"part{int(args.parse_mb)}.log"
+    if not part.exists():
+        with big.open("rb") as src, part.open("wb") as dst:
+            chunk = src.read(int(args.parse_mb * 1e6))
+            dst.write(chunk[: chunk.rfind(b"\n") + 1])
+    rows: list[tuple[str, str, str]] = []
+    size_mb = big.stat().st_size / 1e6
+
+    # 1. check cost follows the last run
+    t_small, _ = wall([*LOGSCOPE, "check", "--expect-args", str(cmd), str(small)])
+    t_big, _ = wall([*LOGSCOPE, "check", "--expect-args", str(cmd), str(big)])
+    rows.append(
+        (
+            f"1. check, {size_mb:.0f} MB log vs its last run alone",
+            f"{t_big:.2f} s vs {t_small:.2f} s",
+            f"ratio {t_big / t_small:.2f} (target <= 2)",
+        )
+    )
+
+    # 2. parsing throughput
+    t = time.perf_counter()
+    out = subprocess.run(["grep", "-c", "", str(big)], capture_output=True, text=True, check=True)
+    grep_lps = int(out.stdout) / (time.perf_counter() - t)
+    n, secs = lines_per_s(NAIVE, big)
+    naive_lps = n / secs
+    n, secs = lines_per_s(FULL, part)
+    full_lps = n / secs
+    t = time.perf_counter()
+    subprocess.run([*LOGSCOPE, "summary", "-f", "json", str(part)], capture_output=True, check=True)
+    summary_lps = n / (time.perf_counter() - t)
+    rows.append(("2. grep -c '' (I/O ceiling)", f"{grep_lps:,.0f} lines/s", ""))
+    rows.append(("2. naive HEADER_RE loop", f"{naive_lps:,.0f} lines/s", "reference"))
+    rows.append(
+        (
+            "2. iter_events (every line an Event)",
+            f"{full_lps:,.0f} lines/s",
+            f"ratio to naive {full_lps / naive_lps:.2f} (target >= 1)",
+        )
+    )
+    rows.append(
+        (
+            "2. logscope summary (incl. start-up)",
+            f"{summary_lps:,.0f} lines/s",
+            f"ratio to naive {summary_lps / naive_lps:.2f} (target >= 1)",
+        )
+    )
+
+    # 3. memory
+    part_mb = part.stat().st_size / 1e6
+    rss_summary = peak_rss([*LOGSCOPE, "summary", "-f", "json", str(part)])
+    rss_events = peak_rss([*LOGSCOPE, "events", "-f", "jsonl", str(part)])
+    rows.append(
+        (
+            f"3. summary peak RSS ({part_mb:.0f} MB log)",
+            f"{rss_summary:.0f} MB",
+            "target < 250 MB at 600 MB",
+        )
+    )
+    rows.append(
+        (
+            f"3. events --format jsonl peak RSS ({part_mb:.0f} MB)",
+            f"{rss_events:.0f} MB",
+            "target < 250 MB at 600 MB",
+        )
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", FRAME, str(part)], capture_output=True, text=True, check=True
+    )
+    nrows, frame_mb = r.stdout.split()
+    rows.append(
+        (
+            "3. DataFrame of batch events",
+            f"{int(nrows):,} rows, {float(frame_mb):.0f} MB",
+            f"{float(frame_mb) * 1e6 / int(nrows):.0f} B/row -> 3M rows ~ {float(frame_mb) / int(nrows) * 3e6 / 1e3:.2f} GB",
+        )
+    )
+
+    # 4. start-up
+    rows.append(("4. check on the small log (wall)", f"{t_small:.2f} s", "target < 0.3 s"))
+
+    # 5. several files
+    files = [str(part), str(part)]
+    env = dict(os.environ)
+    t1, _ = wall([*LOGSCOPE, "summary", "-f", "json", files[0]], repeat=1)
+    t2, _ = wall([*LOGSCOPE, "summary", "-f", "json", *files], repeat=1)
+    _ = env
+    rows.append(
+        (
+            "5. summary of 2 files vs 1 (2 cores)",
+            f"{t2:.2f} s vs {t1:.2f} s",
+            f"ratio {t2 / t1:.2f} (serial = 2)",
+        )
+    )
+
+    width = max(len(r[0]) for r in rows)
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {value:<28} {note}")
+
+
+if __name__ == "__main__":
+    main()
