@@ -303,7 +303,9 @@ def test_no_shell_or_eval_in_the_package() -> None:
 _ = sys
 
 
-@pytest.mark.parametrize("text", ["ServerArgs(a=1, , b=2)", "{,}", "X(,)", "(", "{'a': 1,   ,", ")"])
+@pytest.mark.parametrize(
+    "text", ["ServerArgs(a=1, , b=2)", "{,}", "X(,)", "(", "{'a': 1,   ,", ")"]
+)
 def test_banner_scanner_survives_empty_items(text: str) -> None:
     """Found by the atheris harness (benchmarks/fuzz): an empty item crashed the fallback scanner."""
     from sglang_logscope.banner import parse_banner

@@ -34,7 +34,9 @@ def one_input(data: bytes) -> None:
     try:
         if choice == 0:
             log = read_log(io.BytesIO(rest))
-            assert sum(e.line_count for e in log.events) == rest.count(b"\n") + (1 if rest and not rest.endswith(b"\n") else 0)
+            assert sum(e.line_count for e in log.events) == rest.count(b"\n") + (
+                1 if rest and not rest.endswith(b"\n") else 0
+            )
         elif choice == 1:
             parse_banner(text)
         elif choice == 2:
@@ -49,7 +51,10 @@ def one_input(data: bytes) -> None:
 
 def seed(corpus: Path) -> None:
     corpus.mkdir(parents=True, exist_ok=True)
-    sources = [*sorted((ROOT / "fixtures" / "real").glob("*/server.log")), *sorted((ROOT / "fixtures" / "real").glob("*/command.txt"))]
+    sources = [
+        *sorted((ROOT / "fixtures" / "real").glob("*/server.log")),
+        *sorted((ROOT / "fixtures" / "real").glob("*/command.txt")),
+    ]
     for i, path in enumerate(sources):
         data = path.read_bytes()[:4096]
         kind = 2 if path.name == "command.txt" else 0
