@@ -6,9 +6,10 @@ and recompute SGLang's memory arithmetic to tell a real OOM from a ghost.
 
 from __future__ import annotations
 
+from .argdiff import ArgDiff, DiffStatus
 from .argtable import ArgOption, ArgTable, available_versions, load_arg_table
 from .catalog import MessageSpec, Sample
-from .check import ArgDiff, CheckReport, DiffStatus, Verdict, check
+from .check import CheckReport, Verdict, check
 from .command import LaunchCommand, parse_launch_command
 from .errors import CommandError, InputError, LogscopeError
 from .events import Event, EventKind, Rank

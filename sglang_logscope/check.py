@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._source import Source
+from .argdiff import ArgDiff, DiffStatus, arg_diff, effective_args, same_value
+from .check_text import wording
 from .errors import LogscopeError
-from .events import Event, EventKind
 from .findings import Finding
 from .log import Log, read_log
 from .runs import FailureKind, Outcome, Run
@@ -27,6 +28,8 @@ from .timing import LaunchTime, file_mtime, parse_launched_at, parse_tz, to_log_
 
 if TYPE_CHECKING:
     from .command import LaunchCommand
+
+__all__ = ["ArgDiff", "CheckReport", "DiffStatus", "Verdict", "check", "effective_args"]
 
 #: A run whose start is this much before the launch time still counts as the launch
 #: (clock granularity: a launch time typed to the minute, or taken on another machine).
@@ -39,33 +42,6 @@ class Verdict(str, enum.Enum):
     MISMATCH = "mismatch"
     NO_RUN = "no_run"
     INCONCLUSIVE = "inconclusive"
-
-
-class DiffStatus(str, enum.Enum):
-    EXPLAINED = "explained"
-    UNEXPLAINED = "unexplained"
-
-
-@dataclass(frozen=True)
-class ArgDiff:
-    """One argument whose effective value differs from the intended one."""
-
-    arg: str
-    intended: Any
-    effective: Any
-    status: DiffStatus
-    explanation: str | None = None
-    evidence_line: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "arg": self.arg,
-            "intended": self.intended,
-            "effective": self.effective,
-            "status": self.status.value,
-            "explanation": self.explanation,
-            "evidence_line": self.evidence_line,
-        }
 
 
 @dataclass(frozen=True)
@@ -301,7 +277,7 @@ def _judge(
             )
         return _report(log, Verdict.NO_RUN, run, (), findings, launch, mtime, intended, (), ())
 
-    diffs, matched, unverified = _arg_diff(run, intended) if intended else ((), (), ())
+    diffs, matched, unverified = arg_diff(run, intended) if intended else ((), (), ())
     if intended is not None and not run.has_banner:
         findings.append(Finding.of("LS012"))
     if intended is not None and (intended.unknown or intended.ambiguous):
@@ -456,120 +432,6 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
     return [a for a in intended.argv if a.startswith("--") and a.split("=")[0] in message][:3]
 
 
-# ------------------------------------------------------------------------------------ arg diff
-
-#: SGLang rewrites it applies without a log line: (arg, intended, effective) -> why.
-_KNOWN_REWRITES: dict[tuple[str, Any, Any], str] = {
-    (
-        "speculative_algorithm",
-        "NEXTN",
-        "EAGLE",
-    ): "SGLang rewrites NEXTN to EAGLE (_handle_speculative_decoding)",
-}
-
-
-def effective_args(run: Run) -> tuple[dict[str, Any], dict[str, Event]]:
-    """The run's effective arguments, and for each one the event that revealed or set it.
-
-    The banner (post-adjustment values) wins; without one, values the run's own messages
-    reveal: failure messages (``Current value: ...=0.85``) and auto-adjust warnings.
-    """
-    values: dict[str, Any] = dict(run.server_args or {})
-    evidence: dict[str, Event] = {}
-    for event in run.events:
-        sets = event.fields.get("sets")
-        if isinstance(sets, Mapping):
-            for arg, value in sets.items():
-                evidence.setdefault(arg, event)
-                if not run.has_banner and _printed_value(value):
-                    values.setdefault(arg, value)
-    if run.failure is not None and run.failure.event is not None:
-        for arg, value in run.failure.effective.items():
-            values.setdefault(arg, value)
-            evidence.setdefault(arg, run.failure.event)
-    return values, evidence
-
-
-def _printed_value(value: Any) -> bool:
-    """A concrete value a message printed (not ``None`` or a rule such as ``steps + 1``)."""
-    if value is None:
-        return False
-    return not (isinstance(value, str) and " " in value)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return bool(a) == bool(b) if {type(a), type(b)} <= {bool, int} else a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return abs(float(a) - float(b)) <= 1e-9 * max(1.0, abs(float(a)))
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, str) and isinstance(b, str):
-        return a.rstrip("/") == b.rstrip("/")
-    return bool(a == b)
-
-
-def _arg_diff(
-    run: Run, intended: LaunchCommand
-) -> tuple[tuple[ArgDiff, ...], tuple[str, ...], tuple[str, ...]]:
-    values, evidence = effective_args(run)
-    diffs: list[ArgDiff] = []
-    matched: list[str] = []
-    unverified: list[str] = []
-    for arg, want in intended.explicit_args().items():
-        if arg not in values:
-            unverified.append(arg)
-            continue
-        have = values[arg]
-        if _same(want, have):
-            matched.append(arg)
-            continue
-        diffs.append(_explain(arg, want, have, evidence.get(arg), values, intended))
-    return tuple(diffs), tuple(matched), tuple(unverified)
-
-
-def _explain(
-    arg: str,
-    want: Any,
-    have: Any,
-    event: Event | None,
-    values: Mapping[str, Any],
-    intended: LaunchCommand,
-) -> ArgDiff:
-    rewrite = intended.rewrites.get(arg)
-    if rewrite is not None and _same(rewrite[1], have):
-        return ArgDiff(
-            arg,
-            want,
-            have,
-            DiffStatus.EXPLAINED,
-            f"SGLang rewrites {rewrite[0]!r} to {rewrite[1]!r}",
-        )
-    known = _KNOWN_REWRITES.get((arg, want, have))
-    if known is not None:
-        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, known)
-    if event is not None and event.kind in (EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND):
-        return ArgDiff(
-            arg,
-            want,
-            have,
-            DiffStatus.EXPLAINED,
-            f"SGLang adjusted it: {event.message.strip()[:200]}",
-            event.line,
-        )
-    if arg == "speculative_num_draft_tokens" and values.get("speculative_eagle_topk") == 1:
-        steps = values.get("speculative_num_steps")
-        if isinstance(steps, int) and have == steps + 1:
-            return ArgDiff(
-                arg,
-                want,
-                have,
-                DiffStatus.EXPLAINED,
-                "with speculative_eagle_topk == 1 SGLang sets draft tokens to num_steps + 1",
-            )
-    return ArgDiff(arg, want, have, DiffStatus.UNEXPLAINED)
-
-
 # ------------------------------------------------------------------------------------ memory
 
 
@@ -595,10 +457,10 @@ def _memory(
         era_version = version or version_for_run(run, None)[0] or intended.sglang_version
         measured = None
         same = run.server_args is not None and all(
-            _same(run.server_args.get(k), intended.args.get(k))
+            same_value(run.server_args.get(k), intended.args.get(k))
             for k in ("model_path", "tp_size", "quantization")
         )
-        if run.server_args is not None and _same(
+        if run.server_args is not None and same_value(
             run.server_args.get("tp_size"), intended.args.get("tp_size")
         ):
             seen = measured_from_run(run)
@@ -657,7 +519,7 @@ def _report(
     oom: dict[str, Any] | None = None,
     budget: Any = None,
 ) -> CheckReport:
-    headline, steps = _wording(verdict, run, diffs, findings, launch, mtime, oom)
+    headline, steps = wording(verdict, run, diffs, findings, launch, mtime, oom)
     return CheckReport(
         log=log.name,
         verdict=verdict,
@@ -675,79 +537,3 @@ def _report(
         oom=oom,
         budget=budget,
     )
-
-
-def _wording(
-    verdict: Verdict,
-    run: Run | None,
-    diffs: tuple[ArgDiff, ...],
-    findings: list[Finding],
-    launch: datetime | None,
-    mtime: datetime | None,
-    oom: dict[str, Any] | None,
-) -> tuple[str, list[str]]:
-    codes = {f.code for f in findings}
-    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
-    shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
-    steps: list[str] = []
-    if verdict is Verdict.NO_RUN:
-        return "No SGLang run in this log.", [
-            "Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."
-        ]
-    assert run is not None
-    started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "at an unknown time"
-    if verdict is Verdict.STALE:
-        headline = f"STALE: the last run started {started}, before your launch"
-        if launch is not None:
-            headline += f" at {launch:%Y-%m-%d %H:%M:%S}"
-        if shown:
-            headline += f"; it ran with {shown}"
-        headline += ". Your launch has not written here."
-        steps.append(
-            "Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?)."
-        )
-        if "LS002" in codes:
-            steps.append(
-                "The file has not changed since your launch: run the launch in the foreground to see why it does not start."
-            )
-        if "LS013" in codes:
-            steps.append(
-                "The file changed after your launch without a new run: read its last lines for an import error or a shell error."
-            )
-        if run.failure is not None:
-            steps.append(
-                f"Do not tune flags against this run's {run.failure.kind.value}: it is not your launch."
-            )
-    elif verdict is Verdict.MISMATCH:
-        headline = f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
-        steps.append(
-            "This is probably an earlier run (a stale log), or your flags did not reach SGLang. Pass --launched-at to decide by time."
-        )
-    elif verdict is Verdict.FRESH:
-        if run.failure is not None:
-            headline = f"FRESH, CRASHED: your launch (run started {started}) failed with {run.failure.kind.value}."
-            if run.failure.kind is FailureKind.ARGPARSE_ERROR:
-                steps.append(
-                    "SGLang's argparse rejected your command: fix the flag and launch again."
-                )
-            else:
-                steps.append(
-                    f"Fix the failure at line {run.failure.line} ({run.failure.kind.value})."
-                )
-        elif run.outcome is Outcome.READY:
-            headline = f"FRESH: the last run ({started}) is your launch and it is ready."
-        else:
-            headline = f"FRESH: the last run ({started}) is your launch; it is {run.outcome.value}."
-    else:
-        headline = f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
-        if "LS008" in codes:
-            steps.append(
-                "Give --log-tz (the server's time zone) or --launched-at in the server's local time."
-            )
-        elif launch is None:
-            steps.append(
-                "Pass --launched-at with the time you launched (e.g. --launched-at 09:18) to decide by time."
-            )
-    if oom is not None:
-        steps.append(f"Memory: {oom['explanation']}")
-    return headline, steps
