@@ -92,7 +92,8 @@ def html_report(
     """The whole report page for ``log`` (arguments as :func:`~sglang_logscope.check.check`)."""
     from .check import check
 
-    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version)
+    # A report shows every run's timeline: parse the whole file, not just its end.
+    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version, full_scan=True)
     return render_html(result, run_budget=run_budget(result.run, sglang_version))
 
 
