@@ -55,6 +55,7 @@ class EventKind(str, enum.Enum):
     ARGPARSE_USAGE = "argparse_usage"
     ARGPARSE_ERROR = "argparse_error"
     PORT_IN_USE = "port_in_use"
+    PORT_WAIT = "port_wait"
     NCCL_ERROR = "nccl_error"
     WATCHDOG_TIMEOUT = "watchdog_timeout"
     WARMUP_FAILED = "warmup_failed"

@@ -2212,7 +2212,7 @@ SPECS += [
     ),
     MessageSpec(
         name="port_in_use_waiting",
-        kind=K.PORT_IN_USE,
+        kind=K.PORT_WAIT,
         pattern=r"port (?P<port>\d{1,5}+) is in use\. Waiting for (?P<waited>\d{1,6}+) seconds for (?P<port_name>\S{1,100}+) to be available",
         fields={"port": "int", "waited": "int"},
         level="WARNING",

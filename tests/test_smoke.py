@@ -39,3 +39,14 @@ def test_traceback_becomes_not_enough_memory_with_effective_value() -> None:
     first = run.events[0]
     assert first.kind is EventKind.ARGS_ADJUSTED
     assert first.fields["sets"] == {"disable_overlap_schedule": True}
+
+
+def test_waiting_for_a_busy_port_is_not_a_crash() -> None:
+    text = (
+        "[2026-02-23 10:00:00] server_args=ServerArgs(model_path='/m', tp_size=1)\n"
+        "[2026-02-23 10:00:01] port 30001 is in use. Waiting for 2 seconds for scheduler_input_port to be available.\n"
+        "[2026-02-23 10:00:40] The server is fired up and ready to roll!\n"
+    )
+    run = read_log(io.StringIO(text)).runs[-1]
+    assert run.events[1].kind is EventKind.PORT_WAIT
+    assert run.failure is None and run.outcome is Outcome.READY
