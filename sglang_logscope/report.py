@@ -12,11 +12,13 @@ import sys
 from collections.abc import Iterable
 from datetime import date, datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
-from rich.console import Console
-from rich.text import Text
+
+if TYPE_CHECKING:  # rich is imported when something is rendered, not for JSON output
+    from rich.console import Console
+    from rich.text import Text
 
 SCHEMA_VERSION = 1
 
@@ -33,11 +35,15 @@ def visible(text: str, limit: int | None = None) -> str:
 
 def plain(text: str, style: str = "", limit: int | None = None) -> Text:
     """A rich ``Text`` holding ``text`` literally (no markup is ever parsed from log content)."""
+    from rich.text import Text
+
     return Text(visible(text, limit), style=style)
 
 
 def console(stderr: bool = False) -> Console:
     """A console honouring ``NO_COLOR`` (and no colour when not a terminal)."""
+    from rich.console import Console
+
     no_color = bool(os.environ.get("NO_COLOR"))
     stream = sys.stderr if stderr else sys.stdout
     width = None
