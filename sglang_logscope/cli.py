@@ -6,20 +6,25 @@ place that maps errors to exit codes). Results go to stdout; messages to stderr.
 
 from __future__ import annotations
 
-import csv
+import functools
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from . import report
 from .errors import LogscopeError
-from .events import EventKind
-from .log import read_log, summarize
+
+if TYPE_CHECKING:
+    from .events import EventKind
+
+# Start-up matters (``logscope check`` before every launch): every import that only some
+# commands need (rich tables, the parser, pandas, the memory arithmetic, ...) lives inside
+# the command that needs it.
 
 app = typer.Typer(
     name="logscope",
@@ -80,6 +85,8 @@ def events(
             }
         )
     elif fmt is TableFormat.csv:
+        import csv
+
         writer = csv.writer(sys.stdout)
         writer.writerow(["line", "end_line", "timestamp", "rank", "level", "kind", "message"])
         for e in selected:
@@ -96,6 +103,8 @@ def events(
                 ]
             )
     else:
+        from rich.table import Table
+
         con = report.console()
         table = Table("line", "time", "rank", "kind", "message", box=None, header_style="bold")
         for e in selected:
@@ -117,6 +126,8 @@ def runs(
     ] = RunsFormat.table,
 ) -> None:
     """List the runs (launches) a log holds and how each ended."""
+    from .log import read_log
+
     parsed = read_log(log)
     rows = [
         {
@@ -137,6 +148,8 @@ def runs(
             {"schema_version": report.SCHEMA_VERSION, "log": parsed.name, "runs": rows}
         )
         return
+    from rich.table import Table
+
     table = Table(
         "run",
         "started",
@@ -177,7 +190,7 @@ def summary(
 
     With several files (processed in parallel), JSON output is one summary per line (JSON lines).
     """
-    from .log import summarize_files
+    from .log import read_log, summarize, summarize_files
 
     results = summarize_files(log) if len(log) > 1 else [summarize(read_log(log[0]))]
     if fmt is TextFormat.json:
@@ -590,6 +603,8 @@ def launch(
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None
+    from .events import EventKind
+
     out: set[EventKind] = set()
     for name in names:
         for part in name.split(","):
@@ -601,9 +616,95 @@ def _kinds(names: list[str] | None) -> set[EventKind] | None:
     return out
 
 
+#: Commands that :func:`_direct_call` may run without typer's argument parsing.
+_DIRECT = ("check", "runs", "args")
+
+
+def _direct_call(argv: list[str]) -> Callable[[], object] | None:
+    """A plain command line of a ``_DIRECT`` command, as a call of its function; else None.
+
+    typer coerces every parameter through pydantic (~0.1 s to import and build) — a third of
+    ``logscope check``'s start-up on a small log. A plain command line needs none of that: the
+    command name, then long/short options declared on the command (each at most once, as
+    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), and its one
+    positional argument. Anything else (``--help``, a repeated or unknown option, a value
+    that starts with ``-``, a bad choice, a missing argument) returns None: typer parses it,
+    with its own messages. The function receives exactly what typer would pass it.
+    """
+    if not argv or argv[0] not in _DIRECT:
+        return None
+    import inspect
+    import typing
+
+    from typer.models import ArgumentInfo, OptionInfo
+
+    func = next(
+        c.callback
+        for c in app.registered_commands
+        if (c.name or (c.callback.__name__ if c.callback else "")) == argv[0]
+    )
+    assert func is not None
+    hints = typing.get_type_hints(func, include_extras=True)
+    convert: dict[str, Callable[[str], object]] = {}
+    flags: dict[str, str] = {}
+    positional: list[str] = []
+    values: dict[str, object] = {}
+    for name, param in inspect.signature(func).parameters.items():
+        hint = hints[name]
+        info = hint.__metadata__[0]
+        kinds = [t for t in typing.get_args(hint.__origin__) if t is not type(None)]
+        base = kinds[0] if len(kinds) == 1 else hint.__origin__
+        if not (base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))):
+            return None
+        convert[name] = base
+        if isinstance(info, ArgumentInfo):
+            positional.append(name)
+        elif isinstance(info, OptionInfo):
+            decls = [info.default, *(info.param_decls or ())]
+            for decl in decls:
+                if not isinstance(decl, str):
+                    return None
+                flags[decl] = name
+            if param.default is not inspect.Parameter.empty:
+                values[name] = param.default
+        else:
+            return None
+    if len(positional) != 1:
+        return None
+    given: dict[str, str] = {}
+    rest = iter(argv[1:])
+    for token in rest:
+        if token.startswith("-") and token != "-":
+            flag, eq, value = token.partition("=")
+            target = flags.get(flag)
+            if target is None or target in given or (eq and not flag.startswith("--")):
+                return None
+            if not eq:
+                value = next(rest, "-")
+            if value.startswith("-"):
+                return None
+            given[target] = value
+        elif positional[0] in given:
+            return None
+        else:
+            given[positional[0]] = token
+    if positional[0] not in given:
+        return None
+    for name, text in given.items():
+        try:
+            values[name] = convert[name](text)
+        except ValueError:
+            return None
+    return functools.partial(func, **values)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, mapping every LogscopeError to exit code 2."""
     try:
+        direct = _direct_call(sys.argv[1:] if argv is None else argv)
+        if direct is not None:
+            direct()
+            sys.exit(0)
         # with standalone_mode=False, click returns typer.Exit's code instead of raising it
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:

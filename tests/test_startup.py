@@ -1,0 +1,171 @@
+"""Start-up (issue 6, target 4): lazy package imports, and the direct call of plain command
+lines, which must hand each command exactly what typer would."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sglang_logscope
+from sglang_logscope import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "demo"
+
+
+def test_every_public_name_resolves_and_is_listed() -> None:
+    for name in sglang_logscope.__all__:
+        assert getattr(sglang_logscope, name) is not None, name
+    assert set(sglang_logscope.__all__) <= set(dir(sglang_logscope))
+    with pytest.raises(AttributeError):
+        _ = sglang_logscope.no_such_name  # type: ignore[attr-defined]
+
+
+def test_functions_named_like_their_module_stay_functions() -> None:
+    import sglang_logscope.check
+    import sglang_logscope.preflight
+
+    assert callable(sglang_logscope.check) and sglang_logscope.check.__name__ == "check"
+    assert sglang_logscope.preflight.__name__ == "preflight"
+    from sglang_logscope.check import CheckReport
+
+    assert sglang_logscope.CheckReport is CheckReport
+
+
+_PROBE = """
+import contextlib, io, sys
+from sglang_logscope.cli import main
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(sys.argv[1:])
+except SystemExit:
+    pass
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def _modules_after(*argv: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return set(out.stdout.split())
+
+
+def test_check_on_a_small_log_imports_nothing_heavy() -> None:
+    mods = _modules_after(
+        "check", "--expect-args", str(DEMO / "command.txt"), str(DEMO / "sglang-serve.log")
+    )
+    assert "sglang_logscope.check" in mods
+    for heavy in (
+        "pandas",
+        "numpy",
+        "pydantic",
+        "sglang_logscope.gpus",
+        "sglang_logscope.preflight",
+        "sglang_logscope.watch",
+        "sglang_logscope.frames",
+    ):
+        assert heavy not in mods, heavy
+
+
+def test_json_output_does_not_import_rich() -> None:
+    mods = _modules_after("runs", "-f", "json", str(DEMO / "sglang-serve.log"))
+    assert "rich" not in mods and "pydantic" not in mods
+
+
+def _record(monkeypatch: pytest.MonkeyPatch, command: str) -> list[dict[str, Any]]:
+    """Swap the command's function for a recorder with its signature; return its calls."""
+    calls: list[dict[str, Any]] = []
+    info = next(
+        c
+        for c in cli.app.registered_commands
+        if (c.name or (c.callback.__name__ if c.callback else "")) == command
+    )
+    original = info.callback
+    assert original is not None
+
+    @functools.wraps(original)
+    def recorder(**kwargs: Any) -> None:
+        calls.append(kwargs)
+
+    monkeypatch.setattr(info, "callback", recorder)
+    return calls
+
+
+CMD = str(DEMO / "command.txt")
+LOG = str(DEMO / "sglang-serve.log")
+
+_DIRECT = [
+    ["check", LOG],
+    ["check", "-"],
+    ["check", "--expect-args", CMD, LOG],
+    ["check", LOG, "-e", CMD, "-f", "json"],
+    ["check", "--expect-args=" + CMD, "--format=json", LOG],
+    ["check", "--launched-at", "2026-05-09 09:31", "--log-tz", "UTC", LOG],
+    ["check", "--sglang-version", "0.5.4", "--format", "text", LOG],
+    ["check", "--log-tz", "", LOG],
+    ["runs", LOG],
+    ["runs", "-f", "json", LOG],
+    ["args", CMD, "--sglang-version", "0.5.4", "-f", "json"],
+]
+_TYPER_ONLY = [
+    ["check"],
+    ["check", "--help"],
+    ["check", LOG, LOG],
+    ["check", "-e", CMD, "-e", CMD, LOG],
+    ["check", "--format", "xml", LOG],
+    ["check", "--format", "JSON", LOG],
+    ["check", "--launched-at", "-5", LOG],
+    ["check", "--expect-args", LOG],
+    ["check", "-ejson", LOG],
+    ["check", "-e=" + CMD, LOG],
+    ["check", "--", LOG],
+    ["check", "--nope", LOG],
+    ["summary", LOG],
+    ["events", LOG],
+    ["--help"],
+    [],
+]
+
+
+@pytest.mark.parametrize("argv", _DIRECT, ids=" ".join)
+def test_direct_call_passes_what_typer_passes(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _record(monkeypatch, argv[0])
+    cli.app(args=argv, standalone_mode=False)
+    direct = cli._direct_call(argv)
+    assert direct is not None
+    direct()
+    assert len(calls) == 2
+    assert calls[0] == calls[1]
+    assert {k: type(v) for k, v in calls[0].items()} == {k: type(v) for k, v in calls[1].items()}
+
+
+@pytest.mark.parametrize("argv", _TYPER_ONLY, ids=" ".join)
+def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
+    assert cli._direct_call(argv) is None
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_main_direct_and_typer_paths_agree(
+    fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["check", "--expect-args", CMD, "-f", fmt, LOG]
+    with pytest.raises(SystemExit) as direct:
+        cli.main(argv)
+    out_direct = capsys.readouterr()
+    monkeypatch.setattr(cli, "_direct_call", lambda argv: None)
+    with pytest.raises(SystemExit) as typer_path:
+        cli.main(argv)
+    assert direct.value.code == typer_path.value.code == 1
+    assert capsys.readouterr() == out_direct
