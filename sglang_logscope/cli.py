@@ -126,9 +126,10 @@ def runs(
     ] = RunsFormat.table,
 ) -> None:
     """List the runs (launches) a log holds and how each ended."""
-    from .log import read_log
+    from ._source import describe
+    from .log import iter_runs
 
-    parsed = read_log(log)
+    runs = list(iter_runs(log))
     rows = [
         {
             "index": r.index,
@@ -141,11 +142,11 @@ def runs(
             "has_banner": r.has_banner,
             "sglang_version_hint": r.release_hint,
         }
-        for r in parsed.runs
+        for r in runs
     ]
     if fmt is RunsFormat.json:
         report.write_json(
-            {"schema_version": report.SCHEMA_VERSION, "log": parsed.name, "runs": rows}
+            {"schema_version": report.SCHEMA_VERSION, "log": describe(log), "runs": rows}
         )
         return
     from rich.table import Table
@@ -161,7 +162,7 @@ def runs(
         box=None,
         header_style="bold",
     )
-    for r, row in zip(parsed.runs, rows, strict=True):
+    for r, row in zip(runs, rows, strict=True):
         table.add_row(
             str(row["index"]),
             report.when(r.started_at),
@@ -190,9 +191,9 @@ def summary(
 
     With several files (processed in parallel), JSON output is one summary per line (JSON lines).
     """
-    from .log import read_log, summarize, summarize_files
+    from .log import summarize_files, summarize_source
 
-    results = summarize_files(log) if len(log) > 1 else [summarize(read_log(log[0]))]
+    results = summarize_files(log) if len(log) > 1 else [summarize_source(log[0])]
     if fmt is TextFormat.json:
         if len(results) == 1:
             report.write_json(results[0])

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ._source import Source, describe
 from .events import Event, EventKind
 from .parse import iter_events
-from .runs import Run, split_runs
+from .runs import Run, split_runs, stream_runs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,11 +83,41 @@ def summarize(log: Log) -> dict[str, Any]:
     return {"schema_version": 1, "log": log.name, "runs": [run_summary(r) for r in log.runs]}
 
 
+#: The event kinds :func:`run_summary` reads from a run (its memory figures and adjustments).
+SUMMARY_KINDS = frozenset(
+    {
+        EventKind.LOAD_WEIGHT_BEGIN,
+        EventKind.LOAD_WEIGHT_END,
+        EventKind.KV_CACHE_ALLOCATED,
+        EventKind.MAMBA_CACHE_ALLOCATED,
+        EventKind.MEMORY_POOL_END,
+        EventKind.CUDA_GRAPH_END,
+        EventKind.TOKEN_SUMMARY,
+        EventKind.ARGS_ADJUSTED,
+        EventKind.ATTENTION_BACKEND,
+    }
+)
+
+
+def iter_runs(
+    source: Source, keep: Sequence[EventKind] | frozenset[EventKind] = ()
+) -> Iterator[Run]:
+    """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
+    not the file. Each run's ``events`` hold only the kinds in ``keep``."""
+    return stream_runs(iter_events(source), keep)
+
+
+def summarize_source(source: Source) -> dict[str, Any]:
+    """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
+    runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS)]
+    return {"schema_version": 1, "log": describe(source), "runs": runs}
+
+
 def summarize_file(path: str) -> dict[str, Any]:
     """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
     logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
-    (``rdd.map(summarize_file)``)."""
-    return summarize(read_log(path))
+    (``rdd.map(summarize_file)``). Streams (see :func:`summarize_source`)."""
+    return summarize_source(path)
 
 
 def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -246,6 +246,10 @@ def find_failure(events: Sequence[Event]) -> Failure | None:
     if best is None:
         return None
     _, event, kind = best
+    return _failure(event, kind)
+
+
+def _failure(event: Event, kind: FailureKind) -> Failure:
     return Failure(
         kind=kind,
         message=_failure_message(event),
@@ -276,9 +280,12 @@ def effective_values(event: Event) -> dict[str, Any]:
 
 
 def _outcome(events: list[Event], failure: Failure | None) -> Outcome:
+    return _outcome_of({e.kind for e in events}, failure)
+
+
+def _outcome_of(kinds: set[EventKind], failure: Failure | None) -> Outcome:
     if failure is not None:
         return Outcome.CRASHED
-    kinds = {e.kind for e in events}
     if EventKind.SHUTDOWN in kinds:
         return Outcome.STOPPED
     if EventKind.SIGQUIT in kinds:
@@ -292,19 +299,38 @@ def _outcome(events: list[Event], failure: Failure | None) -> Outcome:
 
 def release_hint(events: Iterable[Event]) -> str | None:
     """The SGLang releases consistent with every release-specific message in the run."""
-    low: tuple[int, ...] = (0,)
-    high: tuple[int, ...] = (999,)
-    narrowed = False
+    span = _ReleaseSpan()
     for e in events:
-        if not e.releases or e.releases == "all":
-            continue
-        lo, hi = parse_release_range(e.releases)
-        if lo > low:
-            low, narrowed = lo, True
-        if hi < high:
-            high, narrowed = hi, True
-    if not narrowed:
-        return None
+        span.add(e.releases)
+    return span.hint()
+
+
+class _ReleaseSpan:
+    """The release range every release-specific message seen so far agrees with."""
+
+    __slots__ = ("high", "low", "narrowed")
+
+    def __init__(self) -> None:
+        self.low: tuple[int, ...] = (0,)
+        self.high: tuple[int, ...] = (999,)
+        self.narrowed = False
+
+    def add(self, releases: str | None) -> None:
+        if not releases or releases == "all":
+            return
+        lo, hi = parse_release_range(releases)
+        if lo > self.low:
+            self.low, self.narrowed = lo, True
+        if hi < self.high:
+            self.high, self.narrowed = hi, True
+
+    def hint(self) -> str | None:
+        if not self.narrowed:
+            return None
+        return _release_hint(self.low, self.high)
+
+
+def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
     if low > high:
         return None  # contradictory evidence: say nothing rather than something wrong
     known = [v for v in KNOWN_RELEASES if low <= version_tuple(v) <= high]
@@ -315,3 +341,177 @@ def release_hint(events: Iterable[Event]) -> str | None:
     if high >= (999,):
         return f">={known[0]}"
     return f"{known[0]}-{known[-1]}"
+
+
+def stream_runs(events: Iterable[Event], keep: Collection[EventKind] = ()) -> Iterator[Run]:
+    """The runs of :func:`split_runs`, built as the events stream by, in memory that follows
+    what a run keeps rather than the file: each :class:`Run` is yielded once the next one has
+    started, and its ``events`` hold only the events whose kind is in ``keep`` (every other
+    field is that of :func:`split_runs`; with ``keep`` every kind, the runs are equal).
+
+    Held meanwhile: the current run's figures, its kept events and its trailing preamble
+    (auto-adjust warnings, unknown lines) that a following banner would take over.
+    """
+    wanted = frozenset(keep)
+    current: _Group | None = None
+    last_ts: datetime | None = None
+    index = 0
+    spare: _Group | None = None  # the last group without meaning, for a log that has none
+    for event in events:
+        if current is not None and current.starts_run(event, last_ts):
+            moved = current.split_preamble(event)
+            if current.count:
+                if current.meaningful():
+                    yield current.build(index)
+                    index += 1
+                else:
+                    spare = current
+            current = _Group(wanted)
+            for e in moved:
+                current.append(e)
+        if current is None:
+            current = _Group(wanted)
+        current.append(event)
+        if event.timestamp is not None and event.has_date:
+            last_ts = event.timestamp
+    if current is not None:
+        if current.meaningful():
+            yield current.build(index)
+            index += 1
+        else:
+            spare = current
+    if index == 0 and spare is not None:
+        yield spare.build(0)
+
+
+class _Group:
+    """One run being gathered by :func:`stream_runs`: the figures :func:`_build_run` reads,
+    folded event by event, plus the trailing preamble events (``tail``) not yet committed."""
+
+    __slots__ = (
+        "banner",
+        "best",
+        "count",
+        "first_line",
+        "has_args",
+        "kinds",
+        "last_kind",
+        "last_line",
+        "newest",
+        "oldest",
+        "releases",
+        "settled",
+        "tail",
+        "wanted",
+    )
+
+    def __init__(self, wanted: frozenset[EventKind]) -> None:
+        self.wanted = wanted
+        self.settled: list[Event] = []  # committed events whose kind is wanted
+        self.tail: list[Event] = []  # the trailing preamble, not committed yet
+        self.count = 0  # committed events
+        self.first_line = 0
+        self.last_line = 0
+        self.oldest: datetime | None = None
+        self.newest: datetime | None = None
+        self.banner: Event | None = None
+        self.best: tuple[int, Event, FailureKind] | None = None
+        self.kinds: set[EventKind] = set()
+        self.releases = _ReleaseSpan()
+        self.has_args = False
+        self.last_kind: EventKind | None = None
+
+    def append(self, event: Event) -> None:
+        self.last_kind = event.kind
+        if event.kind in _PREAMBLE:
+            self.tail.append(event)
+            return
+        if self.tail:
+            self._commit(self.tail)
+            self.tail = []
+        self._commit((event,))
+
+    def _commit(self, events: Iterable[Event]) -> None:
+        for e in events:
+            kind = e.kind
+            if not self.count:
+                self.first_line = e.line
+            self.count += 1
+            self.last_line = max(e.end_line, e.line)
+            ts = e.timestamp
+            if ts is not None:
+                if self.oldest is None or ts < self.oldest:
+                    self.oldest = ts
+                if self.newest is None or ts > self.newest:
+                    self.newest = ts
+            if kind is EventKind.SERVER_ARGS:
+                self.has_args = True
+                if self.banner is None:
+                    self.banner = e
+            failure = FAILURE_OF.get(kind)
+            if failure is not None:
+                order = _FAILURE_ORDER.index(failure)
+                if self.best is None or order < self.best[0]:
+                    self.best = (order, e, failure)
+            self.kinds.add(kind)
+            self.releases.add(e.releases)
+            if kind in self.wanted:
+                self.settled.append(e)
+
+    def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
+        """:func:`_starts_run` over this group."""
+        kind = event.kind
+        if kind is EventKind.SERVER_ARGS:
+            return self.has_args or self.progress
+        if kind in (EventKind.ARGPARSE_USAGE, EventKind.ARGPARSE_ERROR):
+            if kind is EventKind.ARGPARSE_ERROR and self.last_kind is EventKind.ARGPARSE_USAGE:
+                return False
+            return self.progress
+        if (
+            last_ts is not None
+            and event.timestamp is not None
+            and event.has_date
+            and last_ts - event.timestamp > BACKWARDS_GAP
+        ):
+            return True
+        if kind is EventKind.LOAD_WEIGHT_BEGIN:
+            return any(k in _TERMINAL or k in _READY for k in self.kinds)
+        return False
+
+    @property
+    def progress(self) -> bool:
+        """:func:`_has_progress` (the tail is preamble: it adds none)."""
+        return not self.kinds <= _PREAMBLE
+
+    def split_preamble(self, starter: Event) -> list[Event]:
+        """:func:`_split_preamble`: commit what stays, return what moves to ``starter``'s run."""
+        tail = self.tail
+        self.tail = []
+        if starter.kind is not EventKind.SERVER_ARGS:
+            self._commit(tail)
+            return []
+        _, moved = _split_preamble(tail, starter)
+        self._commit(tail[: len(tail) - len(moved)])
+        return moved
+
+    def meaningful(self) -> bool:
+        return any(k not in (EventKind.TEXT, EventKind.UNKNOWN) for k in self.kinds)
+
+    def build(self, index: int) -> Run:
+        self._commit(self.tail)
+        self.tail = []
+        banner = self.banner
+        failure = _failure(self.best[1], self.best[2]) if self.best else None
+        return Run(
+            index=index,
+            events=tuple(self.settled),
+            started_at=self.oldest,
+            ended_at=self.newest,
+            first_line=self.first_line,
+            last_line=self.last_line,
+            server_args=dict(banner.fields.get("args", {})) if banner else None,
+            outcome=_outcome_of(self.kinds, failure),
+            failure=failure,
+            release_hint=self.releases.hint(),
+            has_banner=banner is not None,
+        )

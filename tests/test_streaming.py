@@ -1,0 +1,89 @@
+"""Streaming runs (issue 6, target 3): ``summary`` and ``runs`` without holding every event
+give byte for byte what the full parse gives."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generate import generate
+from sglang_logscope import report
+from sglang_logscope.events import EventKind
+from sglang_logscope.log import iter_runs, read_log, summarize, summarize_source
+from sglang_logscope.parse import iter_events
+from sglang_logscope.runs import split_runs, stream_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_LOGS = sorted(
+    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
+)
+
+
+def _same_summary(path: Path | str) -> None:
+    full = report.to_json(summarize(read_log(path)))
+    assert report.to_json(summarize_source(path)) == full
+
+
+@pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_streamed_summary_is_the_full_summary(path: Path) -> None:
+    _same_summary(path)
+    events = list(iter_events(path))
+    assert list(stream_runs(events, keep=list(EventKind))) == split_runs(events)
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10_000), runs=st.integers(1, 4))
+def test_streamed_summary_on_generated_logs(tmp_path: Path, seed: int, runs: int) -> None:
+    out = tmp_path / f"gen{seed}-{runs}"
+    if out.exists():
+        shutil.rmtree(out)
+    big = generate(out, size_mb=0.2 * runs, seed=seed, runs=runs)["big"]
+    _same_summary(big)
+    events = list(iter_events(big))
+    assert list(stream_runs(events, keep=list(EventKind))) == split_runs(events)
+
+
+_ADJUST = "[2026-05-09 09:00:0{s}] WARNING server_args.py:1: Setting x to {s} (adjusted).\n"
+_BANNER = "[2026-05-09 09:00:1{s}] server_args=ServerArgs(model_path='m{s}', tp_size=1)\n"
+_PIECES = [
+    "[2026-05-09 09:00:0{s}] Load weight begin. avail mem=70.00 GB\n",
+    "[2026-05-09 09:00:0{s}] The server is fired up and ready to roll!\n",
+    "plain text line {s}\n",
+    "Killed\n",
+    "[2026-05-09 09:00:0{s}] INFO something unknown {s}\n",
+    _ADJUST,
+    _BANNER,
+    "[2026-05-09 08:00:0{s}] Load weight begin. avail mem=70.00 GB\n",
+    "usage: launch_server.py [-h] --model-path MODEL_PATH\n",
+    "launch_server.py: error: unrecognized arguments: --x {s}\n",
+    "[2026-05-09 09:00:0{s}] Received sigquit from a child process. It usually means the child "
+    "failed.\n",
+    "[09:00:0{s}] Load weight begin. avail mem=70.00 GB\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(_PIECES) - 1), st.integers(0, 9)), max_size=40))
+def test_streamed_runs_on_shuffled_starts_and_preambles(pieces: list[tuple[int, int]]) -> None:
+    """Banners, preambles, headless noise, argparse blocks and clock jumps in any order."""
+    import io
+
+    text = "".join(_PIECES[i].format(s=s) for i, s in pieces)
+    events = list(iter_events(io.StringIO(text)))
+    assert list(stream_runs(events, keep=list(EventKind))) == split_runs(events)
+
+
+def test_runs_hold_only_the_kinds_kept() -> None:
+    path = ROOT / "fixtures" / "demo" / "sglang-serve.log"
+    full = read_log(path).runs
+    thin = list(iter_runs(path, [EventKind.SERVER_ARGS]))
+    assert [r.first_line for r in thin] == [r.first_line for r in full]
+    for a, b in zip(full, thin, strict=True):
+        assert b.events == tuple(e for e in a.events if e.kind is EventKind.SERVER_ARGS)
+        assert (a.outcome, a.failure, a.server_args) == (b.outcome, b.failure, b.server_args)
