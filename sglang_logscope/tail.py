@@ -19,6 +19,7 @@ Falls back to :func:`~sglang_logscope.log.read_log` for gz input, streams, stdin
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from dataclasses import dataclass, replace
@@ -35,13 +36,16 @@ from .runs import Outcome, Run, split_runs
 #: Files smaller than this are simply parsed whole.
 FAST_MIN_BYTES = 4 << 20
 #: First window (bytes before the last run starter) parsed; quadrupled until it suffices.
-WINDOW = 256 << 10
+WINDOW = 32 << 10
 #: A meaningful run before the first starter is looked for in this many leading bytes.
 HEAD_BYTES = 1 << 20
 _BLOCK = 8 << 20
 _BANNER = b"server_args="
 _USAGE = b"usage: "
-_U = ord("u")
+#: b"\nu" read as a little-endian 16-bit number.
+_NL_U = 0x0A | ord("u") << 8
+#: More '=' than this in a block: look for the banner itself instead.
+_DENSE = 2000
 _STARTERS = (EventKind.SERVER_ARGS, EventKind.ARGPARSE_USAGE)
 _PREAMBLE = {
     EventKind.ARGS_ADJUSTED,
@@ -79,57 +83,89 @@ def _is_starter(raw: bytes) -> bool:
 def scan_starters(path: str) -> list[_Starter]:
     """Every run-starter line of ``path`` (verified through the parser), in file order.
 
-    One pass in 8 MiB blocks: newlines are located with numpy (the line numbers), banners with
-    a C-level ``find`` of ``server_args=``, argparse usage blocks by the ``usage: `` at the
-    start of a line.
+    One pass over the memory-mapped file in 8 MiB blocks: newlines are counted with numpy (the
+    line numbers); banners are found through their ``=`` (a ``memchr``: serving lines hardly
+    hold one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
+    usage blocks by a ``\nu`` byte pair (two 16-bit compares) followed by ``usage: ``.
     """
+    import mmap
+
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return []
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        return _scan(mm, size)
+    finally:
+        with contextlib.suppress(BufferError):  # an exception's frames may still hold a view
+            mm.close()
+
+
+def _scan(mm: Any, size: int) -> list[_Starter]:
+    import threading
+
     import numpy as np
 
+    arr = np.frombuffer(mm, dtype=np.uint8)
+    even = np.frombuffer(mm, dtype="<u2", count=size // 2)  # byte pairs at even offsets
+    odd = np.frombuffer(mm, dtype="<u2", count=(size - 1) // 2, offset=1)
+    blocks = range(0, size, _BLOCK)
+    newlines = [0] * len(blocks)
+    candidates: set[int] = {0} if mm[: len(_USAGE)] == _USAGE else set()
+    failed: list[BaseException] = []
+
+    def count(indexes: range) -> None:
+        """Newlines per block and lines starting with 'usage: ' (numpy: without the GIL)."""
+        try:
+            for i in indexes:
+                block, stop = blocks[i], min(size, blocks[i] + _BLOCK)
+                newlines[i] = int(np.count_nonzero(arr[block:stop] == 10))
+                for view, shift in ((even, 0), (odd, 1)):  # a '\n' at an even / an odd offset
+                    lo, hi = (block - shift + 1) // 2, (stop - shift + 1) // 2
+                    hits = view[lo:hi] == _NL_U
+                    if hits.any():
+                        for k in np.flatnonzero(hits).tolist():
+                            at = 2 * (lo + k) + shift + 1
+                            if mm[at : at + len(_USAGE)] == _USAGE:
+                                candidates.add(at)
+        except BaseException as exc:  # pragma: no cover - re-raised below
+            failed.append(exc)
+
+    half = len(blocks) // 2
+    helper = threading.Thread(target=count, args=(range(half, len(blocks)),), daemon=True)
+    helper.start()
+    try:
+        count(range(half))
+        for block in blocks:  # banners, through their '=' (memchr)
+            stop = min(size, block + _BLOCK)
+            pos = mm.find(b"=", block, stop)
+            seen = 0
+            while pos >= 0 and seen < _DENSE:
+                seen += 1
+                if pos >= len(_BANNER) - 1 and mm[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
+                    candidates.add(mm.rfind(b"\n", 0, pos) + 1)
+                pos = mm.find(b"=", pos + 1, stop)
+            if pos >= 0:  # dense with '=': the rest of the block by the banner itself
+                at = mm.find(_BANNER, max(0, pos - len(_BANNER) + 1), stop)
+                while at >= 0:
+                    candidates.add(mm.rfind(b"\n", 0, at) + 1)
+                    at = mm.find(_BANNER, at + 1, stop)
+    finally:
+        helper.join()
+    if failed:
+        raise failed[0]
+    before = [0]
+    for n in newlines:
+        before.append(before[-1] + n)
     starters: list[_Starter] = []
-    buf = bytearray(_BLOCK)
-    view = memoryview(buf)
-    arr = np.frombuffer(buf, dtype=np.uint8)
-    lines = 0  # newlines before buf[0]
-    base = 0  # file offset of buf[0]
-    carry = 0
-
-    def consider(start: int, nl: Any, cut: int) -> None:
-        stop = buf.find(b"\n", start, cut)
-        stop = cut if stop < 0 else stop
-        raw = bytes(buf[start : min(stop, start + MAX_LINE_BYTES)])
+    for start in sorted(candidates):
+        stop = mm.find(b"\n", start)
+        raw = mm[start : min(size if stop < 0 else stop, start + MAX_LINE_BYTES)]
         if _is_starter(raw):
-            line = lines + int(np.count_nonzero(nl[:start])) + 1
-            starters.append(_Starter(line, base + start, raw))
-
-    with open(path, "rb", buffering=0) as f:
-        while True:
-            n = f.readinto(view[carry:]) or 0
-            end = carry + n
-            if n and end < _BLOCK:
-                carry = end
-                continue  # fill the buffer (short reads)
-            # up to the last newline (the whole block for a line longer than a block; at EOF, all)
-            cut = (buf.rfind(b"\n", 0, end) + 1 or end) if n else end
-            nl = arr[:cut] == 10
-            pos = buf.find(_BANNER, 0, cut)
-            while pos >= 0:
-                consider(buf.rfind(b"\n", 0, pos) + 1, nl, cut)
-                nxt = buf.find(b"\n", pos, cut)
-                pos = buf.find(_BANNER, nxt, cut) if nxt >= 0 else -1
-            if cut and buf.startswith(_USAGE):
-                consider(0, nl, cut)
-            if cut > 1:
-                for at in np.flatnonzero(nl[:-1] & (arr[1:cut] == _U)).tolist():
-                    if buf.startswith(_USAGE, at + 1):
-                        consider(at + 1, nl, cut)
-            if not n:
-                break
-            lines += int(np.count_nonzero(nl))
-            rest = end - cut
-            buf[:rest] = buf[cut:end]
-            base += cut
-            carry = rest
-    starters.sort(key=lambda s: s.offset)
+            i = start // _BLOCK
+            line = before[i] + int(np.count_nonzero(arr[blocks[i] : start] == 10)) + 1
+            starters.append(_Starter(line, start, raw))
     return starters
 
 

@@ -87,3 +87,50 @@ def test_runs_hold_only_the_kinds_kept() -> None:
     for a, b in zip(full, thin, strict=True):
         assert b.events == tuple(e for e in a.events if e.kind is EventKind.SERVER_ARGS)
         assert (a.outcome, a.failure, a.server_args) == (b.outcome, b.failure, b.server_args)
+
+
+_STARTER_PIECES = [
+    "[2026-05-09 09:00:01] server_args=ServerArgs(model_path='m', tp_size=1)\n",
+    "usage: launch_server.py [-h] --model-path MODEL_PATH\n",
+    "launch_server.py: error: unrecognized arguments: --x\n",
+    "[2026-05-09 09:00:02 TP0] Decode batch. #running-req: 1, #token: 9, token usage: 0.01\n",
+    "a=b c=d e=f g=h\n",
+    "x",
+    "u\n",
+    "\n",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, len(_STARTER_PIECES) - 1), max_size=30),
+    st.sampled_from([2, 8, 64, 4096]),
+    st.sampled_from([1, 3, 2000]),
+)
+def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, dense: int) -> None:
+    """Any block size (banners and 'usage:' across block edges, at odd and even offsets) and
+    any '=' density give the parser's starter lines."""
+    import tempfile
+
+    from sglang_logscope import tail
+
+    text = "".join(_STARTER_PIECES[i] for i in pieces)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.log"
+        path.write_text(text, encoding="utf-8")
+        expected = [
+            e.line
+            for e in iter_events(path)
+            if e.kind in (EventKind.SERVER_ARGS, EventKind.ARGPARSE_USAGE)
+        ]
+        old = tail._BLOCK, tail._DENSE
+        tail._BLOCK, tail._DENSE = block, dense
+        try:
+            found = tail.scan_starters(str(path))
+        finally:
+            tail._BLOCK, tail._DENSE = old
+    assert [s.line for s in found] == expected
+    lines = text.split("\n")
+    for s in found:
+        assert text.encode()[s.offset :].split(b"\n")[0] == s.raw
+        assert lines[s.line - 1].encode() == s.raw
