@@ -63,7 +63,9 @@ def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
     lineno = first_line - 1
     for raw, truncated in iter_raw_lines(source):
         lineno += 1
-        text = decode_line(raw)
+        text = raw.decode("utf-8", "replace")
+        if "\x00" in text or "\x1b" in text:
+            text = decode_line(raw)
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:

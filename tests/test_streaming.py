@@ -134,3 +134,22 @@ def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, 
     for s in found:
         assert text.encode()[s.offset :].split(b"\n")[0] == s.raw
         assert lines[s.line - 1].encode() == s.raw
+
+
+def test_header_time_fast_path_is_parse_timestamp() -> None:
+    from sglang_logscope._header import _bracket_time, parse_timestamp
+
+    for day in ("2026-05-09", "2026-02-29", "2024-02-29", "2026-13-01", "0000-01-01", "2026-00-10"):
+        for clock in ("09:00:01", "23:59:59", "24:00:00", "23:60:00", "00:00:60"):
+            for frac in ("", ".1", ".12", ".123", ".1234", ".12345", ".123456"):
+                text = f"{day} {clock}{frac}"
+                assert _bracket_time(text) == parse_timestamp(text), text
+    for text in ("09:00:01", "05-09 09:00:01"):
+        assert _bracket_time(text) == parse_timestamp(text)
+
+
+def test_lines_with_nul_or_escapes_are_cleaned(tmp_path: Path) -> None:
+    path = tmp_path / "x.log"
+    path.write_bytes(b"[2026-05-09 09:00:01] a\x00b \x1b[31mred\x1b[0m \xff\n")
+    (event,) = iter_events(path)
+    assert event.text == "[2026-05-09 09:00:01] ab red \ufffd"
