@@ -180,6 +180,12 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
                 report.plain(why, limit=120),
             )
         con.print(table)
+    if data.get("matched_args"):
+        matched = ", ".join(data["matched_args"])
+        con.print(Text.assemble(("Matching your command: ", "dim"), report.plain(matched)))
+    if data.get("unverified_args"):
+        unseen = ", ".join(data["unverified_args"])
+        con.print(Text.assemble(("Not visible in this run: ", "dim"), report.plain(unseen)))
     failure = data.get("failure")
     if failure:
         con.print()
