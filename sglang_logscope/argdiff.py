@@ -75,7 +75,35 @@ def effective_args(run: Run) -> tuple[dict[str, Any], dict[str, Event]]:
         for arg, value in run.failure.effective.items():
             values.setdefault(arg, value)
             evidence.setdefault(arg, run.failure.event)
+    if not run.has_banner:
+        _revealed_by_lines(run, values, evidence)
     return values, evidence
+
+
+#: ``max_total_num_tokens=...`` summary fields that are effective argument values.
+_SUMMARY_ARGS = {"context_len": "context_length", "chunked_prefill_size": "chunked_prefill_size"}
+
+
+def _revealed_by_lines(run: Run, values: dict[str, Any], evidence: dict[str, Event]) -> None:
+    """Without a banner: tp size from the rank prefixes, sizes from the token summary.
+
+    The tp size is taken only when every rank 0..N printed its own startup line (distributed
+    init or weight load), so a cut excerpt that shows a few ranks proves nothing.
+    """
+    seen: dict[int, Event] = {}
+    for event in run.of_kind(EventKind.DIST_INIT_BEGIN, EventKind.LOAD_WEIGHT_BEGIN):
+        if event.rank is not None and event.rank.tp is not None and event.rank.tp >= 0:
+            seen.setdefault(event.rank.tp, event)
+    if len(seen) >= 2 and sorted(seen) == list(range(len(seen))) and "tp_size" not in values:
+        values["tp_size"] = len(seen)
+        evidence.setdefault("tp_size", seen[len(seen) - 1])
+    summary = run.first(EventKind.TOKEN_SUMMARY)
+    if summary is not None:
+        for field, arg in _SUMMARY_ARGS.items():
+            value = summary.fields.get(field)
+            if isinstance(value, int) and arg not in values:
+                values[arg] = value
+                evidence.setdefault(arg, summary)
 
 
 def _printed_value(value: Any) -> bool:

@@ -276,3 +276,18 @@ def test_story_oom_is_a_ghost_and_the_intended_command_would_not_fit_either() ->
     assert {"LS020", "LS024"} <= {f.code for f in report.findings}
     changes = [s.change for s in report.budget.suggestions]
     assert any(c.startswith("--max-running-requests") for c in changes)
+
+
+def test_banner_less_run_reveals_tp_size_and_context_length(tmp_path: Path) -> None:
+    # fixtures/real/054: a real Qwen3.5-9B tp-2 log excerpt with no server_args line.
+    log = ROOT / "fixtures" / "real" / "054" / "server.log"
+    same = check(log, expect=ROOT / "fixtures" / "real" / "054" / "command.txt")
+    assert {"tp_size", "context_length"} <= set(same.matched_args)
+    assert "mem_fraction_static" in same.unverified_args
+    cmd = tmp_path / "cmd.txt"
+    cmd.write_text(
+        "python -m sglang.launch_server --model-path Qwen/Qwen3.5-9B --tp-size 4 --context-length 262144\n"
+    )
+    other = check(log, expect=cmd)
+    assert other.verdict is Verdict.MISMATCH
+    assert _diff(other, "tp_size") is DiffStatus.UNEXPLAINED
