@@ -39,7 +39,7 @@ FAST_MIN_BYTES = 4 << 20
 WINDOW = 32 << 10
 #: A meaningful run before the first starter is looked for in this many leading bytes.
 HEAD_BYTES = 1 << 20
-_BLOCK = 8 << 20
+_BLOCK = 2 << 20  # numpy temporaries of a block stay in cache
 _BANNER = b"server_args="
 _USAGE = b"usage: "
 #: b"\nu" read as a little-endian 16-bit number.
@@ -83,7 +83,7 @@ def _is_starter(raw: bytes) -> bool:
 def scan_starters(path: str) -> list[_Starter]:
     """Every run-starter line of ``path`` (verified through the parser), in file order.
 
-    One pass over the memory-mapped file in 8 MiB blocks: newlines are counted with numpy (the
+    One pass over the memory-mapped file in 2 MiB blocks: newlines are counted with numpy (the
     line numbers); banners are found through their ``=`` (a ``memchr``: serving lines hardly
     hold one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
     usage blocks by a ``\nu`` byte pair (two 16-bit compares) followed by ``usage: ``.
@@ -118,12 +118,15 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
     def count(indexes: range) -> None:
         """Newlines per block and lines starting with 'usage: ' (numpy: without the GIL)."""
         try:
+            mask = np.empty(_BLOCK, dtype=bool)  # reused: no fresh pages per block
             for i in indexes:
                 block, stop = blocks[i], min(size, blocks[i] + _BLOCK)
-                newlines[i] = int(np.count_nonzero(arr[block:stop] == 10))
+                nl = np.equal(arr[block:stop], 10, out=mask[: stop - block])
+                newlines[i] = int(np.count_nonzero(nl))
                 for view, shift in ((even, 0), (odd, 1)):  # a '\n' at an even / an odd offset
                     lo, hi = (block - shift + 1) // 2, (stop - shift + 1) // 2
-                    hits = view[lo:hi] == _NL_U
+                    pairs = view[lo:hi]
+                    hits = np.equal(pairs, _NL_U, out=mask[: len(pairs)])
                     if hits.any():
                         for k in np.flatnonzero(hits).tolist():
                             at = 2 * (lo + k) + shift + 1
