@@ -31,7 +31,11 @@ CHILD_ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     "PYTHONPYCACHEPREFIX": str(OUT / "pycache"),
 }
-NO_PYC_ENV = {**CHILD_ENV, "PYTHONDONTWRITEBYTECODE": "1"}
+#: As this machine's shell runs it: the package compiled from source on every start.
+NO_PYC_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"},
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 
 
 def wall(cmd: list[str], repeat: int = 3, env: dict[str, str] | None = None) -> tuple[float, int]:
