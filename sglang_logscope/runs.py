@@ -305,20 +305,31 @@ def release_hint(events: Iterable[Event]) -> str | None:
     return span.hint()
 
 
+#: parse_release_range by its text (a message spec's ``releases``: a few dozen in all).
+_RANGES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
 class _ReleaseSpan:
     """The release range every release-specific message seen so far agrees with."""
 
-    __slots__ = ("high", "low", "narrowed")
+    __slots__ = ("high", "last", "low", "narrowed")
 
     def __init__(self) -> None:
         self.low: tuple[int, ...] = (0,)
         self.high: tuple[int, ...] = (999,)
         self.narrowed = False
+        self.last: str | None = None  # the same range again narrows nothing
 
     def add(self, releases: str | None) -> None:
-        if not releases or releases == "all":
+        if not releases or releases == "all" or releases == self.last:
             return
-        lo, hi = parse_release_range(releases)
+        self.last = releases
+        bounds = _RANGES.get(releases)
+        if bounds is None:
+            bounds = parse_release_range(releases)
+            if len(_RANGES) < 4096:
+                _RANGES[releases] = bounds
+        lo, hi = bounds
         if lo > self.low:
             self.low, self.narrowed = lo, True
         if hi < self.high:
