@@ -68,7 +68,11 @@ def peak_rss(cmd: list[str]) -> float:
 
 def lines_per_s(code: str, path: Path) -> tuple[int, float]:
     r = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=CHILD_ENV,
     )
     n, secs = r.stdout.split()
     return int(n), float(secs)
@@ -111,7 +115,18 @@ def main() -> None:
         action="store_true",
         help="also measure summary's peak RSS on the whole big log (about a minute)",
     )
+    ap.add_argument(
+        "--package-root",
+        help="measure the sglang_logscope of another checkout (e.g. a `git worktree` of an "
+        "earlier commit): put first on the children's PYTHONPATH",
+    )
     args = ap.parse_args()
+    if args.package_root:
+        root = str(Path(args.package_root).resolve())
+        for env in (CHILD_ENV, NO_PYC_ENV):
+            env["PYTHONPATH"] = root
+        CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(OUT / "pycache-other")
+        os.chdir(root)  # `python -m` / `-c` put the working directory first on sys.path
     big, small, cmd = OUT / "big.log", OUT / "small.log", OUT / "cmd.txt"
     if not big.exists():
         sys.exit("run `python -m benchmarks.generate --size-mb 600` first")
@@ -197,7 +212,11 @@ def main() -> None:
         )
     )
     r = subprocess.run(
-        [sys.executable, "-c", FRAME, str(part)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", FRAME, str(part)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=CHILD_ENV,
     )
     nrows, frame_mb = r.stdout.split()
     rows.append(
