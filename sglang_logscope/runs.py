@@ -128,53 +128,13 @@ def split_runs(events: Iterable[Event]) -> list[Run]:
     A new run starts at a ``server_args`` banner, at an argparse usage/error (a launch that
     died at once), when the timestamps jump backwards, or when a new ``Load weight begin``
     series starts after the previous run crashed or became ready. Auto-adjust warnings printed
-    just before a banner belong to the banner's run.
+    just before a banner belong to the banner's run. (:func:`stream_runs` keeping every kind:
+    one mechanism for both.)
     """
-    groups: list[list[Event]] = []
-    current: list[Event] = []
-    last_ts: datetime | None = None
-    for event in events:
-        if current and _starts_run(event, current, last_ts):
-            keep, moved = _split_preamble(current, event)
-            if keep:
-                groups.append(keep)
-            current = moved
-        current.append(event)
-        if event.timestamp is not None and event.has_date:
-            last_ts = event.timestamp
-    if current:
-        groups.append(current)
-    groups = [g for g in groups if _meaningful(g)] or groups[-1:] if groups else []
-    return [_build_run(i, g) for i, g in enumerate(groups)]
+    return list(stream_runs(events, keep=_ALL_KINDS))
 
 
-def _starts_run(event: Event, current: list[Event], last_ts: datetime | None) -> bool:
-    kind = event.kind
-    if kind is EventKind.SERVER_ARGS:
-        return any(e.kind is EventKind.SERVER_ARGS for e in current) or _has_progress(current)
-    if kind in (EventKind.ARGPARSE_USAGE, EventKind.ARGPARSE_ERROR):
-        if (
-            kind is EventKind.ARGPARSE_ERROR
-            and current
-            and current[-1].kind is EventKind.ARGPARSE_USAGE
-        ):
-            return False
-        return _has_progress(current)
-    if (
-        last_ts is not None
-        and event.timestamp is not None
-        and event.has_date
-        and last_ts - event.timestamp > BACKWARDS_GAP
-    ):
-        return True
-    if kind is EventKind.LOAD_WEIGHT_BEGIN:
-        return any(e.kind in _TERMINAL or e.kind in _READY for e in current)
-    return False
-
-
-def _has_progress(events: list[Event]) -> bool:
-    """Has this group got anything beyond preamble noise?"""
-    return any(e.kind not in _PREAMBLE for e in events)
+_ALL_KINDS = frozenset(EventKind)
 
 
 def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], list[Event]]:
@@ -208,29 +168,6 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
             break
         cut += 1
     return current[:cut], current[cut:]
-
-
-def _meaningful(group: list[Event]) -> bool:
-    return any(e.kind not in (EventKind.TEXT, EventKind.UNKNOWN) for e in group)
-
-
-def _build_run(index: int, events: list[Event]) -> Run:
-    stamped = [e.timestamp for e in events if e.timestamp is not None]
-    banner = next((e for e in events if e.kind is EventKind.SERVER_ARGS), None)
-    failure = find_failure(events)
-    return Run(
-        index=index,
-        events=tuple(events),
-        started_at=min(stamped) if stamped else None,
-        ended_at=max(stamped) if stamped else None,
-        first_line=events[0].line,
-        last_line=max(events[-1].end_line, events[-1].line),
-        server_args=dict(banner.fields.get("args", {})) if banner else None,
-        outcome=_outcome(events, failure),
-        failure=failure,
-        release_hint=release_hint(events),
-        has_banner=banner is not None,
-    )
 
 
 def find_failure(events: Sequence[Event]) -> Failure | None:
@@ -277,10 +214,6 @@ def effective_values(event: Event) -> dict[str, Any]:
         if isinstance(value, float):
             out["mem_fraction_static"] = value
     return out
-
-
-def _outcome(events: list[Event], failure: Failure | None) -> Outcome:
-    return _outcome_of({e.kind for e in events}, failure)
 
 
 def _outcome_of(kinds: set[EventKind], failure: Failure | None) -> Outcome:
@@ -396,7 +329,7 @@ def stream_runs(events: Iterable[Event], keep: Collection[EventKind] = ()) -> It
 
 
 class _Group:
-    """One run being gathered by :func:`stream_runs`: the figures :func:`_build_run` reads,
+    """One run being gathered by :func:`stream_runs`: the figures a :class:`Run` needs,
     folded event by event, plus the trailing preamble events (``tail``) not yet committed."""
 
     __slots__ = (
@@ -470,7 +403,7 @@ class _Group:
                 self.settled.append(e)
 
     def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
-        """:func:`_starts_run` over this group."""
+        """Does ``event`` open a new run after this group? (See :func:`split_runs`.)"""
         kind = event.kind
         if kind is EventKind.SERVER_ARGS:
             return self.has_args or self.progress
@@ -491,11 +424,11 @@ class _Group:
 
     @property
     def progress(self) -> bool:
-        """:func:`_has_progress` (the tail is preamble: it adds none)."""
+        """Anything beyond preamble noise? (The tail is preamble: it adds none.)"""
         return not self.kinds <= _PREAMBLE
 
     def split_preamble(self, starter: Event) -> list[Event]:
-        """:func:`_split_preamble`: commit what stays, return what moves to ``starter``'s run."""
+        """Commit what stays, return what moves to ``starter``'s run."""
         tail = self.tail
         self.tail = []
         if starter.kind is not EventKind.SERVER_ARGS:
