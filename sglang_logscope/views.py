@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -157,29 +157,7 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
         con.print(table)
     if data["arg_diff"]:
         con.print()
-        table = Table(
-            "argument",
-            "you intended",
-            "the run had",
-            "status",
-            "why",
-            title="Argument differences",
-            title_justify="left",
-            box=None,
-            header_style="bold",
-        )
-        for d in data["arg_diff"]:
-            why = d["explanation"] or ""
-            if d["evidence_line"]:
-                why += f" (line {d['evidence_line']})"
-            table.add_row(
-                d["arg"],
-                report.plain(repr(d["intended"]), limit=60),
-                report.plain(repr(d["effective"]), limit=60),
-                Text(d["status"], style="green" if d["status"] == "explained" else "red"),
-                report.plain(why, limit=120),
-            )
-        con.print(table)
+        con.print(arg_diff_table(data["arg_diff"]))
     if data.get("matched_args"):
         matched = ", ".join(data["matched_args"])
         con.print(Text.assemble(("Matching your command: ", "dim"), report.plain(matched)))
@@ -233,3 +211,32 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
         con.print(Text("Next", style="bold"))
         for step in data["next_steps"]:
             con.print(Text.assemble("  → ", report.plain(step, limit=600)))
+
+
+def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
+    """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal."""
+    from rich.table import Table
+
+    table = Table(
+        "argument",
+        "you intended",
+        "the run had",
+        "status",
+        "why",
+        title="Argument differences",
+        title_justify="left",
+        box=None,
+        header_style="bold",
+    )
+    for d in diffs:
+        why = str(d.get("explanation") or "")
+        if d.get("evidence_line"):
+            why += f" (line {d['evidence_line']})"
+        table.add_row(
+            report.plain(str(d["arg"])),
+            report.plain(repr(d["intended"]), limit=60),
+            report.plain(repr(d["effective"]), limit=60),
+            Text(str(d["status"]), style="green" if d["status"] == "explained" else "red"),
+            report.plain(why, limit=160),
+        )
+    return table

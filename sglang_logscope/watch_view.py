@@ -250,29 +250,9 @@ def render_forensics(console: Console, data_report: CheckReport) -> None:
             _line(console, Text.assemble("  effective: ", report.plain(eff, limit=300)))
     diffs = data.get("arg_diff") or []
     if diffs:
-        table = Table(
-            "argument",
-            "you intended",
-            "the run had",
-            "status",
-            "why",
-            title="Argument differences",
-            title_justify="left",
-            box=None,
-            header_style="bold",
-        )
-        for d in diffs:
-            why = d.get("explanation") or ""
-            if d.get("evidence_line"):
-                why += f" (line {d['evidence_line']})"
-            table.add_row(
-                report.plain(str(d["arg"])),
-                report.plain(repr(d["intended"]), limit=60),
-                report.plain(repr(d["effective"]), limit=60),
-                Text(str(d["status"]), style="green" if d["status"] == "explained" else "red"),
-                report.plain(why, limit=160),
-            )
-        console.print(table)
+        from .views import arg_diff_table
+
+        console.print(arg_diff_table(diffs))
     elif data_report.intended is not None:
         console.print(
             Text("Arguments: every explicit argument checked matches the run.", style="dim")
