@@ -82,7 +82,7 @@ class CheckReport:
             "outcome": run.outcome.value if run else None,
             "failure": run.failure.to_dict() if run and run.failure else None,
             "runs": len(self.runs),
-            "run": _run_dict(run) if run else None,
+            "run": run.to_dict() if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
             "findings": [f.to_dict() for f in self.findings],
             "oom": dict(self.oom) if self.oom is not None else None,
@@ -93,23 +93,10 @@ class CheckReport:
             "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds")
             if self.log_mtime
             else None,
-            "earlier_runs": [_run_dict(r) for r in self.runs[:-1]],
+            "earlier_runs": [r.to_dict() for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
         }
-
-
-def _run_dict(run: Run) -> dict[str, Any]:
-    return {
-        "index": run.index,
-        "started_at": run.started_at.isoformat(sep=" ") if run.started_at else None,
-        "ended_at": run.ended_at.isoformat(sep=" ") if run.ended_at else None,
-        "first_line": run.first_line,
-        "last_line": run.last_line,
-        "sglang_version_hint": run.release_hint,
-        "outcome": run.outcome.value,
-        "has_banner": run.has_banner,
-    }
 
 
 def check(

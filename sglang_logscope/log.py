@@ -60,13 +60,12 @@ def run_summary(run: Run) -> dict[str, Any]:
     """The JSON shape ``logscope summary`` prints for one run."""
     from .memory_figures import run_memory
 
+    span = run.to_dict()
     return {
-        "index": run.index,
-        "started_at": run.started_at.isoformat(sep=" ") if run.started_at else None,
-        "ended_at": run.ended_at.isoformat(sep=" ") if run.ended_at else None,
-        "first_line": run.first_line,
-        "last_line": run.last_line,
-        "outcome": run.outcome.value,
+        **{
+            k: span[k]
+            for k in ("index", "started_at", "ended_at", "first_line", "last_line", "outcome")
+        },
         "failure": run.failure.to_dict() if run.failure else None,
         "server_args": dict(run.server_args) if run.server_args is not None else None,
         "memory": run_memory(run),

@@ -110,6 +110,19 @@ class Run:
     release_hint: str | None
     has_banner: bool
 
+    def to_dict(self) -> dict[str, Any]:
+        """Where and when the run is, and how it ended (JSON-ready; shared by every report)."""
+        return {
+            "index": self.index,
+            "started_at": self.started_at.isoformat(sep=" ") if self.started_at else None,
+            "ended_at": self.ended_at.isoformat(sep=" ") if self.ended_at else None,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "outcome": self.outcome.value,
+            "sglang_version_hint": self.release_hint,
+            "has_banner": self.has_banner,
+        }
+
     def of_kind(self, *kinds: EventKind) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
 
