@@ -76,6 +76,11 @@ class MessageSpec:
         return "" if self.anywhere else literal_prefix(self.pattern)
 
     @cached_property
+    def needle(self) -> str:
+        """Literal text every match contains (a cheap ``in`` test before the regex; may be '')."""
+        return required_literal(self.pattern)
+
+    @cached_property
     def release_range(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return parse_release_range(self.releases)
 
@@ -122,6 +127,76 @@ def literal_prefix(pattern: str) -> str:
             out.pop()
             break
     return "".join(out)
+
+
+def required_literal(pattern: str) -> str:
+    """The longest literal run outside every group of a regex without top-level ``|``.
+
+    ``(?P<b>FlashMLA|Cutlass MLA) only supports a page_size of (?P<p>...)`` gives
+    `` only supports a page_size of ``: a message without it cannot match. Character classes,
+    escapes such as ``\\d`` and quantified characters end a run; '' when nothing is certain.
+    """
+    best = ""
+    run: list[str] = []
+    depth = 0
+    i = 0
+    n = len(pattern)
+
+    def close() -> None:
+        nonlocal best
+        if len(run) > len(best):
+            best = "".join(run)
+        run.clear()
+
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            i += 2
+            if depth == 0 and not nxt.isalnum():
+                run.append(nxt)
+            else:
+                close()
+        elif ch == "[":
+            close()
+            j = i + 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif ch == "(":
+            close()
+            depth += 1
+            i += 1
+        elif ch == ")":
+            close()
+            depth -= 1
+            i += 1
+        elif ch == "|":
+            if depth == 0:
+                return ""
+            close()
+            i += 1
+        elif ch in "*+?{":
+            if run:
+                run.pop()  # the quantified character is optional or repeated
+            close()
+            if ch == "{":
+                i = pattern.find("}", i) + 1 or n
+            else:
+                i += 1
+        elif ch in ".^$":
+            close()
+            i += 1
+        else:
+            if depth == 0:
+                run.append(ch)
+            else:
+                close()
+            i += 1
+    close()
+    return best
 
 
 #: Released SGLang versions this project knows, oldest first.
@@ -306,39 +381,40 @@ class Catalog:
             else:
                 self._floating.append(spec)
 
-    def match(self, message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
-        """The first spec matching ``message`` and its typed fields, or ``None``."""
+    def _find(self, message: str) -> tuple[MessageSpec, regex.Match[str]] | None:
         bucket = self._by_key.get(message[:KEY_LEN])
         if bucket is not None:
             for spec in bucket:
                 if message.startswith(spec.prefix):
                     m = spec.compiled.match(message)
                     if m is not None:
-                        return spec, spec.convert(m.groupdict())
+                        return spec, m
         for spec in self._floating:
+            needle = spec.needle
+            if needle and needle not in message:
+                continue
             m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
             if m is not None:
-                return spec, spec.convert(m.groupdict())
+                return spec, m
         return None
+
+    def match(self, message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
+        """The first spec matching ``message`` and its typed fields, or ``None``."""
+        found = self._find(message)
+        if found is None:
+            return None
+        spec, m = found
+        return spec, spec.convert(m.groupdict())
 
     def match_lazy(self, message: str) -> tuple[MessageSpec, Mapping[str, Any]] | None:
         """As :meth:`match`, but the fields of specs with ``pairs`` are converted on first read."""
-        bucket = self._by_key.get(message[:KEY_LEN])
-        if bucket is not None:
-            for spec in bucket:
-                if message.startswith(spec.prefix):
-                    m = spec.compiled.match(message)
-                    if m is not None:
-                        if spec.pairs is not None:
-                            return spec, LazyFields(spec, m.groupdict())
-                        return spec, spec.convert(m.groupdict())
-        for spec in self._floating:
-            m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
-            if m is not None:
-                if spec.pairs is not None:
-                    return spec, LazyFields(spec, m.groupdict())
-                return spec, spec.convert(m.groupdict())
-        return None
+        found = self._find(message)
+        if found is None:
+            return None
+        spec, m = found
+        if spec.pairs is not None:
+            return spec, LazyFields(spec, m.groupdict())
+        return spec, spec.convert(m.groupdict())
 
     def by_kind(self, kind: EventKind) -> list[MessageSpec]:
         return [s for s in self.specs if s.kind is kind]

@@ -172,3 +172,31 @@ def test_event_kinds_doc_is_in_sync() -> None:
     assert doc == generator.render(), "run: python scripts/gen_event_kinds.py"
     for spec in SPECS:
         assert f"### {spec.name}\n" in doc
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needle"),
+    [
+        (r"(?P<b>A|B) only supports a page_size of (?P<p>\d+)", " only supports a page_size of "),
+        (r"(?:The DSV4 )?SWA pool cap \((?P<n>\d+) tokens", "SWA pool cap ("),
+        (r"(?P<p>\w+) hit an exception: ?(?P<f>.*)", " hit an exception:"),
+        (r"[Oo]ut of memory\. Tried", "ut of memory. Tried"),
+        (r"(?:NCCL error|ncclInternalError)", ""),
+        (r"abc|def", ""),
+        (r"x{1,3}yz", "yz"),
+    ],
+)
+def test_required_literal(pattern: str, needle: str) -> None:
+    from sglang_logscope.catalog import required_literal
+
+    assert required_literal(pattern) == needle
+
+
+def test_every_sample_contains_its_specs_needle() -> None:
+    """The needle prefilter may only skip messages the regex could never match."""
+    from sglang_logscope._header import split_header
+
+    for spec in CATALOG.specs:
+        for sample in spec.samples:
+            message = split_header(sample.line).message
+            assert spec.needle in message or spec.needle in sample.line, (spec.name, spec.needle)
