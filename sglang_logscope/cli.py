@@ -348,7 +348,7 @@ def args_command(
 @app.command("budget")
 def budget_command(
     expect_args: Annotated[
-        str | None, typer.Option("--expect-args", help="File holding the launch command.")
+        str | None, typer.Option("--expect-args", "-e", help="File holding the launch command.")
     ] = None,
     log: Annotated[
         str | None, typer.Option("--log", help="SGLang log: use a run's own numbers.")
@@ -399,7 +399,7 @@ def budget_command(
 def preflight(
     expect_args: Annotated[
         Path,
-        typer.Option("--expect-args", help="File holding the launch command you will run."),
+        typer.Option("--expect-args", "-e", help="File holding the launch command you will run."),
     ],
     fmt: Annotated[
         TextFormat, typer.Option("--format", "-f", help="Output format.")
