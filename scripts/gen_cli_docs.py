@@ -15,6 +15,11 @@ import typer
 
 from sglang_logscope.cli import app
 
+try:
+    from scripts._gendoc import generate
+except ImportError:  # run as a script: scripts/ is on sys.path
+    from _gendoc import generate  # type: ignore[no-redef]
+
 OUT = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 
@@ -91,14 +96,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not OUT.is_file() or OUT.read_text(encoding="utf-8") != text:
-            sys.stderr.write(f"{OUT} is stale: run python scripts/gen_cli_docs.py\n")
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    return 0
+    return generate(OUT, render, argv, "gen_cli_docs.py")
 
 
 if __name__ == "__main__":

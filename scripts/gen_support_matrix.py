@@ -21,6 +21,11 @@ from sglang_logscope.events import EventKind
 from sglang_logscope.log import read_log
 from sglang_logscope.messages import CATALOG
 
+try:
+    from scripts._gendoc import generate
+except ImportError:  # run as a script: scripts/ is on sys.path
+    from _gendoc import generate  # type: ignore[no-redef]
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "support-matrix.md"
 REAL = ROOT / "fixtures" / "real"
@@ -119,14 +124,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not OUT.is_file() or OUT.read_text(encoding="utf-8") != text:
-            sys.stderr.write(f"{OUT} is stale: run python scripts/gen_support_matrix.py\n")
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    return 0
+    return generate(OUT, render, argv, "gen_support_matrix.py")
 
 
 if __name__ == "__main__":
