@@ -50,6 +50,16 @@ class TextFormat(str, Enum):
     json = "json"
 
 
+#: Options shared by several commands, declared once.
+TextFormatOpt = Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")]
+LogTzOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time)."
+    ),
+]
+
+
 class RunsFormat(str, Enum):
     table = "table"
     json = "json"
@@ -183,9 +193,7 @@ def summary(
             help="SGLang log file(s) ('-' for stdin; .gz accepted); several run in parallel."
         ),
     ],
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Per run: times, outcome, failure, key memory figures and the arguments that matter.
 
@@ -214,9 +222,7 @@ class GpuSource(str, Enum):
 
 @app.command()
 def gpus(
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
     source: Annotated[
         GpuSource, typer.Option("--source", help="Read through NVML, nvidia-smi, or auto.")
     ] = GpuSource.auto,
@@ -249,21 +255,14 @@ def check(
             help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone.",
         ),
     ] = None,
-    log_tz: Annotated[
-        str | None,
-        typer.Option(
-            "--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time)."
-        ),
-    ] = None,
+    log_tz: LogTzOpt = None,
     sglang_version: Annotated[
         str | None,
         typer.Option(
             "--sglang-version", help="SGLang release whose argument table reads the command."
         ),
     ] = None,
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
     from .check import check as run_check
@@ -300,9 +299,7 @@ def report_command(
         str | None,
         typer.Option("--launched-at", help="When you launched (as for `logscope check`)."),
     ] = None,
-    log_tz: Annotated[
-        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps.")
-    ] = None,
+    log_tz: LogTzOpt = None,
     sglang_version: Annotated[
         str | None,
         typer.Option("--sglang-version", help="SGLang release whose tables and arithmetic to use."),
@@ -326,9 +323,7 @@ def args_command(
         str | None,
         typer.Option("--sglang-version", help="SGLang release whose argument table to use."),
     ] = None,
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
     from .command import describe, parse_launch_command, read_command_file
@@ -371,9 +366,7 @@ def budget_command(
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
     ] = None,
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
     from .memory.render import budget_from_inputs, render_budget
@@ -401,9 +394,7 @@ def preflight(
         Path,
         typer.Option("--expect-args", "-e", help="File holding the launch command you will run."),
     ],
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TextFormat.text,
+    fmt: TextFormatOpt = TextFormat.text,
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release of the launch.")
     ] = None,
@@ -484,9 +475,7 @@ def watch(
             help="When you launched (as for check); default: the launch record, else now.",
         ),
     ] = None,
-    log_tz: Annotated[
-        str | None, typer.Option("--log-tz", help="Time zone of the log's timestamps.")
-    ] = None,
+    log_tz: LogTzOpt = None,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
     fmt: _WatchFmt = WatchFormat.text,
