@@ -23,7 +23,7 @@ class Code:
     name: str
     severity: Severity
     meaning: str
-    action: str
+    action: str = ""
 
 
 CODES: dict[str, Code] = {

@@ -23,7 +23,7 @@ from typing import Any
 
 from .command import LaunchCommand, parse_launch_command
 from .errors import LogscopeError
-from .findings import Severity
+from .findings import Code, Severity
 from .gpus import (
     GIB,
     MIB,
@@ -47,54 +47,46 @@ CONTEXT_GIB = 0.6
 BALANCE_RATIO = 0.9
 
 
-@dataclass(frozen=True)
-class PfCode:
-    code: str
-    name: str
-    severity: Severity
-    meaning: str
-
-
-CODES: dict[str, PfCode] = {
+CODES: dict[str, Code] = {
     c.code: c
     for c in (
-        PfCode("PF001", "args-rejected", Severity.ERROR,
+        Code("PF001", "args-rejected", Severity.ERROR,
                "SGLang's argparse would reject the command (unknown/ambiguous flag, bad value)."),
-        PfCode("PF002", "gpu-missing", Severity.ERROR,
+        Code("PF002", "gpu-missing", Severity.ERROR,
                "The launch needs more GPUs than CUDA_VISIBLE_DEVICES / --base-gpu-id leave it."),
-        PfCode("PF003", "sglang-holds-gpu", Severity.ERROR,
+        Code("PF003", "sglang-holds-gpu", Severity.ERROR,
                "An SGLang process (an earlier run, a leftover scheduler) holds memory on a GPU "
                "the launch will use."),
-        PfCode("PF004", "process-holds-gpu", Severity.WARNING,
+        Code("PF004", "process-holds-gpu", Severity.WARNING,
                "Another process holds memory on a GPU the launch will use."),
-        PfCode("PF005", "memory-unbalanced", Severity.ERROR,
+        Code("PF005", "memory-unbalanced", Severity.ERROR,
                "Free memory differs between the launch's GPUs by more than SGLang tolerates "
                "(a rank's free < 0.9 x another's): 'The memory capacity is unbalanced'."),
-        PfCode("PF006", "budget-does-not-fit", Severity.ERROR,
+        Code("PF006", "budget-does-not-fit", Severity.ERROR,
                "With the memory free now as F0, SGLang's memory budget does not fit."),
-        PfCode("PF007", "port-in-use", Severity.ERROR,
+        Code("PF007", "port-in-use", Severity.ERROR,
                "The host/port cannot be bound: something already listens there."),
-        PfCode("PF008", "host-unavailable", Severity.ERROR,
+        Code("PF008", "host-unavailable", Severity.ERROR,
                "The --host address cannot be bound on this machine."),
-        PfCode("PF009", "model-path-missing", Severity.ERROR,
+        Code("PF009", "model-path-missing", Severity.ERROR,
                "--model-path names a local path that does not exist."),
-        PfCode("PF010", "model-config-missing", Severity.ERROR,
+        Code("PF010", "model-config-missing", Severity.ERROR,
                "--model-path is a local directory without config.json."),
-        PfCode("PF011", "log-overwritten", Severity.WARNING,
+        Code("PF011", "log-overwritten", Severity.WARNING,
                "The redirection '>' will truncate an existing log: the previous run's log is lost."),
-        PfCode("PF012", "log-appended", Severity.WARNING,
+        Code("PF012", "log-appended", Severity.WARNING,
                "The redirection '>>' will append to an existing log: the runs will be mixed."),
-        PfCode("PF013", "gpus-unreadable", Severity.ERROR,
+        Code("PF013", "gpus-unreadable", Severity.ERROR,
                "GPU state could not be read (no NVML, no nvidia-smi): GPU checks not made."),
-        PfCode("PF014", "budget-unknown", Severity.WARNING,
+        Code("PF014", "budget-unknown", Severity.WARNING,
                "The memory budget could not be computed (e.g. unknown model): not checked."),
-        PfCode("PF015", "hidden-memory", Severity.WARNING,
+        Code("PF015", "hidden-memory", Severity.WARNING,
                "Memory on a GPU the launch will use is held by processes that cannot be seen."),
-        PfCode("PF016", "model-not-local", Severity.INFO,
+        Code("PF016", "model-not-local", Severity.INFO,
                "--model-path is not a local path (a hub id): not checked."),
-        PfCode("PF017", "budget-fits", Severity.INFO,
+        Code("PF017", "budget-fits", Severity.INFO,
                "SGLang's memory budget fits with the memory free now as F0."),
-        PfCode("PF018", "foreign-pids", Severity.INFO,
+        Code("PF018", "foreign-pids", Severity.INFO,
                "The driver reports PIDs of another PID namespace (a container): holders may be "
                "unnamed."),
     )
