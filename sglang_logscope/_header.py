@@ -16,16 +16,21 @@ import regex
 
 from .events import Rank
 
-_TS = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?|\d{2}:\d{2}:\d{2}|\d{2}-\d{2} \d{2}:\d{2}:\d{2}"
+#: The header time with its date (the other forms are time-only or month-day).
+_TS_DATE = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
+_TS = rf"{_TS_DATE}|\d{{2}}:\d{{2}}:\d{{2}}|\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}}"
 _RANK_TOKEN = r"(?:[A-Z][A-Z_]{0,15}+-?\d{1,6}+|encode_server|encode_dp_worker\[\d{1,6}+\])"
-_BRACKET = (
-    rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?"
+#: ``INFO file.py:123: `` after the bracket (the logging format seen in real deployments).
+_LEVEL_SRC = (
     r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}?\.py:\d{1,7}+): )?"
 )
+_BRACKET = rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?{_LEVEL_SRC}"
+#: ``docker logs -t`` / journald time before the line.
+_OUTER_TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? "
 _FAST = regex.compile(_BRACKET)
 _OUTER = regex.compile(
     r"(?: {1,4}+(?=\[))?"  # a pasted log indented by a space or two
-    r"(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? )?"  # docker logs -t, journald
+    rf"(?:{_OUTER_TS})?"  # docker logs -t, journald
     r"(?:- [\w.]{1,80}+ - [A-Z]{1,8}+ - )?"  # a wrapper's Python logging: 'ts - name - LEVEL - '
     r"(?:[A-Za-z0-9][\w.-]{0,80}+ {0,40}+\| ?)?"  # docker compose 'svc-1  | '
     r"(?:\((?:[^()\n]{1,200}+)\) ++)?"  # Ray actor prefix
@@ -35,7 +40,11 @@ _COMPOSE = regex.compile(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
 #: A header glued after other text on one physical line (a tqdm bar without its newline).
 _GLUED = regex.compile(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 _OLD_GPU = regex.compile(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
-_UVICORN = regex.compile(r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s{1,10}+")
+_UVICORN_LEVELS = ("INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "TRACE")
+_UVICORN = regex.compile(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
+#: After a bracket header, uvicorn's level prefix is looked for only when the message starts
+#: with one of these (so ``CRITICAL:``/``TRACE:`` stay in the message there).
+_UVICORN_AFTER_BRACKET = "IWED"
 _PYLOGGING = regex.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
 _RANK_PART = regex.compile(r"([A-Z][A-Z_]*?)(-?\d+)$")
 _RANK_FIELDS = {
@@ -157,7 +166,7 @@ def _bracketed(line: str, m: regex.Match[str]) -> Header:
         _head_cache[head] = parts
     message = line[end:]
     level = parts[2]
-    if level is None and message[:1] in "IWED":
+    if level is None and message[:1] in _UVICORN_AFTER_BRACKET:
         u = _UVICORN.match(message)
         if u is not None:
             level = u.group("level")

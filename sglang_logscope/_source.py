@@ -132,46 +132,58 @@ def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
     (CRLF) is removed. Lines over :data:`MAX_LINE_BYTES` are cut and flagged, and the rest of
     such a line is skipped without being held in memory.
     """
+    for data, truncated, piece in iter_raw_pieces(source):
+        if piece:
+            for line in data.split(b"\n"):
+                yield _finish(line), False
+        else:
+            yield data, truncated
+
+
+#: Read size of :func:`iter_raw_pieces` (a piece is at most about this long).
+PIECE_BYTES = 1 << 18
+
+
+def iter_raw_pieces(source: Source) -> Iterator[tuple[bytes, bool, bool]]:
+    """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
+
+    A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
+    newline and with any CRLF ``\\r`` kept, each line shorter than :data:`MAX_LINE_BYTES`:
+    what bulk parsing splits at once. Otherwise ``data`` is one line as
+    :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
+    """
     stream, owned = _open_binary(source)
     try:
-        pending = bytearray()
-        skipping = False
+        pending = b""
+        skipping = False  # inside a line already cut: drop the rest of it
         while True:
             try:
-                block = stream.read(_READ_BLOCK)
+                block = stream.read(PIECE_BYTES)
             except (EOFError, gzip.BadGzipFile, OSError) as exc:
                 raise InputError(f"{describe(source)}: read failed ({exc})") from None
             if not block:
                 break
-            start = 0
-            while True:
-                nl = block.find(b"\n", start)
-                if nl < 0:
-                    if not skipping:
-                        pending += block[start:]
-                        if len(pending) > MAX_LINE_BYTES:
-                            yield _finish(bytes(pending[:MAX_LINE_BYTES])), True
-                            pending.clear()
-                            skipping = True
-                    break
-                if skipping:
-                    skipping = False
-                elif pending:
-                    pending += block[start:nl]
+            last = block.rfind(b"\n")
+            if last < 0:
+                if not skipping:
+                    pending += block
                     if len(pending) > MAX_LINE_BYTES:
-                        yield _finish(bytes(pending[:MAX_LINE_BYTES])), True
-                    else:
-                        yield _finish(bytes(pending)), False
-                    pending.clear()
-                else:
-                    piece = block[start:nl]
-                    if len(piece) > MAX_LINE_BYTES:
-                        yield _finish(piece[:MAX_LINE_BYTES]), True
-                    else:
-                        yield _finish(piece), False
-                start = nl + 1
+                        yield _finish(pending[:MAX_LINE_BYTES]), True, False
+                        pending = b""
+                        skipping = True
+                continue
+            first = block.find(b"\n")
+            if skipping or len(pending) + first > MAX_LINE_BYTES:
+                if not skipping:
+                    yield _finish((pending + block[:first])[:MAX_LINE_BYTES]), True, False
+                skipping = False
+                if last > first:
+                    yield block[first + 1 : last], False, True
+            else:
+                yield pending + block[:last], False, True
+            pending = block[last + 1 :]
         if pending and not skipping:
-            yield _finish(bytes(pending)), False
+            yield _finish(pending), False, False
     finally:
         if owned:
             stream.close()

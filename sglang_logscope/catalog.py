@@ -50,7 +50,8 @@ class MessageSpec:
     it sets (a constant or a :class:`Ref` to a field). ``block`` makes the message open a
     multi-line record (a traceback, an argparse usage block). ``anywhere`` lets the pattern
     match inside the message instead of at its start (kept rare: such specs are tried on every
-    line that reaches the fallback).
+    line that reaches the fallback). ``bulk`` marks a high-volume serving line (batch, access):
+    whole blocks of such lines are parsed at once by their shape (:mod:`.bulk`).
     """
 
     name: str
@@ -65,6 +66,7 @@ class MessageSpec:
     anywhere: bool = False
     pairs: Mapping[str, str] | None = None
     description: str = ""
+    bulk: bool = False
 
     @cached_property
     def compiled(self) -> regex.Pattern[str]:

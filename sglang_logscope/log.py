@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._source import Source, describe
 from .events import Event, EventKind
-from .parse import iter_events
+from .parse import iter_events, iter_records
 from .runs import Run, split_runs, stream_runs
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def iter_runs(
 ) -> Iterator[Run]:
     """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
     not the file. Each run's ``events`` hold only the kinds in ``keep``."""
-    return stream_runs(iter_events(source), keep)
+    return stream_runs(iter_records(source), keep)
 
 
 def summarize_source(source: Source) -> dict[str, Any]:

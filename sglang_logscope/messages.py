@@ -1527,6 +1527,7 @@ SPECS += [
             "#queue-req": "queue_req",
             "input throughput (token/s)": "input_throughput",
         },
+        bulk=True,
         releases="0.1.18-",
         description="'Prefill batch.' up to 0.5.3, 'Prefill batch,' from 0.5.6; usage is 'token "
         "usage', or 'full token usage' + 'swa token usage' (SWA) / 'mamba usage' (hybrid).",
@@ -1587,6 +1588,7 @@ SPECS += [
             "#swa token": "swa_token",
             "mamba num": "mamba_num",
         },
+        bulk=True,
         releases="0.1.18-",
         samples=(
             Sample(
@@ -1631,6 +1633,7 @@ SPECS += [
         kind=K.HTTP_ACCESS,
         pattern=r'(?P<client>[\w.:\[\]%-]{1,100}+) - "(?P<method>[A-Z]{1,10}+) (?P<path>\S{1,4096}+) HTTP/(?P<http>[\d.]{1,5}+)" (?P<status>\d{3})',
         fields={"status": "int"},
+        bulk=True,
         releases="0.1.18-",
         samples=(
             Sample(

@@ -16,8 +16,9 @@ from typing import Any
 import regex
 
 from ._header import Header, split_header
-from ._source import Source, decode_line, iter_raw_lines
+from ._source import Source, decode_line, iter_raw_pieces
 from .banner import parse_banner
+from .bulk import Rows, bulk_shape
 from .catalog import MessageSpec
 from .events import Event, EventKind, new_event
 from .messages import CATALOG
@@ -59,13 +60,29 @@ def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
     :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.
     ``first_line`` numbers the first line read (an open file positioned mid-way).
     """
+    for record in iter_records(source, first_line=first_line):
+        if record.__class__ is Rows:
+            yield from record.events()
+        else:
+            yield record  # type: ignore[misc]
+
+
+def iter_records(
+    source: Source, *, first_line: int = 1, bulk: bool = True
+) -> Iterator[Event | Rows]:
+    """:func:`iter_events`, except that blocks of batch and access lines come as
+    :class:`~sglang_logscope.bulk.Rows` (their events as columns, parsed in bulk) for readers
+    that fold them without an object per line. ``bulk=False`` parses every line on its own:
+    the reference the bulk path is tested against."""
     block: _Block | None = None
-    lineno = first_line - 1
-    for raw, truncated in iter_raw_lines(source):
-        lineno += 1
-        text = raw.decode("utf-8", "replace")
-        if "\x00" in text or "\x1b" in text:
-            text = decode_line(raw)
+    for item in _lines(source, first_line, bulk):
+        if item.__class__ is not tuple:
+            if block is not None:
+                yield block.close()
+                block = None
+            yield item  # type: ignore[misc]
+            continue
+        lineno, text, truncated = item
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:
@@ -86,6 +103,33 @@ def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
         yield _make_event(lineno, text, header, hit, truncated)
     if block is not None:
         yield block.close()
+
+
+def _lines(source: Source, first_line: int, bulk: bool) -> Iterator[tuple[int, str, bool] | Rows]:
+    """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
+    catalog's bulk shapes as :class:`Rows` instead of their lines."""
+    shape = bulk_shape() if bulk else None
+    lineno = first_line - 1
+    for data, truncated, piece in iter_raw_pieces(source):
+        if not piece:
+            lineno += 1
+            yield lineno, _decode(data), truncated
+            continue
+        for part in shape.split(data, lineno + 1) if shape is not None else (data,):
+            if part.__class__ is not bytes:
+                lineno += len(part)
+                yield part  # type: ignore[misc]
+                continue
+            for raw in part.split(b"\n"):
+                lineno += 1
+                yield lineno, _decode(raw[:-1] if raw[-1:] == b"\r" else raw), False
+
+
+def _decode(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    if "\x00" in text or "\x1b" in text:
+        return decode_line(raw)
+    return text
 
 
 def _match_after_exception_type(message: str) -> tuple[MessageSpec, dict[str, Any]] | None:

@@ -6,9 +6,12 @@ import enum
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import compress, pairwise
+from operator import gt
 from typing import Any
 
-from .catalog import KNOWN_RELEASES, parse_release_range, version_tuple
+from .bulk import Rows, parse_times
+from .catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
 from .events import Event, EventKind
 
 #: A timestamp this far behind the previous one starts a new run (logs glued together).
@@ -300,45 +303,117 @@ def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
     return f"{known[0]}-{known[-1]}"
 
 
-def stream_runs(events: Iterable[Event], keep: Collection[EventKind] = ()) -> Iterator[Run]:
+def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()) -> Iterator[Run]:
     """The runs of :func:`split_runs`, built as the events stream by, in memory that follows
     what a run keeps rather than the file: each :class:`Run` is yielded once the next one has
     started, and its ``events`` hold only the events whose kind is in ``keep`` (every other
     field is that of :func:`split_runs`; with ``keep`` every kind, the runs are equal).
 
+    ``events`` may hold :class:`~sglang_logscope.bulk.Rows` (``parse.iter_records``): a block
+    of batch/access lines is folded in without an object per line, unless it holds a kind in
+    ``keep`` or a time the fold cannot order (then its events are taken one by one).
+
     Held meanwhile: the current run's figures, its kept events and its trailing preamble
     (auto-adjust warnings, unknown lines) that a following banner would take over.
     """
-    wanted = frozenset(keep)
-    current: _Group | None = None
-    last_ts: datetime | None = None
-    index = 0
-    spare: _Group | None = None  # the last group without meaning, for a log that has none
-    for event in events:
-        if current is not None and current.starts_run(event, last_ts):
-            moved = current.split_preamble(event)
-            if current.count:
-                if current.meaningful():
-                    yield current.build(index)
-                    index += 1
-                else:
-                    spare = current
-            current = _Group(wanted)
-            for e in moved:
-                current.append(e)
+    builder = _Builder(frozenset(keep))
+    for item in events:
+        if item.__class__ is Rows:
+            yield from builder.rows(item)
+        else:
+            yield from builder.event(item)  # type: ignore[arg-type]
+    yield from builder.finish()
+
+
+class _Builder:
+    """The state of :func:`stream_runs` between two items."""
+
+    __slots__ = ("current", "index", "last_ts", "spare", "wanted")
+
+    def __init__(self, wanted: frozenset[EventKind]) -> None:
+        self.wanted = wanted
+        self.current: _Group | None = None
+        self.last_ts: datetime | None = None
+        self.index = 0
+        self.spare: _Group | None = None  # the last group without meaning, for a log that has none
+
+    def event(self, event: Event) -> Iterator[Run]:
+        current = self.current
+        if current is not None and current.starts_run(event, self.last_ts):
+            yield from self._close(current, current.split_preamble(event))
+            current = self.current
         if current is None:
-            current = _Group(wanted)
+            current = self.current = _Group(self.wanted)
         current.append(event)
         if event.timestamp is not None and event.has_date:
-            last_ts = event.timestamp
-    if current is not None:
-        if current.meaningful():
-            yield current.build(index)
-            index += 1
-        else:
-            spare = current
-    if index == 0 and spare is not None:
-        yield spare.build(0)
+            self.last_ts = event.timestamp
+
+    def rows(self, rows: Rows) -> Iterator[Run]:
+        specs = rows.specs()
+        times = rows.times()
+        stamps = parse_times(times)
+        if any(s.kind in self.wanted for s in specs) or not all(
+            t is not None and t.year != 1900 for t in stamps.values()
+        ):
+            for e in rows.events():
+                yield from self.event(e)
+            return
+        cuts = _gap_cuts(times, stamps)
+        for lo, hi in cuts:
+            current = self.current
+            if current is not None and (lo > 0 or self._opens(stamps[times[0]])):
+                yield from self._close(current, current.split_preamble(None))
+            if self.current is None:
+                self.current = _Group(self.wanted)
+            part = rows if len(cuts) == 1 else rows.slice(lo, hi)
+            part_times = times[lo:hi]
+            self.current.add_rows(
+                part,
+                specs if part is rows else part.specs(),
+                stamps[min(part_times)],  # type: ignore[arg-type]
+                stamps[max(part_times)],  # type: ignore[arg-type]
+            )
+        self.last_ts = stamps[times[-1]]
+
+    def _opens(self, first: datetime | None) -> bool:
+        """Does a row of this time, after the events so far, start a run (see starts_run)?"""
+        return (
+            self.last_ts is not None and first is not None and self.last_ts - first > BACKWARDS_GAP
+        )
+
+    def _close(self, current: _Group, moved: list[Event]) -> Iterator[Run]:
+        if current.count:
+            if current.meaningful():
+                yield current.build(self.index)
+                self.index += 1
+            else:
+                self.spare = current
+        self.current = _Group(self.wanted)
+        for e in moved:
+            self.current.append(e)
+
+    def finish(self) -> Iterator[Run]:
+        current = self.current
+        if current is not None:
+            if current.meaningful():
+                yield current.build(self.index)
+                self.index += 1
+            else:
+                self.spare = current
+        if self.index == 0 and self.spare is not None:
+            yield self.spare.build(0)
+
+
+def _gap_cuts(times: list[bytes], stamps: dict[bytes, datetime | None]) -> list[tuple[int, int]]:
+    """Rows cut where a row's time falls more than :data:`BACKWARDS_GAP` behind the row
+    before it (a new run: see :func:`split_runs`); row 0 is compared by the caller."""
+    cuts = [0]
+    for i in compress(range(1, len(times)), map(gt, times, times[1:])):
+        before, after = stamps[times[i - 1]], stamps[times[i]]
+        if before is not None and after is not None and before - after > BACKWARDS_GAP:
+            cuts.append(i)
+    cuts.append(len(times))
+    return list(pairwise(cuts))
 
 
 class _Group:
@@ -415,6 +490,27 @@ class _Group:
             if kind in self.wanted:
                 self.settled.append(e)
 
+    def add_rows(
+        self, rows: Rows, specs: list[MessageSpec], oldest: datetime, newest: datetime
+    ) -> None:
+        """Fold in a block of rows (none of them kept, all dated): what ``append`` does for
+        each of its events, at once."""
+        if self.tail:
+            self._commit(self.tail)
+            self.tail = []
+        if not self.count:
+            self.first_line = rows.first_line
+        self.count += len(rows)
+        self.last_line = rows.last_line
+        if self.oldest is None or oldest < self.oldest:
+            self.oldest = oldest
+        if self.newest is None or newest > self.newest:
+            self.newest = newest
+        for spec in specs:
+            self.kinds.add(spec.kind)
+            self.releases.add(spec.releases)
+        self.last_kind = rows.last_kind()
+
     def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
         """Does ``event`` open a new run after this group? (See :func:`split_runs`.)"""
         kind = event.kind
@@ -440,11 +536,12 @@ class _Group:
         """Anything beyond preamble noise? (The tail is preamble: it adds none.)"""
         return not self.kinds <= _PREAMBLE
 
-    def split_preamble(self, starter: Event) -> list[Event]:
-        """Commit what stays, return what moves to ``starter``'s run."""
+    def split_preamble(self, starter: Event | None) -> list[Event]:
+        """Commit what stays, return what moves to ``starter``'s run (``None``: a block of
+        rows, which takes no preamble)."""
         tail = self.tail
         self.tail = []
-        if starter.kind is not EventKind.SERVER_ARGS:
+        if starter is None or starter.kind is not EventKind.SERVER_ARGS:
             self._commit(tail)
             return []
         _, moved = _split_preamble(tail, starter)

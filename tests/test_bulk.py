@@ -1,0 +1,254 @@
+"""Bulk parsing (issue 6, target 2): blocks of batch and access lines parsed at once by their
+shape give exactly what the line-by-line parser gives — events, runs and summaries."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sglang_logscope import _source
+from sglang_logscope.bulk import BulkShape, Rows, bulk_shape
+from sglang_logscope.catalog import Catalog, MessageSpec
+from sglang_logscope.events import EventKind
+from sglang_logscope.log import SUMMARY_KINDS
+from sglang_logscope.messages import CATALOG
+from sglang_logscope.parse import iter_events, iter_records
+from sglang_logscope.runs import stream_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_LOGS = sorted(
+    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
+)
+BULK_SPECS = [s for s in CATALOG.specs if s.bulk]
+
+
+def _same_either_way(data: bytes) -> None:
+    """Events, and runs thin or with the summary kinds, equal with and without bulk parsing."""
+    line_events = list(iter_records(io.BytesIO(data), bulk=False))
+    assert list(iter_events(io.BytesIO(data))) == line_events
+    for keep in ((), SUMMARY_KINDS):
+        bulk_runs = list(stream_runs(iter_records(io.BytesIO(data)), keep))
+        assert bulk_runs == list(stream_runs(line_events, keep))
+
+
+@pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_logs_parse_the_same_in_bulk(path: Path) -> None:
+    _same_either_way(path.read_bytes())
+
+
+def test_bulk_takes_the_serving_lines_of_a_real_log() -> None:
+    """A check that can fail: the bulk path must actually engage on real batch and access
+    lines (corpus 069: hybrid model on TP2, 0.5-era batch lines; 037: 0.4 era behind
+    ``docker logs -t``, uvicorn access lines)."""
+    for case in ("069", "037"):
+        path = next((ROOT / "fixtures" / "real").glob(f"{case}*/*.log"))
+        # These logs fit in one piece, startup included, and a startup message an earlier
+        # catalog spec may take (' KV Cache ') sends a whole piece line by line: cut smaller.
+        with mock.patch.object(_source, "PIECE_BYTES", 4096):
+            records = list(iter_records(path))
+        rows = [r for r in records if isinstance(r, Rows)]
+        kinds = {e.kind for r in rows for e in r.events()}
+        line_kinds = {
+            e.kind
+            for e in iter_events(path)
+            if e.kind in (EventKind.DECODE_BATCH, EventKind.PREFILL_BATCH, EventKind.HTTP_ACCESS)
+        }
+        assert rows, case
+        assert kinds == line_kinds, case
+
+
+@pytest.mark.parametrize("spec", BULK_SPECS, ids=lambda s: s.name)
+def test_every_bulk_sample_is_taken_in_bulk(spec: MessageSpec) -> None:
+    for sample in spec.samples:
+        line = sample.line.lstrip(" ")  # a pasted, indented line is the line parser's
+        records = list(iter_records(io.BytesIO(line.encode() + b"\n")))
+        assert len(records) == 1 and isinstance(records[0], Rows), sample.line
+        (event,) = records[0].events()
+        assert event.kind is spec.kind
+        assert {k: event.fields[k] for k in sample.fields} == dict(sample.fields)
+
+
+# ------------------------------------------------------------------ any mix, any piece size
+
+_HEADS = [
+    "[{d} {t}]",
+    "[{d} {t} TP0] ",
+    "[{d} {t} DP1 TP4 EP4] ",
+    "[{d} {t}.123 TP1] ",
+    "[{d} {t}.1234567 TP1] ",
+    "2025-02-04T21:29:21.123456789Z [{d} {t} TP0] ",
+    "2025-02-04 21:29:21 [{d} {t}] ",
+    "[{d} {t}] INFO scheduler.py:1234: ",
+    "[{d} {t}] INFO:     ",
+    "[{d} {t}] WARNING:\t",
+    "[{d} {t}] INFO:" + " " * 12,
+    "[{d} {t}] TRACE:  ",
+    "[{d} {t}] CRITICAL: ",
+    "[{t} TP0] ",
+    "[1900-01-01 {t}] ",
+    "[2026-02-30 {t}] ",
+    "[{d} {t}]",
+    " [{d} {t}] ",
+    "\x1b[32m[{d} {t}]\x1b[0m ",
+    "",
+]
+_BODIES = [
+    "Decode batch. #running-req: 1, #token: 47, token usage: 0.00, gen throughput (token/s): 94.12, #queue-req: 0, ",
+    "Decode batch, #running-req: 32, #token: 9120, token usage: 0.04, accept len: 2.71, cuda graph: True",
+    "Decode batch [77], #running-req: 1",
+    "Decode batch [\u0661\u0662], #running-req: 1",
+    "Decode batch, #running-req: 1\r",
+    "Decode batch, #running-req: \x001",
+    "Decode batch, café: 1",
+    "Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, cache hit rate: 0.00%, #running-req: 0",
+    "Prefill batch(mixed #running-req: 3). #new-seq: 1, #new-token: 64",
+    "Prefill batch, #new-seq: 1, #new-token: 80, full token usage: 0.00, mamba usage: 0.05",
+    '127.0.0.1:35342 - "GET /get_model_info HTTP/1.1" 200 OK',
+    '2001:1aef:159::0 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    'Load-1:80 - "POST /generate HTTP/1.1" 200 OK',
+    'Deco:1 - "POST /generate HTTP/1.1" 500 Internal Server Error',
+    '10.0.0.1:5 - "GET / HTTP/1.1" 200  KV Cache is allocated. #tokens: 10, K size: 1 GB',
+    '10.0.0.1:5 - "GET /é HTTP/1.1" 200 OK',
+    "Load weight begin. avail mem=70.00 GB",
+    "The server is fired up and ready to roll!",
+    "server_args=ServerArgs(model_path='m', tp_size=2)",
+    "Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "x.py", line 1, in f',
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "Received sigquit from a child process. It usually means the child failed.",
+    "KV Cache is allocated. #tokens: 10, K size: 1 GB, V size: 1 GB",
+    "Setting page_size to 64 (adjusted).",
+    "plain text",
+    "",
+]
+
+
+def _line(head: int, body: int, minute: int, second: int) -> str:
+    stamp = _HEADS[head].format(d="2026-05-09", t=f"09:{minute:02d}:{second:02d}")
+    return stamp + _BODIES[body]
+
+
+_LINES = st.lists(
+    st.tuples(
+        st.integers(0, len(_HEADS) - 1),
+        st.integers(0, len(_BODIES) - 1),
+        st.integers(0, 20),
+        st.integers(0, 59),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, st.sampled_from([1, 7, 64, 300, 1 << 18]), st.booleans())
+def test_any_mix_parses_the_same_in_bulk(
+    lines: list[tuple[int, int, int, int]], piece: int, crlf: bool
+) -> None:
+    """Bulk and non-bulk lines, odd headers, escapes, CR, NUL, non-ASCII, clock jumps
+    forward and back, tracebacks, banners; pieces cut at any size."""
+    end = "\r\n" if crlf else "\n"
+    text = end.join(_line(*spec) for spec in lines)
+    with mock.patch.object(_source, "PIECE_BYTES", piece):
+        _same_either_way(text.encode("utf-8"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from([3, 50, 1 << 18]))
+def test_arbitrary_bytes_parse_the_same_in_bulk(data: bytes, piece: int) -> None:
+    with mock.patch.object(_source, "PIECE_BYTES", piece):
+        _same_either_way(data)
+
+
+def test_rows_fold_a_clock_jump_into_a_new_run() -> None:
+    """A batch line more than two minutes behind the one before opens a run (logs glued
+    together), inside one block of rows."""
+    body = "Decode batch, #running-req: 1, #token: 9, token usage: 0.01"
+    text = "\n".join(
+        [f"[2026-05-09 09:10:0{i} TP0] {body}" for i in range(3)]
+        + [f"[2026-05-09 09:05:0{i} TP0] {body}" for i in range(3)]
+        + [""]
+    )
+    (rows,) = list(iter_records(io.BytesIO(text.encode())))
+    assert isinstance(rows, Rows) and len(rows) == 6
+    runs = list(stream_runs([rows]))
+    assert [(r.first_line, r.last_line) for r in runs] == [(1, 3), (4, 6)]
+    _same_either_way(text.encode())
+
+
+# ------------------------------------------------------------------ the catalog's rules
+
+
+def _spec(name: str, pattern: str, **kw: object) -> MessageSpec:
+    return MessageSpec(
+        name=name,
+        kind=EventKind.DECODE_BATCH,
+        pattern=pattern,
+        releases="all",
+        samples=(),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"Decode batch\s(?P<_pairs>.*)",
+        r"Decode [^,]+",
+        r"Decode batch$",
+        r"Decode (?=x)",
+        r"Décode",
+    ],
+)
+def test_a_bulk_pattern_that_could_span_lines_is_refused(pattern: str) -> None:
+    with pytest.raises(ValueError, match="bulk spec 'x'"):
+        BulkShape(Catalog([_spec("x", pattern, bulk=True)]))
+
+
+def test_a_floating_bulk_spec_after_one_without_a_literal_is_refused() -> None:
+    catalog = Catalog([_spec("loose", r"\w+"), _spec("x", r"\d+ - ", bulk=True)])
+    with pytest.raises(ValueError, match="'loose' before it has no literal"):
+        BulkShape(catalog)
+
+
+def test_an_earlier_spec_in_the_bucket_keeps_its_lines() -> None:
+    """``Decode batch OOM`` before ``Decode batch`` in dispatch order: its lines stay the
+    line parser's, so they keep the earlier spec."""
+    catalog = Catalog(
+        [
+            _spec("oom", r"Decode batch OOM (?P<n>\d+)"),
+            _spec("x", r"Decode batch(?P<_pairs>.*)", bulk=True),
+        ]
+    )
+    shape = BulkShape(catalog)
+    parts = list(
+        shape.split(
+            b"[2026-05-09 09:00:00] Decode batch OOM 3\n[2026-05-09 09:00:01] Decode batch, a: 1", 1
+        )
+    )
+    assert parts[0] == b"[2026-05-09 09:00:00] Decode batch OOM 3"
+    assert isinstance(parts[1], Rows) and parts[1].first_line == 2
+
+
+def test_bulk_pattern_is_linear_on_adversarial_lines() -> None:
+    shape = bulk_shape()
+    heads = [b"[2026-01-01 00:00:00] ", b"[2026-01-01 00:00:00", b"2026-01-01T00:00:00Z "]
+    bodies = [
+        b" " * 200_000,
+        b"[" * 200_000,
+        b" TP0" * 50_000,
+        b"Decode batch," + b", " * 100_000,
+        b'1 - "GET ' + b"/" * 200_000,
+        b"INFO:" + b" " * 200_000,
+    ]
+    for head in heads:
+        for body in bodies:
+            start = time.perf_counter()
+            for pattern in (shape.fast, shape.guarded):
+                pattern.split(b"\n" + head + body)
+            assert time.perf_counter() - start < 0.5, (head, body[:20])
