@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -58,20 +58,37 @@ class _Alt:
     """One bulk spec inside the joined pattern: its body group and its fields' groups."""
 
     spec: MessageSpec
-    body: int  # group index of the message text the spec's pattern matched
-    groups: tuple[tuple[str, int], ...]  # (field name, group index)
+    body: int  # column of the message text the spec's pattern matched (full layout)
+    groups: tuple[tuple[str, int], ...]  # (field name, column)
     rest_field: str | None  # the field that takes the rest of the line, if any
+    number: int  # its place in the pattern: column ``layout.witness[number]`` marks its rows
+
+
+#: The header date and time as a pattern that only takes valid ones, so a row's time always
+#: parses (``_header._TS_DATE`` with month, day, leap day, hour, minute and second ranges;
+#: year 1900 stands for time-only stamps, year 0 is no date: both left to the line parser).
+_VALID_DATE = (
+    r"(?!1900-|0000-)(?:\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))"
+    r"|(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)"
+)
+_VALID_TS = rf"{_VALID_DATE} (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{{1,6}})?"
 
 
 class BulkShape:
-    """The joined pattern of a catalog's bulk specs, and how to read its groups."""
+    """The joined pattern of a catalog's bulk specs, and how to read its groups.
+
+    Two layouts of one pattern: ``full`` captures every header part and field (for events),
+    ``lean`` only the time and which spec matched (for folding rows into runs); the same lines
+    match both, so a lean block's rows are found again in its full split.
+    """
 
     def __init__(self, catalog: Catalog) -> None:
         specs = [s for s in catalog.specs if s.bulk]
         bucketed = [s for s in specs if len(s.prefix) >= KEY_LEN]
         floating = [s for s in specs if len(s.prefix) < KEY_LEN]
         bodies: list[str] = []
-        renamed: list[tuple[MessageSpec, str, list[tuple[str, str]], str | None]] = []
+        renamed: list[tuple[MessageSpec, list[tuple[str, str]], str | None]] = []
         needles: set[str] = set()
         for i, spec in enumerate(bucketed + floating):
             body, rest = _split_rest(spec)
@@ -84,61 +101,108 @@ class BulkShape:
 
             body = _GROUP.sub(rename, body)
             guard = _guard(spec, catalog, needles)
-            bodies.append(f"{guard}(?P<body{i}>{body})")
-            renamed.append((spec, f"body{i}", fields, rest))
+            bodies.append(f"{guard}(?P<body{i}>{body})(?P<k{i}>)")
+            renamed.append((spec, fields, rest))
         head = (
             rf"(?P<pre>(?:{H._OUTER_TS})?"
-            rf"(?>\[(?P<ts>{H._TS_DATE})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?{H._LEVEL_SRC})"
+            rf"(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?{H._LEVEL_SRC})"
             # split_header's uvicorn level; [\t ] is its \s on the lines bulk parsing takes.
             rf"(?(level)|(?>(?P<ulevel>{_uvicorn_levels()}):[\t ]{{1,10}}+)?))"
         )
         core = rf"{head}(?:{'|'.join(bodies)})(?P<rest>[^\n]*+)"
-        self.fast = _compile(rb"\n" + core.encode("ascii"))
-        self.guarded = _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + core.encode("ascii"))
-        index: dict[str, int] = self.fast.groupindex
-        self.width = self.fast.groups
+        lean = _GROUP.sub(lambda m: m.group() if _lean_group(m.group(1)) else "(?:", core)
+        self.full = _Layout(core)
+        self.lean = _Layout(lean)
         self.needles = tuple(sorted(n.encode("utf-8") for n in needles))
-        self.ts = index["ts"] - 1
-        self.column = {
-            name: index[name] - 1 for name in ("pre", "ranks", "level", "src", "ulevel", "rest")
-        }
+        index = self.full.index
         self.alts = tuple(
             _Alt(
                 spec=spec,
-                body=index[body] - 1,
-                groups=tuple((name, index[group] - 1) for name, group in fields),
+                body=index[f"body{i}"],
+                groups=tuple((name, index[group]) for name, group in fields),
                 rest_field=rest,
+                number=i,
             )
-            for spec, body, fields, rest in renamed
+            for i, (spec, fields, rest) in enumerate(renamed)
         )
 
-    def split(self, data: bytes, first_line: int) -> Iterator[bytes | Rows]:
+    def split(self, data: bytes, first_line: int, fields: bool = True) -> Iterator[bytes | Rows]:
         """Cut ``data`` (whole lines joined by ``\\n``) into :class:`Rows` and the runs of other
-        lines between them (``bytes``, lines joined by ``\\n``), in order."""
+        lines between them (``bytes``, lines joined by ``\\n``), in order. ``fields=False``
+        captures only what folding rows into runs needs (their full columns on demand)."""
         if not self.alts or any(n in data for n in self.needles):
             yield data
             return
-        pattern = self.guarded if data.translate(None, _PRINTABLE) else self.fast
-        parts = pattern.split(b"\n" + data)
-        step = self.width + 1
+        piece = _Piece(data, bool(data.translate(None, _PRINTABLE)))
+        layout = self.full if fields else self.lean
+        parts = layout.pattern(piece.guarded).split(b"\n" + data)
+        step = layout.width + 1
         segments = parts[0::step]
         matches = len(segments) - 1
         if not matches:
             yield data
             return
         cols = [parts[j::step] for j in range(1, step)]
+        if fields:
+            piece.full = cols
         line = first_line
         start = 0
         for i in compress(count(), segments):
             if i > start:
-                yield Rows(self, cols, start, i, line)
+                yield Rows(self, layout, cols, piece, start, i, line)
                 line += i - start
             segment = segments[i]
             yield segment[1:]
             line += segment.count(b"\n")
             start = i
         if start < matches:
-            yield Rows(self, cols, start, matches, line)
+            yield Rows(self, layout, cols, piece, start, matches, line)
+
+    def full_columns(self, piece: _Piece) -> Sequence[list[bytes | None]]:
+        """The full layout's columns of a piece split lean (split again, once)."""
+        if piece.full is None:
+            parts = self.full.pattern(piece.guarded).split(b"\n" + piece.data)
+            step = self.full.width + 1
+            piece.full = [parts[j::step] for j in range(1, step)]
+        return piece.full
+
+
+def _is_witness(name: str) -> bool:
+    return name[:1] == "k" and name[1:].isdigit()
+
+
+def _lean_group(name: str) -> bool:
+    """The groups the lean layout keeps: the time, the level (the uvicorn condition reads it)
+    and each spec's empty witness group ``k<i>``."""
+    return name in ("ts", "level") or _is_witness(name)
+
+
+class _Layout:
+    """One compiled layout of the joined pattern: for clean blocks and, with a per-line
+    guard, for blocks with other bytes."""
+
+    def __init__(self, core: str) -> None:
+        self.fast = _compile(rb"\n" + core.encode("ascii"))
+        self.guarded = _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + core.encode("ascii"))
+        self.width: int = self.fast.groups
+        self.index: dict[str, int] = {k: v - 1 for k, v in self.fast.groupindex.items()}
+        self.witness = tuple(
+            self.index[f"k{i}"] for i in range(len([k for k in self.index if _is_witness(k)]))
+        )
+
+    def pattern(self, guarded: bool) -> Any:
+        return self.guarded if guarded else self.fast
+
+
+class _Piece:
+    """The bytes a block of rows came from, and their full columns once split so."""
+
+    __slots__ = ("data", "full", "guarded")
+
+    def __init__(self, data: bytes, guarded: bool) -> None:
+        self.data = data
+        self.guarded = guarded
+        self.full: Sequence[list[bytes | None]] | None = None
 
 
 def _uvicorn_levels() -> str:
@@ -161,21 +225,18 @@ def _check_single_line(name: str, pattern: str) -> None:
 
 
 def _guard(spec: MessageSpec, catalog: Catalog, needles: set[str]) -> str:
-    """The lookahead that leaves to the line parser the messages an earlier spec may take;
-    collects into ``needles`` the literals whose presence sends a whole block there."""
-    order = {s.name: i for i, s in enumerate(catalog.specs)}
-    before = [s for s in catalog.specs if order[s.name] < order[spec.name]]
+    """The lookahead that leaves to the line parser the messages a spec tried before ``spec``
+    may take; collects into ``needles`` the literals whose presence sends a whole block there."""
     if len(spec.prefix) >= KEY_LEN:
-        rivals = [s.prefix for s in before if s.prefix[:KEY_LEN] == spec.prefix[:KEY_LEN]]
+        bucket = catalog.buckets[spec.prefix[:KEY_LEN]]
+        rivals = [s.prefix for s in bucket[: bucket.index(spec)]]
     else:
-        rivals = sorted({s.prefix[:KEY_LEN] for s in catalog.specs if len(s.prefix) >= KEY_LEN})
-        for s in before:
-            if len(s.prefix) < KEY_LEN:
-                if not s.needle:
-                    raise ValueError(
-                        f"bulk spec {spec.name!r}: {s.name!r} before it has no literal"
-                    )
-                needles.add(s.needle)
+        rivals = sorted(catalog.buckets)
+        floating = catalog.floating
+        for s in floating[: floating.index(spec)]:
+            if not s.needle:
+                raise ValueError(f"bulk spec {spec.name!r}: {s.name!r} before it has no literal")
+            needles.add(s.needle)
     if not rivals:
         return ""
     return "(?!" + "|".join(re.escape(r) for r in rivals) + ")"
@@ -191,11 +252,13 @@ def bulk_shape() -> BulkShape:
 @dataclass(frozen=True, slots=True, eq=False)
 class Rows:
     """Consecutive lines of the bulk shapes: rows ``start``..``stop`` of a block's columns
-    (one list per group of :attr:`BulkShape.fast`). Row ``r`` is line ``first_line + r - start``
-    and one event (:meth:`events`)."""
+    (one list per group of the layout it was split with). Row ``r`` is line
+    ``first_line + r - start`` and one event (:meth:`events`)."""
 
     shape: BulkShape
+    layout: _Layout
     cols: Sequence[list[bytes | None]]
+    piece: _Piece
     start: int
     stop: int
     first_line: int
@@ -210,31 +273,36 @@ class Rows:
     def slice(self, start: int, stop: int) -> Rows:
         """Rows ``start``..``stop`` of these (relative)."""
         return Rows(
-            self.shape, self.cols, self.start + start, self.start + stop, self.first_line + start
+            self.shape,
+            self.layout,
+            self.cols,
+            self.piece,
+            self.start + start,
+            self.start + stop,
+            self.first_line + start,
         )
 
     def times(self) -> list[bytes]:
-        """The header time of each row, as printed (all full dates: their text orders as
-        their time)."""
-        return self.cols[self.shape.ts][self.start : self.stop]  # type: ignore[return-value]
+        """The header time of each row as printed: a valid date and time (the pattern takes no
+        other), so the text orders as the time does."""
+        return self.cols[self.layout.index["ts"]][self.start : self.stop]  # type: ignore[return-value]
 
     def specs(self) -> list[MessageSpec]:
-        """The specs present, in catalog order."""
+        """The specs present, in the pattern's order."""
         out = []
+        start, stop = self.start, self.stop
         for alt in self.shape.alts:
-            column = self.cols[alt.body]
-            if column[self.start] is not None or column[self.start : self.stop].count(None) < len(
-                self
-            ):
+            column = self.cols[self.layout.witness[alt.number]]
+            if column[start] is not None or column[start:stop].count(None) < stop - start:
                 out.append(alt.spec)
         return out
 
     def last_kind(self) -> EventKind:
-        return self._alt(self.stop - 1).spec.kind
+        return self._alt(self.cols, self.layout, self.stop - 1).spec.kind
 
-    def _alt(self, row: int) -> _Alt:
+    def _alt(self, cols: Sequence[list[bytes | None]], layout: _Layout, row: int) -> _Alt:
         for alt in self.shape.alts:
-            if self.cols[alt.body][row] is not None:
+            if cols[layout.witness[alt.number]][row] is not None:
                 return alt
         raise AssertionError("a bulk row matched no alternative")
 
@@ -242,8 +310,10 @@ class Rows:
         """Each row as the :class:`Event` the line parser makes of its line."""
         from .parse import _LEVEL_HINT
 
-        cols = self.cols
-        c = self.shape.column
+        shape = self.shape
+        full = shape.full
+        cols = self.cols if self.layout is full else shape.full_columns(self.piece)
+        c = full.index
         pre, ranks, level, src = cols[c["pre"]], cols[c["ranks"]], cols[c["level"]], cols[c["src"]]
         ulevel, rest = cols[c["ulevel"]], cols[c["rest"]]
         times = self.times()
@@ -251,7 +321,7 @@ class Rows:
         out = []
         line = self.first_line
         for r in range(self.start, self.stop):
-            alt = self._alt(r)
+            alt = self._alt(cols, full, r)
             spec = alt.spec
             body = _text(cols[alt.body][r]) + _text(rest[r])
             groups: dict[str, str | None] = {name: _opt(cols[i][r]) for name, i in alt.groups}
@@ -260,7 +330,6 @@ class Rows:
             fields: Any = (
                 LazyFields(spec, groups) if spec.pairs is not None else spec.convert(groups)
             )
-            rank_label = _text(ranks[r])
             out.append(
                 new_event(
                     line,
@@ -269,7 +338,7 @@ class Rows:
                     line,
                     stamps[times[r - self.start]],
                     _opt(level[r]) or _opt(ulevel[r]) or _LEVEL_HINT.get(spec.kind),
-                    _rank(rank_label),
+                    _rank(_text(ranks[r])),
                     _opt(src[r]),
                     fields,
                     _text(pre[r]) + body,
@@ -293,6 +362,11 @@ def _opt(raw: bytes | None) -> str | None:
     return None if raw is None else raw.decode("ascii")
 
 
-def parse_times(times: Sequence[bytes]) -> dict[bytes, datetime | None]:
-    """The datetimes of distinct header times (a block's rows share a few seconds)."""
-    return {t: H._bracket_time(t.decode("ascii")) for t in set(times)}
+def row_time(raw: bytes) -> datetime:
+    """A row's header time (valid by the pattern: see ``_VALID_TS``)."""
+    return H._bracket_time(raw.decode("ascii"))  # type: ignore[return-value]
+
+
+def parse_times(times: Iterable[bytes]) -> dict[bytes, datetime]:
+    """The datetimes of distinct header times (rows' times are valid: see ``_VALID_TS``)."""
+    return {t: H._bracket_time(t.decode("ascii")) for t in set(times)}  # type: ignore[misc]

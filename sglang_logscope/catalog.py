@@ -375,13 +375,28 @@ class Catalog:
         if duplicates:
             raise ValueError(f"duplicate catalog names: {sorted(duplicates)}")
         self._by_key: dict[str, list[MessageSpec]] = {}
-        self._floating: list[MessageSpec] = []
+        floating: list[MessageSpec] = []
         for spec in self.specs:
             prefix = spec.prefix
             if len(prefix) >= KEY_LEN:
                 self._by_key.setdefault(prefix[:KEY_LEN], []).append(spec)
             else:
-                self._floating.append(spec)
+                floating.append(spec)
+        # High-volume lines first: an access line then costs one pattern, not a needle test
+        # per spec before it (bulk specs are disjoint from the rest: tests/test_catalog.py).
+        self._floating = [s for s in floating if s.bulk] + [s for s in floating if not s.bulk]
+
+    @property
+    def buckets(self) -> Mapping[str, Sequence[MessageSpec]]:
+        """Specs with a literal prefix by its first :data:`KEY_LEN` characters, in the order
+        :meth:`match` tries them."""
+        return self._by_key
+
+    @property
+    def floating(self) -> Sequence[MessageSpec]:
+        """Specs without such a prefix, in the order :meth:`match` tries them (after the
+        bucket of the message's first characters)."""
+        return self._floating
 
     def _find(self, message: str) -> tuple[MessageSpec, regex.Match[str]] | None:
         bucket = self._by_key.get(message[:KEY_LEN])

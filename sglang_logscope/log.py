@@ -103,7 +103,7 @@ def iter_runs(
 ) -> Iterator[Run]:
     """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
     not the file. Each run's ``events`` hold only the kinds in ``keep``."""
-    return stream_runs(iter_records(source), keep)
+    return stream_runs(iter_records(source, fields=False), keep)
 
 
 def summarize_source(source: Source) -> dict[str, Any]:

@@ -68,14 +68,15 @@ def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
 
 
 def iter_records(
-    source: Source, *, first_line: int = 1, bulk: bool = True
+    source: Source, *, first_line: int = 1, bulk: bool = True, fields: bool = True
 ) -> Iterator[Event | Rows]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.bulk.Rows` (their events as columns, parsed in bulk) for readers
-    that fold them without an object per line. ``bulk=False`` parses every line on its own:
-    the reference the bulk path is tested against."""
+    that fold them without an object per line. ``fields=False`` leaves the rows' fields to be
+    captured when their events are asked for (runs and summaries never ask); ``bulk=False``
+    parses every line on its own: the reference the bulk path is tested against."""
     block: _Block | None = None
-    for item in _lines(source, first_line, bulk):
+    for item in _lines(source, first_line, bulk, fields):
         if item.__class__ is not tuple:
             if block is not None:
                 yield block.close()
@@ -105,7 +106,9 @@ def iter_records(
         yield block.close()
 
 
-def _lines(source: Source, first_line: int, bulk: bool) -> Iterator[tuple[int, str, bool] | Rows]:
+def _lines(
+    source: Source, first_line: int, bulk: bool, fields: bool
+) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
     shape = bulk_shape() if bulk else None
@@ -115,7 +118,7 @@ def _lines(source: Source, first_line: int, bulk: bool) -> Iterator[tuple[int, s
             lineno += 1
             yield lineno, _decode(data), truncated
             continue
-        for part in shape.split(data, lineno + 1) if shape is not None else (data,):
+        for part in shape.split(data, lineno + 1, fields) if shape is not None else (data,):
             if part.__class__ is not bytes:
                 lineno += len(part)
                 yield part  # type: ignore[misc]

@@ -10,7 +10,7 @@ from itertools import compress, pairwise
 from operator import gt
 from typing import Any
 
-from .bulk import Rows, parse_times
+from .bulk import Rows, row_time
 from .catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
 from .events import Event, EventKind
 
@@ -350,30 +350,27 @@ class _Builder:
 
     def rows(self, rows: Rows) -> Iterator[Run]:
         specs = rows.specs()
-        times = rows.times()
-        stamps = parse_times(times)
-        if any(s.kind in self.wanted for s in specs) or not all(
-            t is not None and t.year != 1900 for t in stamps.values()
-        ):
+        if any(s.kind in self.wanted for s in specs):
             for e in rows.events():
                 yield from self.event(e)
             return
-        cuts = _gap_cuts(times, stamps)
+        times = rows.times()
+        cuts = _gap_cuts(times)
         for lo, hi in cuts:
             current = self.current
-            if current is not None and (lo > 0 or self._opens(stamps[times[0]])):
+            if current is not None and (lo > 0 or self._opens(row_time(times[0]))):
                 yield from self._close(current, current.split_preamble(None))
             if self.current is None:
                 self.current = _Group(self.wanted)
-            part = rows if len(cuts) == 1 else rows.slice(lo, hi)
-            part_times = times[lo:hi]
+            if len(cuts) == 1:
+                part, part_times, part_specs = rows, times, specs
+            else:
+                part, part_times = rows.slice(lo, hi), times[lo:hi]
+                part_specs = part.specs()
             self.current.add_rows(
-                part,
-                specs if part is rows else part.specs(),
-                stamps[min(part_times)],  # type: ignore[arg-type]
-                stamps[max(part_times)],  # type: ignore[arg-type]
+                part, part_specs, row_time(min(part_times)), row_time(max(part_times))
             )
-        self.last_ts = stamps[times[-1]]
+        self.last_ts = row_time(times[-1])
 
     def _opens(self, first: datetime | None) -> bool:
         """Does a row of this time, after the events so far, start a run (see starts_run)?"""
@@ -404,13 +401,13 @@ class _Builder:
             yield self.spare.build(0)
 
 
-def _gap_cuts(times: list[bytes], stamps: dict[bytes, datetime | None]) -> list[tuple[int, int]]:
+def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]]:
     """Rows cut where a row's time falls more than :data:`BACKWARDS_GAP` behind the row
-    before it (a new run: see :func:`split_runs`); row 0 is compared by the caller."""
+    before it (a new run: see :func:`split_runs`); row 0 is compared by the caller. Only
+    rows whose time text sorts before the previous one's can be such a cut."""
     cuts = [0]
     for i in compress(range(1, len(times)), map(gt, times, times[1:])):
-        before, after = stamps[times[i - 1]], stamps[times[i]]
-        if before is not None and after is not None and before - after > BACKWARDS_GAP:
+        if row_time(times[i - 1]) - row_time(times[i]) > BACKWARDS_GAP:
             cuts.append(i)
     cuts.append(len(times))
     return list(pairwise(cuts))

@@ -32,9 +32,11 @@ def _same_either_way(data: bytes) -> None:
     """Events, and runs thin or with the summary kinds, equal with and without bulk parsing."""
     line_events = list(iter_records(io.BytesIO(data), bulk=False))
     assert list(iter_events(io.BytesIO(data))) == line_events
-    for keep in ((), SUMMARY_KINDS):
-        bulk_runs = list(stream_runs(iter_records(io.BytesIO(data)), keep))
-        assert bulk_runs == list(stream_runs(line_events, keep))
+    for keep in ((), SUMMARY_KINDS, (EventKind.DECODE_BATCH,)):
+        expected = list(stream_runs(line_events, keep))
+        for fields in (True, False):
+            records = iter_records(io.BytesIO(data), fields=fields)
+            assert list(stream_runs(records, keep)) == expected
 
 
 @pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -93,6 +95,15 @@ _HEADS = [
     "[{t} TP0] ",
     "[1900-01-01 {t}] ",
     "[2026-02-30 {t}] ",
+    "[2024-02-29 {t}] ",
+    "[2000-02-29 {t}] ",
+    "[2100-02-29 {t}] ",
+    "[0000-01-01 {t}] ",
+    "[2026-04-31 {t}] ",
+    "[2026-12-31 23:59:59.999999] ",
+    "[2026-13-01 {t}] ",
+    "[{d} 24:00:00] ",
+    "[{d} 09:00:60] ",
     "[{d} {t}]",
     " [{d} {t}] ",
     "\x1b[32m[{d} {t}]\x1b[0m ",
@@ -211,7 +222,7 @@ def test_a_bulk_pattern_that_could_span_lines_is_refused(pattern: str) -> None:
 
 
 def test_a_floating_bulk_spec_after_one_without_a_literal_is_refused() -> None:
-    catalog = Catalog([_spec("loose", r"\w+"), _spec("x", r"\d+ - ", bulk=True)])
+    catalog = Catalog([_spec("loose", r"\w+", bulk=True), _spec("x", r"\d+ - ", bulk=True)])
     with pytest.raises(ValueError, match="'loose' before it has no literal"):
         BulkShape(catalog)
 
@@ -249,6 +260,11 @@ def test_bulk_pattern_is_linear_on_adversarial_lines() -> None:
     for head in heads:
         for body in bodies:
             start = time.perf_counter()
-            for pattern in (shape.fast, shape.guarded):
+            for pattern in (
+                shape.full.fast,
+                shape.full.guarded,
+                shape.lean.fast,
+                shape.lean.guarded,
+            ):
                 pattern.split(b"\n" + head + body)
             assert time.perf_counter() - start < 0.5, (head, body[:20])
