@@ -21,9 +21,10 @@ _TS_DATE = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
 _TS = rf"{_TS_DATE}|\d{{2}}:\d{{2}}:\d{{2}}|\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}}"
 _RANK_TOKEN = r"(?:[A-Z][A-Z_]{0,15}+-?\d{1,6}+|encode_server|encode_dp_worker\[\d{1,6}+\])"
 #: ``INFO file.py:123: `` after the bracket (the logging format seen in real deployments).
-_LEVEL_SRC = (
-    r"(?:(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}?\.py:\d{1,7}+): )?"
+_LEVEL_SRC_ONE = (
+    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<src>[\w.-]{1,120}?\.py:\d{1,7}+): "
 )
+_LEVEL_SRC = rf"(?:{_LEVEL_SRC_ONE})?"
 _BRACKET = rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?{_LEVEL_SRC}"
 #: ``docker logs -t`` / journald time before the line.
 _OUTER_TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? "

@@ -10,11 +10,12 @@ line-by-line parser, which stays the reference: a line gets the same event eithe
 
 A row is only taken when the line-by-line parser would give it that spec, so:
 
-- the header part is an atomic copy of :mod:`._header`'s patterns (full dates only), the
+- the header part is an atomic copy of :mod:`._header`'s patterns (valid full dates only), the
   uvicorn level after it only where :func:`._header.split_header` looks for one;
-- lines must be printable ASCII or tab (checked per block with one ``bytes.translate``; a block
-  that is not gets a per-line guard): control characters are cleaned by the line parser, and on
-  ASCII the bytes engine agrees with the ``regex`` module on ``\\d``, ``\\w`` and ``\\s``;
+- a block is taken as it is when it is ASCII without NUL, escape or CR (the bytes the line
+  parser cleans; on ASCII the bytes engine agrees with the ``regex`` module on ``\\d``, ``\\w``
+  and ``\\s``); any other block gets a per-line guard that leaves its lines with other bytes than
+  printable ASCII and tab to the line parser;
 - a spec the catalog would try before a bulk spec rules rows out: an earlier spec in the
   same dispatch bucket by its prefix (a negative lookahead); for a spec without a prefix
   (access lines), any bucket key at the message start (lookahead) and any earlier floating
@@ -40,8 +41,13 @@ from . import _header as H
 from .catalog import KEY_LEN, Catalog, LazyFields, MessageSpec
 from .events import Event, EventKind, Rank, new_event
 
-#: Bytes that need no cleaning and mean the same to both regex engines.
-_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\n"
+
+def _clean(data: bytes) -> bool:
+    """Lines the line parser takes as they are (no NUL, escape or CR to clean) and that mean
+    the same to both regex engines (ASCII: ``\\s``, ``\\w``, ``\\d`` agree there)."""
+    return data.isascii() and b"\r" not in data and b"\x1b" not in data and b"\x00" not in data
+
+
 #: A spec pattern ending in this group leaves the rest of the line as that field.
 _REST = re.compile(r"\(\?P<(?P<name>\w+)>\.\*\)$")
 _GROUP = re.compile(r"\(\?P<(\w+)>")
@@ -104,10 +110,10 @@ class BulkShape:
             bodies.append(f"{guard}(?P<body{i}>{body})(?P<k{i}>)")
             renamed.append((spec, fields, rest))
         head = (
-            rf"(?P<pre>(?:{H._OUTER_TS})?"
-            rf"(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?{H._LEVEL_SRC})"
-            # split_header's uvicorn level; [\t ] is its \s on the lines bulk parsing takes.
-            rf"(?(level)|(?>(?P<ulevel>{_uvicorn_levels()}):[\t ]{{1,10}}+)?))"
+            rf"(?P<pre>(?:{H._OUTER_TS})?(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?"
+            # The level and source, else split_header's uvicorn level (whose \s is this class
+            # on the lines bulk parsing takes), else neither: the first that matches, as there.
+            rf"(?:{H._LEVEL_SRC_ONE}|(?P<ulevel>{_uvicorn_levels()}):[\t\x0b\x0c ]{{1,10}}+|)))"
         )
         core = rf"{head}(?:{'|'.join(bodies)})(?P<rest>[^\n]*+)"
         lean = _GROUP.sub(lambda m: m.group() if _lean_group(m.group(1)) else "(?:", core)
@@ -133,7 +139,7 @@ class BulkShape:
         if not self.alts or any(n in data for n in self.needles):
             yield data
             return
-        piece = _Piece(data, bool(data.translate(None, _PRINTABLE)))
+        piece = _Piece(data, not _clean(data))
         layout = self.full if fields else self.lean
         parts = layout.pattern(piece.guarded).split(b"\n" + data)
         step = layout.width + 1
@@ -172,9 +178,8 @@ def _is_witness(name: str) -> bool:
 
 
 def _lean_group(name: str) -> bool:
-    """The groups the lean layout keeps: the time, the level (the uvicorn condition reads it)
-    and each spec's empty witness group ``k<i>``."""
-    return name in ("ts", "level") or _is_witness(name)
+    """The groups the lean layout keeps: the time and each spec's empty witness ``k<i>``."""
+    return name == "ts" or _is_witness(name)
 
 
 class _Layout:

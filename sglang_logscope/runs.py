@@ -356,19 +356,23 @@ class _Builder:
             return
         times = rows.times()
         cuts = _gap_cuts(times)
+        if cuts is None:  # in time order (nearly always): no cut, first and last bound it
+            if self.current is not None and self._opens(row_time(times[0])):
+                yield from self._close(self.current, self.current.split_preamble(None))
+            if self.current is None:
+                self.current = _Group(self.wanted)
+            self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
+            self.last_ts = row_time(times[-1])
+            return
         for lo, hi in cuts:
             current = self.current
             if current is not None and (lo > 0 or self._opens(row_time(times[0]))):
                 yield from self._close(current, current.split_preamble(None))
             if self.current is None:
                 self.current = _Group(self.wanted)
-            if len(cuts) == 1:
-                part, part_times, part_specs = rows, times, specs
-            else:
-                part, part_times = rows.slice(lo, hi), times[lo:hi]
-                part_specs = part.specs()
+            part, part_times = rows.slice(lo, hi), times[lo:hi]
             self.current.add_rows(
-                part, part_specs, row_time(min(part_times)), row_time(max(part_times))
+                part, part.specs(), row_time(min(part_times)), row_time(max(part_times))
             )
         self.last_ts = row_time(times[-1])
 
@@ -401,12 +405,16 @@ class _Builder:
             yield self.spare.build(0)
 
 
-def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]]:
+def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:
     """Rows cut where a row's time falls more than :data:`BACKWARDS_GAP` behind the row
-    before it (a new run: see :func:`split_runs`); row 0 is compared by the caller. Only
-    rows whose time text sorts before the previous one's can be such a cut."""
+    before it (a new run: see :func:`split_runs`; row 0 is compared by the caller), or
+    ``None`` when the times are in order. Only a row whose time text sorts before the previous
+    one's can be such a cut."""
+    back = list(compress(range(1, len(times)), map(gt, times, times[1:])))
+    if not back:
+        return None
     cuts = [0]
-    for i in compress(range(1, len(times)), map(gt, times, times[1:])):
+    for i in back:
         if row_time(times[i - 1]) - row_time(times[i]) > BACKWARDS_GAP:
             cuts.append(i)
     cuts.append(len(times))
