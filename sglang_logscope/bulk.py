@@ -74,11 +74,33 @@ class _Alt:
 #: parses (``_header._TS_DATE`` with month, day, leap day, hour, minute and second ranges;
 #: year 1900 stands for time-only stamps, year 0 is no date: both left to the line parser).
 _VALID_DATE = (
-    r"(?!1900-|0000-)(?:\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])"
-    r"|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))"
-    r"|(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)"
+    r"(?!1900-|0000-)\d{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+    r"|(?:0[13578]|1[02])-31|02-29(?<=(?:[02468][048]|[13579][26])00-02-29|"
+    r"\d\d(?:0[48]|[2468][048]|[13579][26])-02-29))"
 )
 _VALID_TS = rf"{_VALID_DATE} (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{{1,6}})?"
+
+
+def _ascii_digits(pattern: str) -> str:
+    """``\\d`` as ``[0-9]`` (``0-9`` inside a class): the same on ASCII lines, and a plain
+    range is the cheaper test for the bytes engine."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            out.append(("0-9" if in_class else "[0-9]") if pair == "\\d" else pair)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class and pattern[i - 1] != "[":
+            in_class = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 class BulkShape:
@@ -187,8 +209,9 @@ class _Layout:
     guard, for blocks with other bytes."""
 
     def __init__(self, core: str) -> None:
-        self.fast = _compile(rb"\n" + core.encode("ascii"))
-        self.guarded = _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + core.encode("ascii"))
+        text = _ascii_digits(core).encode("ascii")
+        self.fast = _compile(rb"\n" + text)
+        self.guarded = _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + text)
         self.width: int = self.fast.groups
         self.index: dict[str, int] = {k: v - 1 for k, v in self.fast.groupindex.items()}
         self.witness = tuple(

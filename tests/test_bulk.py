@@ -273,3 +273,24 @@ def test_bulk_pattern_is_linear_on_adversarial_lines() -> None:
             ):
                 pattern.split(b"\n" + head + body)
             assert time.perf_counter() - start < 0.5, (head, body[:20])
+
+
+def test_bulk_dates_are_exactly_those_the_line_parser_dates() -> None:
+    """The pattern's date check (``_VALID_TS``) takes a time iff ``datetime`` does, year 1900
+    (the time-only placeholder) aside: every month, day 0-32, leap and century years."""
+    import datetime
+    import re
+
+    from sglang_logscope.bulk import _VALID_TS, _ascii_digits
+
+    pattern = re.compile(_ascii_digits(_VALID_TS) + "$")
+    for year in (1, 1900, 1999, 2000, 2023, 2024, 2100, 2400, 9999, 0):
+        for month in range(14):
+            for day in range(33):
+                for clock in ("09:00:00", "23:59:59.5", "24:00:00", "12:60:00", "12:00:60"):
+                    text = f"{year:04d}-{month:02d}-{day:02d} {clock}"
+                    try:
+                        valid = datetime.datetime.fromisoformat(text).year != 1900
+                    except ValueError:
+                        valid = False
+                    assert bool(pattern.match(text)) == valid, text
