@@ -144,7 +144,7 @@ def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
 PIECE_BYTES = 1 << 18
 
 
-def iter_raw_pieces(source: Source) -> Iterator[tuple[bytes, bool, bool]]:
+def iter_raw_pieces(source: Source) -> RawPieces:
     """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
 
     A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
@@ -152,41 +152,62 @@ def iter_raw_pieces(source: Source) -> Iterator[tuple[bytes, bool, bool]]:
     what bulk parsing splits at once. Otherwise ``data`` is one line as
     :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
     """
-    stream, owned = _open_binary(source)
-    try:
-        pending = b""
-        skipping = False  # inside a line already cut: drop the rest of it
-        while True:
-            try:
-                block = stream.read(PIECE_BYTES)
-            except (EOFError, gzip.BadGzipFile, OSError) as exc:
-                raise InputError(f"{describe(source)}: read failed ({exc})") from None
-            if not block:
-                break
-            last = block.rfind(b"\n")
-            if last < 0:
-                if not skipping:
-                    pending += block
-                    if len(pending) > MAX_LINE_BYTES:
-                        yield _finish(pending[:MAX_LINE_BYTES]), True, False
-                        pending = b""
-                        skipping = True
-                continue
-            first = block.find(b"\n")
-            if skipping or len(pending) + first > MAX_LINE_BYTES:
-                if not skipping:
-                    yield _finish((pending + block[:first])[:MAX_LINE_BYTES]), True, False
-                skipping = False
-                if last > first:
-                    yield block[first + 1 : last], False, True
-            else:
-                yield pending + block[:last], False, True
-            pending = block[last + 1 :]
-        if pending and not skipping:
-            yield _finish(pending), False, False
-    finally:
-        if owned:
-            stream.close()
+    return RawPieces(source)
+
+
+class RawPieces:
+    """:func:`iter_raw_pieces`; while iterating, ``offset`` is where the last piece starts in
+    ``file`` (a plain file's path, else ``None``): another process can read it there."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.file: str | None = None
+        self.offset = 0
+
+    def __iter__(self) -> Iterator[tuple[bytes, bool, bool]]:
+        source = self.source
+        stream, owned = _open_binary(source)
+        if owned and isinstance(stream, io.BufferedReader):
+            self.file = os.fspath(source)  # type: ignore[arg-type]
+        try:
+            pending = b""
+            skipping = False  # inside a line already cut: drop the rest of it
+            at = 0  # where ``block`` starts in the stream
+            while True:
+                try:
+                    block = stream.read(PIECE_BYTES)
+                except (EOFError, gzip.BadGzipFile, OSError) as exc:
+                    raise InputError(f"{describe(source)}: read failed ({exc})") from None
+                if not block:
+                    break
+                last = block.rfind(b"\n")
+                if last < 0:
+                    if not skipping:
+                        pending += block
+                        if len(pending) > MAX_LINE_BYTES:
+                            yield _finish(pending[:MAX_LINE_BYTES]), True, False
+                            pending = b""
+                            skipping = True
+                    at += len(block)
+                    continue
+                first = block.find(b"\n")
+                if skipping or len(pending) + first > MAX_LINE_BYTES:
+                    if not skipping:
+                        yield _finish((pending + block[:first])[:MAX_LINE_BYTES]), True, False
+                    skipping = False
+                    if last > first:
+                        self.offset = at + first + 1
+                        yield block[first + 1 : last], False, True
+                else:
+                    self.offset = at - len(pending)
+                    yield pending + block[:last], False, True
+                pending = block[last + 1 :]
+                at += len(block)
+            if pending and not skipping:
+                yield _finish(pending), False, False
+        finally:
+            if owned:
+                stream.close()
 
 
 def _finish(line: bytes) -> bytes:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from itertools import compress, count
-from typing import Any
+from typing import Any, NamedTuple
 
 import regex
 
@@ -158,20 +158,33 @@ class BulkShape:
         """Cut ``data`` (whole lines joined by ``\\n``) into :class:`Rows` and the runs of other
         lines between them (``bytes``, lines joined by ``\\n``), in order. ``fields=False``
         captures only what folding rows into runs needs (their full columns on demand)."""
+        return self.assemble(data, self.cut(data, fields), first_line)
+
+    def cut(self, data: bytes, fields: bool) -> Cut | None:
+        """The regex work of :meth:`split` (all of its cost; picklable, so another process
+        can do it): ``None`` when no line of ``data`` is taken in bulk."""
         if not self.alts or any(n in data for n in self.needles):
+            return None
+        guarded = not _clean(data)
+        layout = self.full if fields else self.lean
+        parts = layout.pattern(guarded).split(b"\n" + data)
+        if len(parts) == 1:
+            return None
+        return Cut(fields, guarded, parts)
+
+    def assemble(self, data: bytes, cut: Cut | None, first_line: int) -> Iterator[bytes | Rows]:
+        """:meth:`split`'s result from :meth:`cut`'s."""
+        if cut is None:
             yield data
             return
-        piece = _Piece(data, not _clean(data))
-        layout = self.full if fields else self.lean
-        parts = layout.pattern(piece.guarded).split(b"\n" + data)
+        piece = _Piece(data, cut.guarded)
+        layout = self.full if cut.fields else self.lean
+        parts = cut.parts
         step = layout.width + 1
         segments = parts[0::step]
         matches = len(segments) - 1
-        if not matches:
-            yield data
-            return
         cols = [parts[j::step] for j in range(1, step)]
-        if fields:
+        if cut.fields:
             piece.full = cols
         line = first_line
         start = 0
@@ -180,8 +193,8 @@ class BulkShape:
                 yield Rows(self, layout, cols, piece, start, i, line)
                 line += i - start
             segment = segments[i]
-            yield segment[1:]
-            line += segment.count(b"\n")
+            yield segment[1:]  # type: ignore[index]
+            line += segment.count(b"\n")  # type: ignore[union-attr]
             start = i
         if start < matches:
             yield Rows(self, layout, cols, piece, start, matches, line)
@@ -220,6 +233,15 @@ class _Layout:
 
     def pattern(self, guarded: bool) -> Any:
         return self.guarded if guarded else self.fast
+
+
+class Cut(NamedTuple):
+    """A block split by the joined pattern: ``re.split``'s list (the text between rows, then
+    each row's groups) and how it was split."""
+
+    fields: bool
+    guarded: bool
+    parts: list[bytes | None]
 
 
 class _Piece:

@@ -99,24 +99,28 @@ SUMMARY_KINDS = frozenset(
 
 
 def iter_runs(
-    source: Source, keep: Sequence[EventKind] | frozenset[EventKind] = ()
+    source: Source,
+    keep: Sequence[EventKind] | frozenset[EventKind] = (),
+    *,
+    helper: bool | None = None,
 ) -> Iterator[Run]:
     """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
-    not the file. Each run's ``events`` hold only the kinds in ``keep``."""
-    return stream_runs(iter_records(source, fields=False), keep)
+    not the file. Each run's ``events`` hold only the kinds in ``keep``. ``helper``: a second
+    process for a big file (see :func:`~sglang_logscope.parse.iter_records`)."""
+    return stream_runs(iter_records(source, fields=False, helper=helper), keep)
 
 
-def summarize_source(source: Source) -> dict[str, Any]:
+def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
     """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
-    runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS)]
+    runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS, helper=helper)]
     return {"schema_version": 1, "log": describe(source), "runs": runs}
 
 
-def summarize_file(path: str) -> dict[str, Any]:
+def summarize_file(path: str, helper: bool | None = None) -> dict[str, Any]:
     """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
     logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
     (``rdd.map(summarize_file)``). Streams (see :func:`summarize_source`)."""
-    return summarize_source(path)
+    return summarize_source(path, helper=helper)
 
 
 def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[dict[str, Any]]:
@@ -127,5 +131,5 @@ def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[di
     from concurrent.futures import ProcessPoolExecutor
 
     count = min(len(paths), workers or os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=count) as pool:
-        return list(pool.map(summarize_file, paths))
+    with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
+        return list(pool.map(summarize_file, paths, [False] * len(paths)))

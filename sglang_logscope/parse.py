@@ -10,12 +10,14 @@ a scheduler traceback becomes a ``not_enough_memory`` event).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import regex
 
 from ._header import Header, split_header
+from ._helper import cut_pieces, helper_worth_it
 from ._source import Source, decode_line, iter_raw_pieces
 from .banner import parse_banner
 from .bulk import Rows, bulk_shape
@@ -68,15 +70,24 @@ def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
 
 
 def iter_records(
-    source: Source, *, first_line: int = 1, bulk: bool = True, fields: bool = True
+    source: Source,
+    *,
+    first_line: int = 1,
+    bulk: bool = True,
+    fields: bool = True,
+    helper: bool | None = None,
 ) -> Iterator[Event | Rows]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.bulk.Rows` (their events as columns, parsed in bulk) for readers
     that fold them without an object per line. ``fields=False`` leaves the rows' fields to be
     captured when their events are asked for (runs and summaries never ask); ``bulk=False``
-    parses every line on its own: the reference the bulk path is tested against."""
+    parses every line on its own: the reference the bulk path is tested against. ``helper``
+    splits every other piece in a second process (default: for a file of 64 MB or more, when
+    a second core is free; see :mod:`._helper`)."""
+    if helper is None:
+        helper = bulk and helper_worth_it(_size(source))
     block: _Block | None = None
-    for item in _lines(source, first_line, bulk, fields):
+    for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
                 yield block.close()
@@ -107,18 +118,25 @@ def iter_records(
 
 
 def _lines(
-    source: Source, first_line: int, bulk: bool, fields: bool
+    source: Source, first_line: int, bulk: bool, fields: bool, helper: bool
 ) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
-    shape = bulk_shape() if bulk else None
     lineno = first_line - 1
-    for data, truncated, piece in iter_raw_pieces(source):
+    pieces = iter_raw_pieces(source)
+    if not bulk:
+        for data, truncated, piece in pieces:
+            for raw in data.split(b"\n") if piece else (data,):
+                lineno += 1
+                yield lineno, _decode(raw[:-1] if piece and raw[-1:] == b"\r" else raw), truncated
+        return
+    shape = bulk_shape()
+    for (data, truncated, piece), cut in cut_pieces(pieces, shape, fields, helper):
         if not piece:
             lineno += 1
             yield lineno, _decode(data), truncated
             continue
-        for part in shape.split(data, lineno + 1, fields) if shape is not None else (data,):
+        for part in shape.assemble(data, cut, lineno + 1):
             if part.__class__ is not bytes:
                 lineno += len(part)
                 yield part  # type: ignore[misc]
@@ -126,6 +144,16 @@ def _lines(
             for raw in part.split(b"\n"):
                 lineno += 1
                 yield lineno, _decode(raw[:-1] if raw[-1:] == b"\r" else raw), False
+
+
+def _size(source: Source) -> int | None:
+    """The size of a file named by ``source`` (``None`` for streams and stdin)."""
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        try:
+            return os.stat(source).st_size
+        except OSError:
+            return None
+    return None
 
 
 def _decode(raw: bytes) -> str:

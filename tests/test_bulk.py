@@ -44,6 +44,29 @@ def test_fixture_logs_parse_the_same_in_bulk(path: Path) -> None:
     _same_either_way(path.read_bytes())
 
 
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), runs=st.integers(2, 4))
+def test_generated_logs_parse_the_same_in_bulk(seed: int, runs: int) -> None:
+    """The benchmark's generator: every era's batch lines on TP and DP ranks, behind
+    ``docker logs -t`` too, access lines, startups, tracebacks, sigquits; and the summary JSON
+    of the bulk fold equals the one of events parsed line by line."""
+    import tempfile
+
+    from benchmarks.generate import generate
+    from sglang_logscope.log import run_summary, summarize_source
+
+    with tempfile.TemporaryDirectory() as tmp:
+        big = generate(Path(tmp), size_mb=0.2 * runs, seed=seed, runs=runs)["big"]
+        data = big.read_bytes()
+        with mock.patch.object(_source, "PIECE_BYTES", 1 << 14):
+            _same_either_way(data)
+            rows = [r for r in iter_records(io.BytesIO(data)) if isinstance(r, Rows)]
+            assert sum(len(r) for r in rows) > 500  # the serving lines of the first run
+            line_runs = stream_runs(iter_records(big, bulk=False), SUMMARY_KINDS)
+            expected = [run_summary(r) for r in line_runs]
+            assert summarize_source(big)["runs"] == expected
+
+
 def test_bulk_takes_the_serving_lines_of_a_real_log() -> None:
     """A check that can fail: the bulk path must actually engage on real batch and access
     lines (corpus 069: hybrid model on TP2, 0.5-era batch lines; 037: 0.4 era behind

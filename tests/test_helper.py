@@ -1,0 +1,139 @@
+"""The helper process (issue 6, target 2): every other piece of a big log split in a second
+process gives exactly the records, runs and summary of one process, whatever the helper
+does — answers, dies, never starts, or reads other bytes than this process."""
+
+from __future__ import annotations
+
+import io
+import select
+import sys
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from benchmarks.generate import generate
+from sglang_logscope import _helper, _source
+from sglang_logscope.bulk import Rows
+from sglang_logscope.log import SUMMARY_KINDS, iter_runs
+from sglang_logscope.parse import iter_events, iter_records
+from sglang_logscope.runs import stream_runs
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3 MB generated serving log, cut in 16 KiB pieces below: ~190 pieces."""
+    return generate(tmp_path_factory.mktemp("gen"), size_mb=3, seed=7, runs=3)["big"]
+
+
+@pytest.fixture(autouse=True)
+def small_pieces() -> object:
+    with mock.patch.object(_source, "PIECE_BYTES", 1 << 14):
+        yield
+
+
+STARTED: list[_helper._Worker] = []
+_REAL = _helper._Worker
+
+
+@pytest.fixture(autouse=True)
+def ready_helpers() -> object:
+    """Helpers that are up before the first piece (a 3 MB log is parsed before a helper
+    starts otherwise), recorded in ``STARTED``."""
+
+    def ready(path: str) -> _helper._Worker:
+        worker = _REAL(path)
+        if worker.process is not None:
+            select.select([worker.process.stdout], [], [], 30)
+        STARTED.append(worker)
+        return worker
+
+    STARTED.clear()
+    with mock.patch.object(_helper, "_Worker", ready):
+        yield
+
+
+def _expected(path: Path) -> tuple[list[object], list[object]]:
+    events = list(iter_records(path, bulk=False))
+    return events, list(stream_runs(events, SUMMARY_KINDS))
+
+
+def test_a_helper_gives_the_same_events_and_runs(big: Path) -> None:
+    events, runs = _expected(big)
+    sent: list[bool] = []
+    real_send = _REAL.send
+
+    def counting(self: _helper._Worker, offset: int, size: int, fields: bool) -> bool:
+        ok = real_send(self, offset, size, fields)
+        sent.append(ok)
+        return ok
+
+    taken: list[int] = []
+    real_receive = _REAL.receive
+
+    def believed(self: _helper._Worker, data: bytes) -> object:
+        cut = real_receive(self, data)  # raises if the helper's bytes were not these
+        taken.append(1)
+        return cut
+
+    with mock.patch.object(_REAL, "send", counting), mock.patch.object(_REAL, "receive", believed):
+        assert list(iter_runs(big, SUMMARY_KINDS, helper=True)) == runs
+        got = [
+            e
+            for r in iter_records(big, helper=True)
+            for e in (r.events() if isinstance(r, Rows) else [r])
+        ]
+    assert got == events
+    assert len(STARTED) == 2
+    assert sent.count(True) > 20, "the helper took few pieces"
+    assert len(taken) == sent.count(True), "a cut of the helper's was not believed"
+    assert all(w.process is not None and w.process.poll() is not None for w in STARTED)
+
+
+def test_a_helper_that_dies_leaves_its_pieces_to_this_process(big: Path) -> None:
+    _, runs = _expected(big)
+    real_receive = _REAL.receive
+    calls = []
+
+    def dying(self: _helper._Worker, data: bytes) -> object:
+        calls.append(1)
+        if len(calls) == 5:
+            assert self.process is not None
+            self.process.kill()
+            self.process.wait()
+        return real_receive(self, data)
+
+    with mock.patch.object(_REAL, "receive", dying):
+        assert list(iter_runs(big, SUMMARY_KINDS, helper=True)) == runs
+    assert len(calls) >= 5
+
+
+def test_a_helper_reading_other_bytes_is_not_believed(big: Path) -> None:
+    """A file rewritten in place meanwhile: the helper's cut is of other bytes (here: this
+    side's fingerprint never matches), so every piece is cut here again."""
+    _, runs = _expected(big)
+    with mock.patch.object(_helper, "_fingerprint", lambda data: (-1, b"")):
+        assert list(iter_runs(big, SUMMARY_KINDS, helper=True)) == runs
+
+
+def test_a_helper_that_cannot_start_costs_nothing_but_time(big: Path) -> None:
+    _, runs = _expected(big)
+    with mock.patch.object(sys, "executable", "/nonexistent/python"):
+        assert list(iter_runs(big, SUMMARY_KINDS, helper=True)) == runs
+
+
+def test_leaving_early_stops_the_helper(big: Path) -> None:
+    records = iter_records(big, helper=True)
+    for _ in zip(range(50), records, strict=False):
+        pass
+    records.close()
+    (worker,) = STARTED
+    assert worker.process is not None and worker.process.poll() is not None
+
+
+def test_streams_and_small_files_get_no_helper(big: Path) -> None:
+    assert not _helper.helper_worth_it(None)
+    assert not _helper.helper_worth_it(_helper.MIN_BYTES - 1)
+    list(iter_events(io.BytesIO(big.read_bytes())))  # a stream: no file to share
+    list(iter_events(big))  # 3 MB: below MIN_BYTES
+    assert not STARTED
