@@ -31,7 +31,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import cache, cached_property
 from itertools import compress, count
 from typing import Any, NamedTuple
 
@@ -51,8 +51,9 @@ def _clean(data: bytes) -> bool:
 #: A spec pattern ending in this group leaves the rest of the line as that field.
 _REST = re.compile(r"\(\?P<(?P<name>\w+)>\.\*\)$")
 _GROUP = re.compile(r"\(\?P<(\w+)>")
-#: Constructs that could match a newline or behave differently at a line's end.
-_MULTILINE = re.compile(r"\\[sDWZAn]|\[\^|\$|\(\?[^:P>]|\(\?P=")
+#: Constructs that could match a newline or behave differently at a line's end, and
+#: unnamed groups (the columns are the named groups, in order).
+_MULTILINE = re.compile(r"\\[sDWZAn]|\[\^|\$|\(\?[^:P>]|\(\?P=|(?<!\\)\((?!\?)")
 
 # Python 3.11's ``re`` has possessive quantifiers and atomic groups (and is the faster engine
 # here); 3.10 gets the ``regex`` module, which has them too.
@@ -222,14 +223,23 @@ class _Layout:
     guard, for blocks with other bytes."""
 
     def __init__(self, core: str) -> None:
-        text = _ascii_digits(core).encode("ascii")
-        self.fast = _compile(rb"\n" + text)
-        self.guarded = _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + text)
-        self.width: int = self.fast.groups
-        self.index: dict[str, int] = {k: v - 1 for k, v in self.fast.groupindex.items()}
+        self.text = _ascii_digits(core).encode("ascii")
+        groups = _GROUP.findall(core)
+        self.width = core.count("(?P<")
+        self.index = {name: i for i, name in enumerate(groups)}
         self.witness = tuple(
             self.index[f"k{i}"] for i in range(len([k for k in self.index if _is_witness(k)]))
         )
+
+    @cached_property
+    def fast(self) -> Any:
+        """For a clean block (compiled on first use: a few ms each)."""
+        return _compile(rb"\n" + self.text)
+
+    @cached_property
+    def guarded(self) -> Any:
+        """For any other block: lines of other bytes than printable ASCII and tab are left."""
+        return _compile(rb"\n(?=[\t -~]*+(?:\n|\Z))" + self.text)
 
     def pattern(self, guarded: bool) -> Any:
         return self.guarded if guarded else self.fast

@@ -241,6 +241,7 @@ def _spec(name: str, pattern: str, **kw: object) -> MessageSpec:
         r"Decode [^,]+",
         r"Decode batch$",
         r"Decode (?=x)",
+        r"Decode (batch|run)",
         r"Décode",
     ],
 )
@@ -272,6 +273,12 @@ def test_an_earlier_spec_in_the_bucket_keeps_its_lines() -> None:
     )
     assert parts[0] == b"[2026-05-09 09:00:00] Decode batch OOM 3"
     assert isinstance(parts[1], Rows) and parts[1].first_line == 2
+
+
+def test_layout_columns_are_the_compiled_groups() -> None:
+    for layout in (bulk_shape().full, bulk_shape().lean):
+        assert layout.width == layout.fast.groups == layout.guarded.groups
+        assert layout.index == {k: v - 1 for k, v in layout.fast.groupindex.items()}
 
 
 def test_bulk_pattern_is_linear_on_adversarial_lines() -> None:
