@@ -106,6 +106,14 @@ for r in iter_records(sys.argv[1]):
     n += len(r) if r.__class__ is Rows else r.line_count
 print(n, time.perf_counter() - t)
 """
+#: summary's work in this process alone (no helper process), without the CLI's start-up.
+SERIAL = """
+import sys, time
+from sglang_logscope.log import summarize_source
+t = time.perf_counter()
+runs = summarize_source(sys.argv[1], helper=False)["runs"]
+print(sum(r["last_line"] - r["first_line"] + 1 for r in runs), time.perf_counter() - t)
+"""
 FRAME = """
 import sys, time
 from sglang_logscope.events import EventKind
@@ -172,6 +180,8 @@ def main() -> None:
     naive_lps = n / secs
     t_summary, _ = wall([*LOGSCOPE, "summary", "-f", "json", str(big)], repeat=args.big_repeat)
     summary_lps = n / t_summary
+    _, secs = lines_per_s(SERIAL, big)
+    serial_lps = n / secs
     n_rec, secs = lines_per_s(RECORDS, big)
     records_lps = n_rec / secs
     n_full, secs = lines_per_s(FULL, part)
@@ -184,6 +194,13 @@ def main() -> None:
             f"{summary_lps:,.0f} lines/s",
             f"ratio to naive {summary_lps / naive_lps:.2f} (target >= 1; "
             f"{t_summary:.2f} s, median of {args.big_repeat})",
+        )
+    )
+    rows.append(
+        (
+            "2. summary in one process (no helper)",
+            f"{serial_lps:,.0f} lines/s",
+            f"ratio to naive {serial_lps / naive_lps:.2f}",
         )
     )
     rows.append(

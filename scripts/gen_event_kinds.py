@@ -51,6 +51,8 @@ def render() -> str:
                 out.append(f"- opens a multi-line record: `{spec.block}`")
             if spec.anywhere:
                 out.append("- matched anywhere in the message")
+            if spec.bulk:
+                out.append("- high-volume: blocks of these lines are parsed in bulk (`bulk.py`)")
             if spec.description:
                 out.append(f"- {spec.description}")
             out.append("")
