@@ -31,7 +31,8 @@ from typing import IO, Any
 from ._source import RawPieces
 from .bulk import BulkShape, Cut, bulk_shape
 
-#: Pieces the helper holds at once (asked for, not yet answered).
+#: Pieces the helper holds at once (asked for, not yet answered) while it keeps up; one
+#: after this process had to wait for it (so it gets about half the pieces, not two thirds).
 DEPTH = 2
 #: Logs smaller than this are parsed in this process alone (a helper starts in ~0.2 s).
 MIN_BYTES = 64 << 20
@@ -79,11 +80,11 @@ def _interleave(
     done = False
 
     def feed() -> None:
-        """Keep the helper's hands full (:data:`DEPTH` pieces) and one piece here to cut
+        """Keep the helper's hands full (``worker.depth`` pieces) and one piece here to cut
         meanwhile, reading ahead as far as that takes."""
         nonlocal done
         while not done and len(backlog) < 8:
-            if worker.inflight >= DEPTH and any(p[2] and not s for p, s in backlog):
+            if worker.inflight >= worker.depth and any(p[2] and not s for p, s in backlog):
                 return
             placed = next(pieces, None)
             if placed is None:
@@ -116,6 +117,7 @@ class _Worker:
         paths = filter(None, (root, os.environ.get("PYTHONPATH")))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
         self.inflight = 0  # pieces asked for and not yet received
+        self.depth = DEPTH
         self.ready = False
         self.dead = False
         try:
@@ -136,7 +138,7 @@ class _Worker:
         """Have the helper cut the piece at ``offset`` if it is up and idle; ``False`` if not
         (cut it here)."""
         process = self.process
-        if self.dead or self.inflight >= DEPTH or process is None:
+        if self.dead or self.inflight >= self.depth or process is None:
             return False
         assert process.stdin is not None and process.stdout is not None
         try:
@@ -159,6 +161,8 @@ class _Worker:
         died with it or read other bytes there: a file rewritten meanwhile)."""
         self.inflight -= 1
         assert self.process is not None and self.process.stdout is not None
+        behind = not select.select([self.process.stdout], [], [], 0)[0]
+        self.depth = 1 if behind else DEPTH
         try:
             check, result = marshal.loads(_read_message(self.process.stdout))
         except (EOFError, OSError, ValueError, TypeError):
