@@ -31,13 +31,16 @@ class Log:
         wanted = set(kinds)
         return (e for e in self.events if e.kind in wanted)
 
-    def to_dataframe(self, kinds: Sequence[EventKind] | None = None) -> pd.DataFrame:
-        """One row per event, typed columns, fields flattened (see :func:`events_dataframe`)."""
+    def to_dataframe(
+        self, kinds: Sequence[EventKind] | None = None, *, messages: bool = True
+    ) -> pd.DataFrame:
+        """One row per event, typed columns, fields flattened (see :func:`events_dataframe`;
+        ``messages=False`` drops the message text, the one object column)."""
         from .frames import events_dataframe
 
         events = self.events if kinds is None else tuple(self.iter_kind(*kinds))
         run_of = _run_index(self.runs)
-        return events_dataframe(events, run_of)
+        return events_dataframe(events, run_of, messages=messages)
 
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""

@@ -1,0 +1,49 @@
+"""The pandas view (issue 6, target 3): typed columns, categoricals, no object columns for
+batch rows once the message text is left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sglang_logscope.events import EventKind
+from sglang_logscope.log import read_log
+
+ROOT = Path(__file__).resolve().parent.parent
+HYBRID = next((ROOT / "fixtures" / "real").glob("069*/server.log"))  # corpus 069: batch lines
+BATCH = [EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH]
+
+
+def test_batch_rows_are_typed_columns() -> None:
+    log = read_log(HYBRID)
+    df = log.to_dataframe(kinds=BATCH)
+    batch = [e for e in log.events if e.kind in BATCH]
+    assert len(df) == len(batch) > 50
+    assert list(df["line"]) == [e.line for e in batch]
+    assert isinstance(df["kind"].dtype, pd.CategoricalDtype)
+    assert isinstance(df["rank"].dtype, pd.CategoricalDtype)
+    assert str(df["run"].dtype) == "Int32" and df["run"].notna().all()
+    assert pd.api.types.is_datetime64_any_dtype(df["timestamp"])
+    for column in ("running_req", "gen_throughput", "mamba_usage", "new_token"):
+        assert pd.api.types.is_numeric_dtype(df[column]), column
+    first = df.iloc[0]
+    assert first["new_token"] == batch[0].fields["new_token"]
+    assert df["message"].iloc[0] == batch[0].message
+
+
+def test_without_messages_no_column_is_an_object_column() -> None:
+    log = read_log(HYBRID)
+    full = log.to_dataframe(kinds=BATCH)
+    lean = log.to_dataframe(kinds=BATCH, messages=False)
+    assert "message" not in lean.columns
+    assert [c for c in lean.columns if lean[c].dtype == object] == []
+    assert lean.equals(full.drop(columns=["message"]))
+    per_row = lean.memory_usage(deep=True).sum() / len(lean)
+    assert per_row < full.memory_usage(deep=True).sum() / len(full) / 2
+
+
+def test_an_empty_selection_is_an_empty_frame() -> None:
+    log = read_log(HYBRID)
+    assert log.to_dataframe(kinds=[EventKind.NCCL_ERROR]).empty
+    assert "message" not in log.to_dataframe(kinds=[EventKind.NCCL_ERROR], messages=False)
