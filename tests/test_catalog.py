@@ -200,3 +200,26 @@ def test_every_sample_contains_its_specs_needle() -> None:
         for sample in spec.samples:
             message = split_header(sample.line).message
             assert spec.needle in message or spec.needle in sample.line, (spec.name, spec.needle)
+
+
+def test_bulk_entries_tried_first_change_no_samples_match() -> None:
+    """The catalog tries its bulk entries before the other floating ones (access lines are
+    the commonest): for every sample message, and for each bulk entry's samples against every
+    other floating pattern, the match is the one of plain catalog order."""
+    import dataclasses
+
+    from sglang_logscope._header import split_header
+
+    plain = Catalog([dataclasses.replace(s, bulk=False) for s in SPECS])
+    assert [s.name for s in CATALOG.floating][:1] == ["http_access"]
+    for spec in SPECS:
+        for sample in spec.samples:
+            message = split_header(sample.line.lstrip(" ")).message
+            ours, theirs = CATALOG.match(message), plain.match(message)
+            assert (ours and ours[0].name) == (theirs and theirs[0].name), sample.line
+    for bulk in (s for s in SPECS if s.bulk):
+        for sample in bulk.samples:
+            message = split_header(sample.line.lstrip(" ")).message
+            for other in CATALOG.floating:
+                if other is not bulk:
+                    assert other.compiled.match(message) is None, (bulk.name, other.name)
