@@ -53,9 +53,10 @@ def _run_index(runs: Sequence[Run]) -> dict[int, int]:
     return {e.line: r.index for r in runs for e in r.events}
 
 
-def read_log(source: Source) -> Log:
-    """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`."""
-    events = tuple(iter_events(source))
+def read_log(source: Source, *, helper: bool | None = None) -> Log:
+    """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`.
+    A plain file of 64 MB or more is split in two processes unless ``helper=False``."""
+    events = tuple(iter_events(source, helper=helper))
     return Log(name=describe(source), events=events, runs=tuple(split_runs(events)))
 
 

@@ -55,14 +55,17 @@ _FAILURE_PRIORITY = (
 )
 
 
-def iter_events(source: Source, *, first_line: int = 1) -> Iterator[Event]:
+def iter_events(
+    source: Source, *, first_line: int = 1, helper: bool | None = None
+) -> Iterator[Event]:
     """Yield every event of ``source`` (a path, ``-``, a ``.gz`` file or an open file).
 
     Every input line belongs to exactly one event. Never raises on odd content; raises
     :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.
-    ``first_line`` numbers the first line read (an open file positioned mid-way).
+    ``first_line`` numbers the first line read (an open file positioned mid-way); ``helper``
+    as for :func:`iter_records` (a second process for a big file).
     """
-    for record in iter_records(source, first_line=first_line):
+    for record in iter_records(source, first_line=first_line, helper=helper):
         if record.__class__ is Rows:
             yield from record.events()
         else:
