@@ -124,9 +124,10 @@ class _Worker:
             self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-m", "sglang_logscope._helper", path],
                 stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdout=subprocess.PIPE,  # unbuffered: select() sees what is there to read
                 stderr=subprocess.DEVNULL,
                 env=env,
+                bufsize=0,
             )
         except OSError:
             self.process = None
@@ -215,14 +216,20 @@ class _Lost(Exception):
 
 
 def _read_message(stream: IO[bytes]) -> bytes:
-    head = stream.read(_HEAD.size)
-    if len(head) < _HEAD.size:
-        raise EOFError
-    (size,) = _HEAD.unpack(head)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError
-    return data
+    (size,) = _HEAD.unpack(_read_exactly(stream, _HEAD.size))
+    return _read_exactly(stream, size)
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    """``size`` bytes from an unbuffered pipe (which may hand them over in parts)."""
+    parts = []
+    while size:
+        part = stream.read(size)
+        if not part:
+            raise EOFError
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
 
 
 def _serve(path: str) -> None:
