@@ -32,7 +32,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, cached_property
-from itertools import compress, count
+from itertools import compress, count, repeat
+from operator import is_not
 from typing import Any, NamedTuple
 
 import regex
@@ -367,41 +368,57 @@ class Rows:
         raise AssertionError("a bulk row matched no alternative")
 
     def events(self) -> list[Event]:
-        """Each row as the :class:`Event` the line parser makes of its line."""
+        """Each row as the :class:`Event` the line parser makes of its line (columns decoded
+        a block at a time: the short ones through their few distinct values)."""
         from .parse import _LEVEL_HINT
 
         shape = self.shape
         full = shape.full
         cols = self.cols if self.layout is full else shape.full_columns(self.piece)
+        a, b = self.start, self.stop
         c = full.index
-        pre, ranks, level, src = cols[c["pre"]], cols[c["ranks"]], cols[c["level"]], cols[c["src"]]
-        ulevel, rest = cols[c["ulevel"]], cols[c["rest"]]
+        pre = _texts(cols[c["pre"]][a:b])
+        rest = _texts(cols[c["rest"]][a:b])
+        ranks = _distinct(cols[c["ranks"]][a:b], _rank)
+        level = _distinct(cols[c["level"]][a:b])
+        ulevel = _distinct(cols[c["ulevel"]][a:b])
+        src = _distinct(cols[c["src"]][a:b])
         times = self.times()
         stamps = parse_times(times)
+        which: list[_Alt] = [shape.alts[0]] * (b - a)
+        body: list[str] = [""] * (b - a)
+        fields: dict[int, list[tuple[str, list[str | None]]]] = {}  # by alt: name, column
+        for alt in shape.alts:
+            column = cols[full.witness[alt.number]][a:b]
+            rows = list(compress(range(b - a), map(is_not, column, repeat(None))))
+            if not rows:
+                continue
+            texts = _distinct([cols[alt.body][a + r] for r in rows])
+            for r, text in zip(rows, texts, strict=True):
+                which[r] = alt
+                body[r] = text
+            fields[alt.number] = [(name, _distinct(cols[i][a:b])) for name, i in alt.groups]
         out = []
         line = self.first_line
-        for r in range(self.start, self.stop):
-            alt = self._alt(cols, full, r)
+        for r in range(b - a):
+            alt = which[r]
             spec = alt.spec
-            body = _text(cols[alt.body][r]) + _text(rest[r])
-            groups: dict[str, str | None] = {name: _opt(cols[i][r]) for name, i in alt.groups}
+            message = body[r] + rest[r]
+            groups = {name: column[r] for name, column in fields[alt.number]}
             if alt.rest_field is not None:
-                groups[alt.rest_field] = _text(rest[r])
-            fields: Any = (
-                LazyFields(spec, groups) if spec.pairs is not None else spec.convert(groups)
-            )
+                groups[alt.rest_field] = rest[r]
             out.append(
                 new_event(
                     line,
                     spec.kind,
-                    body,
+                    message,
                     line,
-                    stamps[times[r - self.start]],
-                    _opt(level[r]) or _opt(ulevel[r]) or _LEVEL_HINT.get(spec.kind),
-                    _rank(_text(ranks[r])),
-                    _opt(src[r]),
-                    fields,
-                    _text(pre[r]) + body,
+                    stamps[times[r]],
+                    level[r] or ulevel[r] or _LEVEL_HINT.get(spec.kind),
+                    ranks[r],
+                    src[r],
+                    LazyFields(spec, groups) if spec.pairs is not None else spec.convert(groups),
+                    pre[r] + message,
                     False,
                     spec.releases,
                 )
@@ -410,16 +427,26 @@ class Rows:
         return out
 
 
+def _texts(column: list[bytes | None]) -> list[str]:
+    """A column of ASCII text (never ``None``: ``pre`` and ``rest`` always match), decoded in
+    one call: rows are single lines, so the newline can join and split them."""
+    return b"\n".join(column).decode("ascii").split("\n")  # type: ignore[arg-type]
+
+
+def _distinct(column: list[bytes | None], make: Any = None) -> list[Any]:
+    """A column of few distinct values, each decoded (and made into ``make(text)``) once."""
+    seen: dict[bytes | None, Any] = {}
+    for raw in set(column):
+        if raw is None:
+            seen[raw] = None
+        else:
+            text = raw.decode("ascii")
+            seen[raw] = make(text) if make is not None else text
+    return list(map(seen.__getitem__, column))
+
+
 def _rank(label: str) -> Rank | None:
     return H.parse_rank(label[1:]) if label else None
-
-
-def _text(raw: bytes | None) -> str:
-    return raw.decode("ascii") if raw else ""
-
-
-def _opt(raw: bytes | None) -> str | None:
-    return None if raw is None else raw.decode("ascii")
 
 
 def row_time(raw: bytes) -> datetime:
