@@ -884,6 +884,204 @@ SPECS: list[MessageSpec] = [
             ),
         ),
     ),
+    # --- dtype, shared experts, prefill CUDA graph (found in real logs)
+    MessageSpec(
+        name="adjust_dtype_below_sm80",
+        kind=K.ARGS_ADJUSTED,
+        pattern=r"Compute capability below sm80\. Use float16 due to lack of bfloat16 support",
+        sets={"dtype": "float16"},
+        releases="0.2.14-",
+        description="model_runner.py (0.5.23: model_runner_components/load_model_utils.py, which "
+        "records the float16 override as a context override instead of writing server_args.dtype).",
+        samples=(
+            Sample(
+                "[2025-04-17 13:44:52 TP0] Compute capability below sm80. Use float16 due to lack of bfloat16 support.",
+                {"sets": {"dtype": "float16"}},
+                "corpus/059",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="adjust_shared_experts_fusion_off",
+        kind=K.ARGS_ADJUSTED,
+        pattern=r"Only Deepseek V3/R1 can use shared experts fusion optimization\. Shared expert",
+        sets={"n_share_experts_fusion": 0},
+        releases="0.4.0-0.4.8",
+        description="models/deepseek_v2.py of 0.4.5 to 0.4.6.post1 (0.4.5 sets the value to None, "
+        "0.4.6 to 0); later releases say 'Only Deepseek V3/R1 on NV-platform ...' instead. The "
+        "range is the nearest known releases around them (neither 0.4.0 nor 0.4.8 prints it); "
+        "the pattern stops at 'Shared expert' because the real line is cut there.",
+        samples=(
+            Sample(
+                "[2025-04-17 13:44:53 TP0] Only Deepseek V3/R1 can use shared experts fusion optimization. Shared expert",
+                {"sets": {"n_share_experts_fusion": 0}},
+                "corpus/059 (cut off as in the source)",
+            ),
+            Sample(
+                "[2025-05-10 12:00:02 TP0] Only Deepseek V3/R1 can use shared experts fusion optimization. Shared experts fusion optimization is disabled.",
+                {"sets": {"n_share_experts_fusion": 0}},
+                "sglang 0.4.6 models/deepseek_v2.py",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="adjust_breakable_cuda_graph_prefill_off",
+        kind=K.ARGS_ADJUSTED,
+        pattern=r"Breakable CUDA graph is incompatible with (?P<feature>[^;]{1,200}+); disabling prefill CUDA graph",
+        sets={"cuda_graph_backend_prefill": "disabled"},
+        level="WARNING",
+        releases="0.5.15-",
+        description="server_args.py (0.5.14-0.5.18; 0.5.19-: arg_groups/cuda_graph_hook.py): sets "
+        "cuda_graph_config['prefill'].backend to 'disabled', the field "
+        "--cuda-graph-backend-prefill folds into. First printed by 0.5.14 (MLA attention only).",
+        samples=(
+            Sample(
+                "[22:12:13] Breakable CUDA graph is incompatible with multimodal model; disabling prefill CUDA graph.",
+                {"feature": "multimodal model", "sets": {"cuda_graph_backend_prefill": "disabled"}},
+                "corpus/055",
+            ),
+        ),
+    ),
+    # ================================================================= backend and kernel choices
+    MessageSpec(
+        name="mm_attention_backend_not_set",
+        kind=K.ATTENTION_BACKEND,
+        pattern=r"Multimodal attention backend not set\. Use (?P<mm_attention_backend>\w{1,60}+)\.",
+        sets={"mm_attention_backend": Ref("mm_attention_backend")},
+        releases="0.4.8-",
+        description="layers/attention/vision.py: the default SGLang picks for the vision tower "
+        "(the mm_attention_backend argument itself stays None in the banner). Also in the later "
+        "0.4.6 post-releases (0.4.6.post5).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:44 TP1] Multimodal attention backend not set. Use triton_attn.",
+                {
+                    "mm_attention_backend": "triton_attn",
+                    "sets": {"mm_attention_backend": "triton_attn"},
+                },
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="mm_attention_backend_using",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Using (?P<mm_attention_backend>\w{1,60}+) as multimodal attention backend",
+        releases="0.4.8-",
+        description="layers/attention/vision.py, printed whether the backend was set or defaulted "
+        "(info, not a warning). Also in the later 0.4.6 post-releases (0.4.6.post5).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:44 TP1] Using triton_attn as multimodal attention backend.",
+                {"mm_attention_backend": "triton_attn"},
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="hybrid_linear_attention_backend",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Using hybrid linear attention backend for hybrid GDN models",
+        releases="0.5.3-",
+        description="layers/attention/attention_registry.py (info); printed for every hybrid "
+        "linear-attention model, LFM2 included.",
+        samples=(
+            Sample(
+                "[2025-12-26 23:02:03 DP1 TP1 EP1] Using hybrid linear attention backend for hybrid GDN models.",
+                {},
+                "corpus/027",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="kv_cache_dtype",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Using KV cache dtype: (?P<dtype>[\w.]{1,60}+)",
+        releases="0.5.3-",
+        description="model_runner.py (info) of PyPI 0.5.3 to 0.5.12; 0.5.13 and later releases "
+        "print the dtype in the 'KV Cache is allocated' line instead. The range is left open "
+        "because source builds and forks on 0.5.10-0.5.12 era code still print it next to lines the "
+        "catalog dates 0.5.15- (corpus/069).",
+        samples=(
+            Sample(
+                "[2025-11-30 12:50:10] Using KV cache dtype: torch.bfloat16",
+                {"dtype": "torch.bfloat16"},
+                "corpus/028",
+            ),
+            Sample(
+                "[2026-05-25 17:43:33 TP0] Using KV cache dtype: torch.float8_e4m3fn",
+                {"dtype": "torch.float8_e4m3fn"},
+                "corpus/069",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="flashinfer_cutlass_off_piecewise",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"CUTLASS backend is disabled when piecewise cuda graph is enabled",
+        level="WARNING",
+        releases="0.5.6-0.5.9",
+        description="layers/attention/flashinfer_backend.py on SM100 (B200) with piecewise CUDA "
+        "graph: the FlashInfer prefill FMHA backend falls back to 'auto' (a kernel choice, no "
+        "server argument changes). PyPI 0.5.5 to 0.5.13.",
+        samples=(
+            Sample(
+                "[2025-11-30 12:50:10] CUTLASS backend is disabled when piecewise cuda graph is enabled due to TMA descriptor initialization issues on B200. Using auto backend instead for stability.",
+                {},
+                "corpus/028",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="piecewise_cuda_graph_disabled_by_flag",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is set",
+        releases="0.5.9-",
+        description="model_runner.py (info) of PyPI 0.5.10 to 0.5.13 only: it reports the flag "
+        "the user set and changes no argument. No release on the known list prints it; the range "
+        "starts at the nearest one below and is left open because forks on that code (corpus/069) "
+        "print it next to lines the catalog dates 0.5.15-.",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:55 TP1] Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is set",
+                {},
+                "corpus/054",
+            ),
+        ),
+    ),
+    # ================================================================= distributed setup
+    MessageSpec(
+        name="custom_allreduce_failed",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Setup Custom allreduce failed with (?P<error>.{1,10000}?)\. To silence this warning, specify --disable-custom-all-reduce explicitly",
+        level="WARNING",
+        releases="0.4.0-",
+        description="distributed/parallel_state.py: the custom all-reduce could not be set up "
+        "(e.g. no P2P between the GPUs); SGLang falls back to NCCL. First printed by 0.4.5, "
+        "hence the range from the known release below it.",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.",
+                {"error": "CUDART error: peer access is not supported between these two devices"},
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="allreduce_path_nccl",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"\[AR\] All-reduce call path: (?P<path>NCCL) \(custom AR disabled\)",
+        releases="0.5.9-",
+        description="distributed/parallel_state.py (info), ROCm only: custom all-reduce is off "
+        "and all-reduce goes through NCCL/RCCL. First printed by 0.5.8.",
+        samples=(
+            Sample(
+                "[2026-05-25 18:03:30 TP0] [AR] All-reduce call path: NCCL (custom AR disabled)",
+                {"path": "NCCL"},
+                "corpus/065",
+            ),
+        ),
+    ),
 ]
 
 SPECS += [
