@@ -324,3 +324,18 @@ def test_bulk_dates_are_exactly_those_the_line_parser_dates() -> None:
                     except ValueError:
                         valid = False
                     assert bool(pattern.match(text)) == valid, text
+
+
+def test_both_regex_engines_agree_on_ascii_classes() -> None:
+    """Bulk parsing runs the bytes ``re`` engine on ASCII blocks where the line parser runs
+    the ``regex`` module on text: the classes its patterns use mean the same there."""
+    import re
+
+    import regex
+
+    for code in range(128):
+        char = chr(code)
+        for cls in (r"\s", r"\S", r"\w", r"\W", r"\d", r"\D", "."):
+            ours = re.fullmatch(cls.encode(), bytes([code])) is not None
+            theirs = regex.fullmatch(cls, char) is not None
+            assert ours == theirs, (cls, hex(code))
