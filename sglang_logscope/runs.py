@@ -311,7 +311,7 @@ def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()
 
     ``events`` may hold :class:`~sglang_logscope.bulk.Rows` (``parse.iter_records``): a block
     of batch/access lines is folded in without an object per line, unless it holds a kind in
-    ``keep`` or a time the fold cannot order (then its events are taken one by one).
+    ``keep`` (then its events are taken one by one).
 
     Held meanwhile: the current run's figures, its kept events and its trailing preamble
     (auto-adjust warnings, unknown lines) that a following banner would take over.
@@ -356,31 +356,21 @@ class _Builder:
             return
         times = rows.times()
         cuts = _gap_cuts(times)
-        if cuts is None:  # in time order (nearly always): no cut, first and last bound it
-            if self.current is not None and self._opens(row_time(times[0])):
+        for lo, hi in cuts or [(0, len(times))]:
+            if self.current is not None and (lo > 0 or self._opens(row_time(times[0]))):
                 yield from self._close(self.current, self.current.split_preamble(None))
             if self.current is None:
                 self.current = _Group(self.wanted)
-            self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
-            self.last_ts = row_time(times[-1])
-            return
-        for lo, hi in cuts:
-            current = self.current
-            if current is not None and (lo > 0 or self._opens(row_time(times[0]))):
-                yield from self._close(current, current.split_preamble(None))
-            if self.current is None:
-                self.current = _Group(self.wanted)
-            part, part_times = rows.slice(lo, hi), times[lo:hi]
-            self.current.add_rows(
-                part, part.specs(), row_time(min(part_times)), row_time(max(part_times))
-            )
+            if cuts is None:  # in time order (nearly always): first and last row bound it
+                self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
+            else:
+                part, span = rows.slice(lo, hi), times[lo:hi]
+                self.current.add_rows(part, part.specs(), row_time(min(span)), row_time(max(span)))
         self.last_ts = row_time(times[-1])
 
-    def _opens(self, first: datetime | None) -> bool:
+    def _opens(self, first: datetime) -> bool:
         """Does a row of this time, after the events so far, start a run (see starts_run)?"""
-        return (
-            self.last_ts is not None and first is not None and self.last_ts - first > BACKWARDS_GAP
-        )
+        return self.last_ts is not None and self.last_ts - first > BACKWARDS_GAP
 
     def _close(self, current: _Group, moved: list[Event]) -> Iterator[Run]:
         if current.count:
