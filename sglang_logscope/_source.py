@@ -135,7 +135,7 @@ def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
     for data, truncated, piece in iter_raw_pieces(source):
         if piece:
             for line in data.split(b"\n"):
-                yield _finish(line), False
+                yield finish_line(line), False
         else:
             yield data, truncated
 
@@ -185,7 +185,7 @@ class RawPieces:
                     if not skipping:
                         pending += block
                         if len(pending) > MAX_LINE_BYTES:
-                            yield _finish(pending[:MAX_LINE_BYTES]), True, False
+                            yield finish_line(pending[:MAX_LINE_BYTES]), True, False
                             pending = b""
                             skipping = True
                     at += len(block)
@@ -193,7 +193,7 @@ class RawPieces:
                 first = block.find(b"\n")
                 if skipping or len(pending) + first > MAX_LINE_BYTES:
                     if not skipping:
-                        yield _finish((pending + block[:first])[:MAX_LINE_BYTES]), True, False
+                        yield finish_line((pending + block[:first])[:MAX_LINE_BYTES]), True, False
                     skipping = False
                     if last > first:
                         self.offset = at + first + 1
@@ -204,13 +204,14 @@ class RawPieces:
                 pending = block[last + 1 :]
                 at += len(block)
             if pending and not skipping:
-                yield _finish(pending), False, False
+                yield finish_line(pending), False, False
         finally:
             if owned:
                 stream.close()
 
 
-def _finish(line: bytes) -> bytes:
+def finish_line(line: bytes) -> bytes:
+    """A physical line without its CRLF ``\\r``."""
     return line[:-1] if line.endswith(b"\r") else line
 
 

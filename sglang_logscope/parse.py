@@ -18,7 +18,7 @@ import regex
 
 from ._header import Header, split_header
 from ._helper import cut_pieces, helper_worth_it
-from ._source import Source, decode_line, iter_raw_pieces
+from ._source import Source, decode_line, finish_line, iter_raw_lines, iter_raw_pieces
 from .banner import parse_banner
 from .bulk import Rows, bulk_shape
 from .catalog import MessageSpec
@@ -126,15 +126,13 @@ def _lines(
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
     lineno = first_line - 1
-    pieces = iter_raw_pieces(source)
     if not bulk:
-        for data, truncated, piece in pieces:
-            for raw in data.split(b"\n") if piece else (data,):
-                lineno += 1
-                yield lineno, _decode(raw[:-1] if piece and raw[-1:] == b"\r" else raw), truncated
+        for raw, truncated in iter_raw_lines(source):
+            lineno += 1
+            yield lineno, _decode(raw), truncated
         return
     shape = bulk_shape()
-    for (data, truncated, piece), cut in cut_pieces(pieces, shape, fields, helper):
+    for (data, truncated, piece), cut in cut_pieces(iter_raw_pieces(source), shape, fields, helper):
         if not piece:
             lineno += 1
             yield lineno, _decode(data), truncated
@@ -146,7 +144,7 @@ def _lines(
                 continue
             for raw in part.split(b"\n"):
                 lineno += 1
-                yield lineno, _decode(raw[:-1] if raw[-1:] == b"\r" else raw), False
+                yield lineno, _decode(finish_line(raw)), False
 
 
 def _size(source: Source) -> int | None:
