@@ -70,7 +70,7 @@ SPECS: list[MessageSpec] = [
         kind=K.LAUNCH_WARNING,
         pattern=r"(?P<path>\S{0,500}?launch_server\.py):(?P<lineno>\d{1,7}+): UserWarning: 'python -m sglang\.launch_server' is still supported",
         fields={"lineno": "int"},
-        releases="0.5.15-",
+        releases="0.5.10-",
         samples=(
             Sample(
                 "/home/letsrtfm/AI/2x-R9700-RDNA4-GFX1201-sglang-inference/components/sglang/python/sglang/launch_server.py:54: UserWarning: 'python -m sglang.launch_server' is still supported, but 'sglang serve' is the recommended entrypoint.",
@@ -906,11 +906,10 @@ SPECS: list[MessageSpec] = [
         kind=K.ARGS_ADJUSTED,
         pattern=r"Only Deepseek V3/R1 can use shared experts fusion optimization\. Shared expert",
         sets={"n_share_experts_fusion": 0},
-        releases="0.4.0-0.4.8",
+        releases="0.4.5-0.4.6",
         description="models/deepseek_v2.py of 0.4.5 to 0.4.6.post1 (0.4.5 sets the value to None, "
         "0.4.6 to 0); later releases say 'Only Deepseek V3/R1 on NV-platform ...' instead. The "
-        "range is the nearest known releases around them (neither 0.4.0 nor 0.4.8 prints it); "
-        "the pattern stops at 'Shared expert' because the real line is cut there.",
+        "pattern stops at 'Shared expert' because the real line is cut there.",
         samples=(
             Sample(
                 "[2025-04-17 13:44:53 TP0] Only Deepseek V3/R1 can use shared experts fusion optimization. Shared expert",
@@ -997,11 +996,9 @@ SPECS: list[MessageSpec] = [
         name="kv_cache_dtype",
         kind=K.LAUNCH_WARNING,
         pattern=r"Using KV cache dtype: (?P<dtype>[\w.]{1,60}+)",
-        releases="0.5.3-",
+        releases="0.5.3-0.5.12",
         description="model_runner.py (info) of PyPI 0.5.3 to 0.5.12; 0.5.13 and later releases "
-        "print the dtype in the 'KV Cache is allocated' line instead. The range is left open "
-        "because source builds and forks on 0.5.10-0.5.12 era code still print it next to lines the "
-        "catalog dates 0.5.15- (corpus/069).",
+        "print the dtype in the 'KV Cache is allocated' line instead.",
         samples=(
             Sample(
                 "[2025-11-30 12:50:10] Using KV cache dtype: torch.bfloat16",
@@ -1020,7 +1017,7 @@ SPECS: list[MessageSpec] = [
         kind=K.LAUNCH_WARNING,
         pattern=r"CUTLASS backend is disabled when piecewise cuda graph is enabled",
         level="WARNING",
-        releases="0.5.6-0.5.9",
+        releases="0.5.6-0.5.13",
         description="layers/attention/flashinfer_backend.py on SM100 (B200) with piecewise CUDA "
         "graph: the FlashInfer prefill FMHA backend falls back to 'auto' (a kernel choice, no "
         "server argument changes). PyPI 0.5.5 to 0.5.13.",
@@ -1036,11 +1033,9 @@ SPECS: list[MessageSpec] = [
         name="piecewise_cuda_graph_disabled_by_flag",
         kind=K.LAUNCH_WARNING,
         pattern=r"Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is set",
-        releases="0.5.9-",
+        releases="0.5.10-0.5.13",
         description="model_runner.py (info) of PyPI 0.5.10 to 0.5.13 only: it reports the flag "
-        "the user set and changes no argument. No release on the known list prints it; the range "
-        "starts at the nearest one below and is left open because forks on that code (corpus/069) "
-        "print it next to lines the catalog dates 0.5.15-.",
+        "the user set and changes no argument.",
         samples=(
             Sample(
                 "[2026-04-14 16:08:55 TP1] Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is set",
@@ -1055,10 +1050,9 @@ SPECS: list[MessageSpec] = [
         kind=K.LAUNCH_WARNING,
         pattern=r"Setup Custom allreduce failed with (?P<error>.{1,10000}?)\. To silence this warning, specify --disable-custom-all-reduce explicitly",
         level="WARNING",
-        releases="0.4.0-",
+        releases="0.4.5-",
         description="distributed/parallel_state.py: the custom all-reduce could not be set up "
-        "(e.g. no P2P between the GPUs); SGLang falls back to NCCL. First printed by 0.4.5, "
-        "hence the range from the known release below it.",
+        "(e.g. no P2P between the GPUs); SGLang falls back to NCCL. First printed by 0.4.5.",
         samples=(
             Sample(
                 "[2026-04-14 16:08:44 TP1] Setup Custom allreduce failed with CUDART error: peer access is not supported between these two devices. To silence this warning, specify --disable-custom-all-reduce explicitly.",

@@ -413,7 +413,7 @@ CASES: dict[str, Case] = {
     "053": Case(
         1,
         "starting",
-        hint=">=0.5.9",
+        hint="0.5.9-0.5.12",
         events=(
             ("args_adjusted", None, {"sets": {"disable_overlap_schedule": True}}),
             ("load_weight_begin", "TP0", {"avail_gib": 15.33}),
@@ -491,7 +491,7 @@ CASES: dict[str, Case] = {
     "059": Case(
         1,
         "starting",
-        hint="0.4.0-0.4.8",
+        hint="0.4.5-0.4.6",
         events=(
             (
                 "args_adjusted",
@@ -524,7 +524,7 @@ CASES: dict[str, Case] = {
         "cuda_oom",
         38,
         "CUDA out of memory. Tried to allocate 384.00 MiB",
-        hint=">=0.5.15",
+        hint=">=0.5.10",
         args={
             "tp_size": 2,
             "mem_fraction_static": 0.85,
@@ -558,7 +558,7 @@ CASES: dict[str, Case] = {
         "exception",
         60,
         "KeyError: 'model.layers.0.mlp.experts.w2_qweight'",
-        hint=">=0.5.15",
+        hint=">=0.5.10",
         args={"tp_size": 2, "mem_fraction_static": 0.85},
         events=(
             ("load_weight_begin", "TP1", {"avail_gib": 31.46}),
@@ -570,7 +570,7 @@ CASES: dict[str, Case] = {
     "069": Case(
         1,
         "ready",
-        hint=">=0.5.15",
+        hint="0.5.10-0.5.12",
         args={"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 262144},
         events=(
             (
