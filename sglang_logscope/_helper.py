@@ -43,8 +43,8 @@ Piece = tuple[bytes, bool, bool]  # iter_raw_pieces' (data, truncated, piece)
 
 def helper_worth_it(size: int | None) -> bool:
     """A helper pays for its start on a log of ``size`` bytes with a second core free."""
-    if size is None or size < MIN_BYTES or os.name != "posix":
-        return False
+    if size is None or size < MIN_BYTES or os.name != "posix" or getattr(sys, "frozen", False):
+        return False  # (a frozen app's executable is not a Python to run ``-m`` with)
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

@@ -134,6 +134,8 @@ def test_leaving_early_stops_the_helper(big: Path) -> None:
 def test_streams_and_small_files_get_no_helper(big: Path) -> None:
     assert not _helper.helper_worth_it(None)
     assert not _helper.helper_worth_it(_helper.MIN_BYTES - 1)
+    with mock.patch.object(sys, "frozen", True, create=True):
+        assert not _helper.helper_worth_it(_helper.MIN_BYTES)
     list(iter_events(io.BytesIO(big.read_bytes())))  # a stream: no file to share
     list(iter_events(big))  # 3 MB: below MIN_BYTES
     assert not STARTED
