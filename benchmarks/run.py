@@ -106,6 +106,13 @@ for r in iter_records(sys.argv[1]):
     n += len(r) if r.__class__ is Rows else r.line_count
 print(n, time.perf_counter() - t)
 """
+#: A DataFrame of the batch events straight from a log (streamed, no Log held).
+STREAM_FRAME = """
+import sys
+from sglang_logscope import EventKind, events_frame
+df = events_frame(sys.argv[1], [EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH], messages=False)
+print(len(df), df.memory_usage(deep=True).sum() / 1e6)
+"""
 #: summary's work in this process alone (no helper process), without the CLI's start-up.
 SERIAL = """
 import sys, time
@@ -224,6 +231,23 @@ def main() -> None:
     rss_summary = peak_rss([*LOGSCOPE, "summary", "-f", "json", str(part)])
     rss_events = peak_rss([*LOGSCOPE, "events", "-f", "jsonl", str(part)])
     if args.full_summary:
+        t = time.perf_counter()
+        r = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", sys.executable, "-c", STREAM_FRAME, str(big)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=CHILD_ENV,
+        )
+        nrows, frame_mb = r.stdout.split()
+        frame_rss = int(r.stderr.strip().splitlines()[-1]) / 1024
+        rows.append(
+            (
+                f"3. events_frame of the batch events ({size_mb:.0f} MB log, messages=False)",
+                f"{int(nrows):,} rows, {float(frame_mb):.0f} MB",
+                f"peak RSS {frame_rss:.0f} MB ({time.perf_counter() - t:.0f} s)",
+            )
+        )
         t = time.perf_counter()
         rss_big = peak_rss([*LOGSCOPE, "summary", "-f", "json", str(big)])
         rows.append(

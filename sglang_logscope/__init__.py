@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .events import Event, EventKind, Rank
     from .findings import Finding, Severity
     from .gpus import GpuReport, read_gpus
-    from .log import Log, read_log, summarize
+    from .log import Log, events_frame, read_log, summarize
     from .memory import (
         Budget,
         GpuSpec,
@@ -49,7 +49,7 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(("Event", "EventKind", "Rank"), "events"),
     **dict.fromkeys(("Finding", "Severity"), "findings"),
     **dict.fromkeys(("GpuReport", "read_gpus"), "gpus"),
-    **dict.fromkeys(("Log", "read_log", "summarize"), "log"),
+    **dict.fromkeys(("Log", "events_frame", "read_log", "summarize"), "log"),
     **dict.fromkeys(
         (
             "Budget",
@@ -132,6 +132,7 @@ __all__ = [
     "budget",
     "budget_for_run",
     "check",
+    "events_frame",
     "iter_events",
     "load_arg_table",
     "oom_verdict",

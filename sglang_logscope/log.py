@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +58,64 @@ def read_log(source: Source, *, helper: bool | None = None) -> Log:
     A plain file of 64 MB or more is split in two processes unless ``helper=False``."""
     events = tuple(iter_events(source, helper=helper))
     return Log(name=describe(source), events=events, runs=tuple(split_runs(events)))
+
+
+def events_frame(
+    source: Source,
+    kinds: Sequence[EventKind] | None = None,
+    *,
+    messages: bool = True,
+    chunk: int = 20_000,
+    helper: bool | None = None,
+) -> pd.DataFrame:
+    """:meth:`Log.to_dataframe` straight from a log of any size: the events stream by and are
+    turned into frames ``chunk`` rows at a time, so memory follows the frame, not a
+    :class:`Log` of every event (two passes: the runs first, for the ``run`` column). The rows
+    and values are those of ``read_log(source).to_dataframe(kinds, messages=messages)``; a
+    field's column is float where a chunk lacks it, and columns come in the order first seen."""
+    import pandas as pd
+
+    from .frames import events_dataframe
+
+    index = _RunOfLine(list(iter_runs(source, helper=helper)))
+    wanted = None if kinds is None else frozenset(kinds)
+    frames: list[pd.DataFrame] = []
+    batch: list[Event] = []
+    for event in iter_events(source, helper=helper):
+        if wanted is None or event.kind in wanted:
+            batch.append(event)
+            if len(batch) >= chunk:
+                frames.append(events_dataframe(batch, index, messages=messages))
+                batch = []
+    if batch or not frames:
+        frames.append(events_dataframe(batch, index, messages=messages))
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    for col in ("level", "rank"):  # categories differ from chunk to chunk
+        if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype("category")
+    return frame
+
+
+class _RunOfLine(Mapping[int, int]):
+    """The index of the run holding a line, by bisection over the runs' line spans."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self._firsts = [r.first_line for r in runs]
+        self._runs = runs
+
+    def __getitem__(self, line: int) -> int:
+        from bisect import bisect_right
+
+        i = bisect_right(self._firsts, line) - 1
+        if i < 0 or line > self._runs[i].last_line:
+            raise KeyError(line)
+        return self._runs[i].index
+
+    def __iter__(self) -> Iterator[int]:
+        return (line for r in self._runs for line in range(r.first_line, r.last_line + 1))
+
+    def __len__(self) -> int:
+        return sum(r.last_line - r.first_line + 1 for r in self._runs)
 
 
 def run_summary(run: Run) -> dict[str, Any]:

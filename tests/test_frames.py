@@ -47,3 +47,27 @@ def test_an_empty_selection_is_an_empty_frame() -> None:
     log = read_log(HYBRID)
     assert log.to_dataframe(kinds=[EventKind.NCCL_ERROR]).empty
     assert "message" not in log.to_dataframe(kinds=[EventKind.NCCL_ERROR], messages=False)
+
+
+def _same_frame(streamed: pd.DataFrame, whole: pd.DataFrame) -> None:
+    assert sorted(streamed.columns) == sorted(whole.columns)
+    pd.testing.assert_frame_equal(
+        streamed[list(whole.columns)],
+        whole,
+        check_dtype=False,  # a field column is float where a chunk lacks the field
+        check_categorical=False,
+    )
+
+
+def test_streamed_frame_is_the_log_frame_in_any_chunk_size() -> None:
+    from sglang_logscope.log import events_frame
+
+    for path in (HYBRID, ROOT / "fixtures" / "demo" / "sglang-serve.log"):
+        log = read_log(path)
+        for kinds in (None, BATCH, [EventKind.LOAD_WEIGHT_END, EventKind.KV_CACHE_ALLOCATED]):
+            whole = log.to_dataframe(kinds=kinds)
+            for chunk in (1, 7, 100_000):
+                _same_frame(events_frame(path, kinds, chunk=chunk), whole)
+    lean = events_frame(HYBRID, BATCH, messages=False, chunk=10)
+    assert [c for c in lean.columns if lean[c].dtype == object] == []
+    assert isinstance(lean["rank"].dtype, pd.CategoricalDtype)
