@@ -5,12 +5,13 @@ it depends on the piece alone, so a helper process can do it while this one spli
 before and folds the results. Pieces still come out in file order and everything after the
 split runs here, so the result is the same event for event (``tests/test_helper.py``).
 
-The helper is ``python -m sglang_logscope._helper``, a fresh interpreter fed through its
-stdin and answering on its stdout (length-prefixed; the answer is the cut of a piece, plain
-bytes, ``None``s and tuples in ``marshal`` form: data, never code), so it neither forks a process with threads nor re-runs anyone's
-``__main__``. A piece goes to it only once it said it is ready and has no piece in hand, so
-a slow start or a busy machine costs nothing but the parallelism; if it dies, its piece is
-split here, and so is the rest of the log.
+The helper is ``python -m sglang_logscope._helper FILE``, a fresh interpreter that reads the
+pieces it is asked for from the file by offset and answers on its stdout (length-prefixed: the
+cut of a piece, plain bytes, ``None``s and tuples in ``marshal`` form — data, never code — with
+a fingerprint of the bytes it read). So it neither forks a process with threads nor re-runs
+anyone's ``__main__``. It gets a piece only once it said it is ready and while it holds fewer
+than :data:`DEPTH`, so a slow start or a busy machine costs nothing but the parallelism; a
+helper that dies, or read other bytes (a file rewritten meanwhile), has its piece cut here.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from .bulk import BulkShape, Cut, bulk_shape
 DEPTH = 2
 #: Logs smaller than this are parsed in this process alone (a helper starts in ~0.2 s).
 MIN_BYTES = 64 << 20
-_READY = b"ready"
 
 Piece = tuple[bytes, bool, bool]  # iter_raw_pieces' (data, truncated, piece)
 
