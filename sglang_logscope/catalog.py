@@ -10,7 +10,7 @@ tried only against the few specs that can match it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -287,6 +287,22 @@ def normalise_label(label: str) -> str:
 
 def auto_value(text: str) -> Any:
     """Type a printed value: int, float (units dropped), bool, list, or the string itself."""
+    bare = text.strip()
+    if bare.isascii():  # the commonest values first: '47', '0.05' (what the rules below give)
+        if bare.isdigit():
+            try:
+                return int(bare)
+            except ValueError:  # beyond Python's int-from-text digit limit
+                return bare
+        whole, dot, frac = bare.partition(".")
+        if dot and whole.isdigit() and frac.isdigit():
+            return float(bare)
+    return _typed_value(text)
+
+
+def _typed_value(text: str) -> Any:
+    """:func:`auto_value` by its rules: a trailing '.' and a unit dropped, then int, float,
+    bool, list or the text."""
     text = text.strip().rstrip(".") if not text.strip().endswith("..") else text.strip()
     bare = _UNIT.sub("", text)
     if _INT.fullmatch(bare):
@@ -307,11 +323,26 @@ def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
     """Read ``a=1, b: 2 GB, ...`` into typed fields, renaming labels found in ``names``."""
     out: dict[str, Any] = {}
     for m in _PAIR.finditer(text):
-        label = m.group("k").strip()
-        name = names.get(label) or normalise_label(label)
+        label, value = m.group("k", "v")
+        label = label.strip()
+        name = names.get(label) or _label_name(label)
         if name and name not in out:
-            out[name] = auto_value(m.group("v"))
+            out[name] = auto_value(value)
     return out
+
+
+#: normalise_label by label (batch lines repeat a dozen labels millions of times).
+_LABEL_NAMES: dict[str, str] = {}
+
+
+def _label_name(label: str) -> str:
+    name = _LABEL_NAMES.get(label)
+    if name is None:
+        name = normalise_label(label)
+        if len(_LABEL_NAMES) >= 4096:
+            _LABEL_NAMES.clear()
+        _LABEL_NAMES[label] = name
+    return name
 
 
 class LazyFields(Mapping[str, Any]):
@@ -351,6 +382,15 @@ class LazyFields(Mapping[str, Any]):
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._load().get(key, default)
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._load().items()  # the dict's own view, not a lookup per key
+
+    def keys(self) -> KeysView[str]:
+        return self._load().keys()
+
+    def values(self) -> ValuesView[Any]:
+        return self._load().values()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LazyFields):

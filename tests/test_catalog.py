@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sglang_logscope.catalog import (
     KEY_LEN,
@@ -223,3 +225,20 @@ def test_bulk_entries_tried_first_change_no_samples_match() -> None:
             for other in CATALOG.floating:
                 if other is not bulk:
                     assert other.compiled.match(message) is None, (bulk.name, other.name)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=12),
+        st.from_regex(r"\s?-?[0-9]{0,6}(\.[0-9]{0,4})?\.{0,2}( ?(GB|MB|%|s))?\s?", fullmatch=True),
+        st.sampled_from(["0.05", "47", "1.", "1..", ".5", "5.", "00.50", "٣", "1" * 5000, "0.00%"]),
+    )
+)
+def test_auto_value_fast_path_keeps_the_rules(text: str) -> None:
+    """``auto_value`` answers plain counts and decimals before its rules: the same value and
+    type as the rules give."""
+    from sglang_logscope.catalog import _typed_value, auto_value
+
+    ours, rules = auto_value(text), _typed_value(text)
+    assert type(ours) is type(rules) and (ours == rules or ours != ours), (text, ours, rules)
