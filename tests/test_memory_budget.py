@@ -13,7 +13,7 @@ from sglang_logscope.memory import (
     mamba_slot_bytes,
     profile_facts,
 )
-from sglang_logscope.memory.eras import Era, era_of, parse_version
+from sglang_logscope.memory.eras import Era, default_mfs, era_of, parse_version, rules_for
 from sglang_logscope.runs import FailureKind
 
 A6000x2 = [PRESETS["a6000"]] * 2
@@ -229,3 +229,80 @@ def test_bad_inputs_raise_logscope_errors() -> None:
 )
 def test_eras(version: str, era: Era) -> None:
     assert era_of(parse_version(version)) is era
+
+
+# Releases 0.5.14-0.5.22, read from the wheels: where each switch of era D begins.
+# 0.5.16 kv_cache_configurator._handle_max_mamba_cache prices M state slots and M x D scratch;
+# 0.5.17 adds the pool's padding slot to both; 0.5.18 _profile_available_bytes subtracts
+# mm_runtime_reservation_gb (SGLANG_VLM_CACHE_SIZE_MB = 100); 0.5.20 handle_gpu_memory_settings
+# moves 20-35 GiB GPUs to 4096 / 48|160 and the no-GPU mfs to 0.95; 0.5.22 caps a default decode
+# graph max_bs at --max-running-requests.
+_P = 76_972_032  # Qwen3.6-27B state slot at tp 2, fp32 ssm
+
+
+@pytest.mark.parametrize(
+    ("version", "slots_priced"),
+    [("0.5.15", 48 + 48 * 4), ("0.5.16", 48 + 48 * 4), ("0.5.17", 49 + 49 * 4), ("0.5.22", 245)],
+)
+def test_padding_state_slot_starts_in_0517(version: str, slots_priced: int) -> None:
+    b = budget({**WORKED, "disable_radix_cache": True}, gpus=A6000x2, sglang_version=version)
+    g = b.per_gpu
+    assert g.mamba_slots == 48
+    assert g.mamba_state_gib + g.spec_scratch_gib == pytest.approx(
+        slots_priced * _P / 2**30, abs=1e-6
+    )
+    assert not any("not read" in a for a in b.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("version", "mib"), [("0.5.17", 0.0), ("0.5.18", 100.0), ("0.5.22", 100.0)]
+)
+def test_multimodal_reserve_starts_in_0518(version: str, mib: float) -> None:
+    b = budget({**WORKED, "mem_fraction_static": 0.85}, gpus=A6000x2, sglang_version=version)
+    assert b.per_gpu.mm_reserve_gib == pytest.approx(mib / 1024)
+
+
+@pytest.mark.parametrize(
+    ("version", "mfs", "no_gpu"),
+    [
+        ("0.5.15", 0.874, 0.88),
+        ("0.5.19", 0.874, 0.88),
+        ("0.5.20", 0.777, 0.95),
+        ("0.5.23", 0.777, 0.95),
+    ],
+)
+def test_mid_gpu_defaults_change_in_0520(version: str, mfs: float, no_gpu: float) -> None:
+    # 32607 MiB GPU, tp 1: 0.5.19 reserves 512 + 2048 x 1.5 + 24 x 2 + 128 + 42 graphs x 8 = 4096 MiB;
+    # 0.5.20: 512 + 4096 x 1.5 + 48 x 2 + 128 + 50 x 8 = 7280 MiB.
+    rules = rules_for(parse_version(version))
+    dm = default_mfs(
+        rules,
+        capacity_mib=32607,
+        tp=1,
+        pp=1,
+        chunked_prefill_size=None,
+        cuda_graph_max_bs=None,
+        spec_algorithm=None,
+        max_running_requests=None,
+        is_mla=False,
+        vlm_factor=None,
+    )
+    assert dm.value == mfs
+    assert rules.mfs_without_gpu == no_gpu
+
+
+@pytest.mark.parametrize(("version", "bs", "mfs"), [("0.5.21", 32, 0.850), ("0.5.22", 16, 0.851)])
+def test_graph_bs_capped_by_running_requests_from_0522(version: str, bs: int, mfs: float) -> None:
+    dm = default_mfs(
+        rules_for(parse_version(version)),
+        capacity_mib=49140,
+        tp=2,
+        pp=1,
+        chunked_prefill_size=None,
+        cuda_graph_max_bs=None,
+        spec_algorithm=None,
+        max_running_requests=16,
+        is_mla=False,
+        vlm_factor=None,
+    )
+    assert (dm.cuda_graph_max_bs, dm.value) == (bs, mfs)

@@ -165,8 +165,6 @@ def _budget(
     rules = rules_for(version)
     if version[:3] < (0, 5, 9):
         assumptions.append(f"{sglang_version} predates the releases read; era A arithmetic is used")
-    if rules.era is Era.D and (0, 5, 16) <= version[:3] < (0, 5, 23):
-        assumptions.append("0.5.16-0.5.22 not read: the padding state slot of 0.5.23 is assumed")
 
     tp = int(arg_value(args, "tp_size", 1))
     pp = int(arg_value(args, "pp_size", 1))

@@ -8,7 +8,9 @@ Read from the released wheels (see ``docs/memory.md``):
 * **C** 0.5.13.x: mamba pool and spec scratch solved jointly.
 * **D** 0.5.14 and later: draft weights loaded before profiling, draft KV priced into the cell,
   ``ValueError: Loaded weights leave no GPU memory ...`` when the budget is negative.
-  0.5.23 also counts a padding state slot and a 100 MiB multimodal reserve.
+  Within D (every wheel 0.5.14-0.5.23 read): a padding state slot from 0.5.17, a 100 MiB
+  multimodal reserve from 0.5.18, the 20-35 GiB GPU defaults 4096 / 48|160 and mfs 0.95 without a
+  GPU from 0.5.20, the decode graph batch capped by ``--max-running-requests`` from 0.5.22.
 """
 
 from __future__ import annotations
@@ -72,12 +74,16 @@ class EraRules:
 
     era: Era
     version: Version
-    #: The mamba pool counts one padding slot (``(M + 1) * P``) [0.5.23 read; assumed from 0.5.16].
+    #: The mamba pool counts one padding slot (``(M + 1) * P``) [0.5.17+; 0.5.16 has none].
     padding_slot: bool
-    #: Reserve for multimodal models taken from the budget before profiling, MiB [0.5.23 read].
+    #: Reserve for multimodal models taken from the budget before profiling, MiB [0.5.18+].
     mm_reserve_mib: float
-    #: ``--mem-fraction-static`` when GPU capacity is unknown.
+    #: ``--mem-fraction-static`` when GPU capacity is unknown [0.95 from 0.5.20, else 0.88].
     mfs_without_gpu: float
+    #: Default (chunked_prefill_size, graph max_bs at tp < 4, at tp >= 4) on 20-35 GiB GPUs.
+    mid_gpu_defaults: tuple[int, int, int]
+    #: A default decode graph max_bs is lowered to ``--max-running-requests`` [0.5.22+].
+    graph_bs_capped_by_mrr: bool
     #: Extra MiB the default-mfs heuristic reserves for EAGLE-family / STANDALONE drafts.
     spec_reserve_mib: float
     standalone_reserve_mib: float
@@ -99,9 +105,11 @@ def rules_for(version: Version) -> EraRules:
     return EraRules(
         era=era,
         version=version,
-        padding_slot=v >= (0, 5, 16),
-        mm_reserve_mib=100.0 if v >= (0, 5, 23) else 0.0,
-        mfs_without_gpu=0.95 if era is Era.D else 0.88,
+        padding_slot=v >= (0, 5, 17),
+        mm_reserve_mib=100.0 if v >= (0, 5, 18) else 0.0,
+        mfs_without_gpu=0.95 if v >= (0, 5, 20) else 0.88,
+        mid_gpu_defaults=(4096, 48, 160) if v >= (0, 5, 20) else (2048, 24, 80),
+        graph_bs_capped_by_mrr=v >= (0, 5, 22),
         spec_reserve_mib=0.0 if era is Era.D else (4096.0 if era is Era.C else 2048.0),
         standalone_reserve_mib=0.0 if era is Era.D else 6144.0,
         piecewise_default=era in (Era.C, Era.D),
@@ -110,15 +118,14 @@ def rules_for(version: Version) -> EraRules:
     )
 
 
-def gpu_tier(capacity_mib: float, tp: int, era: Era) -> tuple[int, int]:
+def gpu_tier(capacity_mib: float, tp: int, rules: EraRules) -> tuple[int, int]:
     """Default (chunked_prefill_size, cuda_graph_max_bs) for a GPU of ``capacity_mib``."""
     g = capacity_mib
     if g < 20 * 1024:
         return 2048, 8
     if g < 35 * 1024:
-        if era is Era.D:
-            return 4096, 48 if tp < 4 else 160
-        return 2048, 24 if tp < 4 else 80
+        cpf, bs_small_tp, bs_large_tp = rules.mid_gpu_defaults
+        return cpf, bs_small_tp if tp < 4 else bs_large_tp
     if g < 60 * 1024:
         return 4096, 32 if tp < 4 else 160
     if g < 160 * 1024:
@@ -168,16 +175,15 @@ def default_mfs(
     dp_attention_size: int = 1,
 ) -> DefaultMfs:
     """``--mem-fraction-static`` as the release computes it when the flag is not given."""
-    era = rules.era
     if capacity_mib is None:
         cpf, bs = 4096, 160
     else:
-        cpf, bs = gpu_tier(capacity_mib, tp, era)
+        cpf, bs = gpu_tier(capacity_mib, tp, rules)
     if chunked_prefill_size is not None:
         cpf = chunked_prefill_size
     if cuda_graph_max_bs is not None:
         bs = cuda_graph_max_bs
-    elif era is Era.D and max_running_requests is not None:
+    elif rules.graph_bs_capped_by_mrr and max_running_requests is not None:
         bs = min(bs, max_running_requests)
     reserve = 512.0 + max(cpf, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024
     if dp_attention_size > 1:
