@@ -1044,6 +1044,75 @@ SPECS: list[MessageSpec] = [
             ),
         ),
     ),
+    MessageSpec(
+        name="linear_attn_kernel_backend",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Linear attention kernel backend: decode=(?P<decode>[^,\s]{1,100}+), prefill=(?P<prefill>[^,\s]{1,100}+)(?!, verify=)",
+        releases="0.5.10-0.5.15",
+        description="layers/attention/linear/utils.py (info, rank 0): the linear-attention "
+        "kernels chosen for decode and prefill. This form is PyPI 0.5.10 to 0.5.16; 0.5.17 and "
+        "later add ', verify=...' (linear_attn_kernel_backend_verify).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:50 TP0] Linear attention kernel backend: decode=triton, prefill=triton",
+                {"decode": "triton", "prefill": "triton"},
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="linear_attn_kernel_backend_verify",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Linear attention kernel backend: decode=(?P<decode>[^,\s]{1,100}+), prefill=(?P<prefill>[^,\s]{1,100}+), verify=(?P<verify>[^,\s]{1,100}+)",
+        releases="0.5.23-",
+        description="layers/attention/linear/utils.py (info, rank 0) of PyPI 0.5.17 and later: "
+        "the linear-attention kernels for decode, prefill and speculative verify.",
+        samples=(
+            Sample(
+                "[2026-10-30 12:00:09 TP0] Linear attention kernel backend: decode=triton, prefill=triton, verify=triton",
+                {"decode": "triton", "prefill": "triton", "verify": "triton"},
+                "sglang 0.5.23 layers/attention/linear/utils.py",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="gdn_kernel_dispatcher",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"GDN kernel dispatcher: decode=(?P<decode>\w{1,100}+), extend=(?P<extend>\w{1,100}+), verify=(?P<verify>\w{1,100}+) packed_decode=(?P<packed_decode>True|False)",
+        fields={"packed_decode": "bool"},
+        releases="0.5.10-",
+        description="layers/attention/linear/gdn_backend.py (info, rank 0): the GDN kernel "
+        "classes for decode, extend and verify, and whether packed decode is supported.",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:50 TP0] GDN kernel dispatcher: decode=TritonGDNKernel, extend=TritonGDNKernel, verify=TritonGDNKernel packed_decode=True",
+                {
+                    "decode": "TritonGDNKernel",
+                    "extend": "TritonGDNKernel",
+                    "verify": "TritonGDNKernel",
+                    "packed_decode": True,
+                },
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="attn_output_gate",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"using attn output gate!",
+        level="WARNING",
+        releases="0.5.3-",
+        description="models/qwen3_next.py (0.5.9-: also models/qwen3_5.py), a warning_once while "
+        "the full-attention layers of a Qwen3-Next / Qwen3.5 model are built with their output "
+        "gate (the config default). First printed by PyPI 0.5.2 (not in 0.5.2rc0).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:44 TP1] using attn output gate!",
+                {},
+                "corpus/054",
+            ),
+        ),
+    ),
     # ================================================================= distributed setup
     MessageSpec(
         name="custom_allreduce_failed",
@@ -1073,6 +1142,151 @@ SPECS: list[MessageSpec] = [
                 "[2026-05-25 18:03:30 TP0] [AR] All-reduce call path: NCCL (custom AR disabled)",
                 {"path": "NCCL"},
                 "corpus/065",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="nccl_version",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"sglang is using nccl==(?P<nccl_version>\d{1,4}+\.\d{0,6}+\.\d{0,6}+)",
+        releases="0.4.0-",
+        description="distributed/device_communicators/pynccl.py (info): the NCCL (RCCL on ROCm) "
+        "library the PyNccl communicator loaded, as major.minor.patch. Printed by every rank up "
+        "to 0.4.x and by rank 0 only later; 0.3.x used vLLM's communicator, which says "
+        "'vLLM is using nccl==' instead.",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:43 TP0] sglang is using nccl==2.27.5",
+                {"nccl_version": "2.27.5"},
+                "corpus/054",
+            ),
+            Sample(
+                "[2025-04-17 13:44:52 TP1] sglang is using nccl==2.21.5",
+                {"nccl_version": "2.21.5"},
+                "corpus/059",
+            ),
+        ),
+    ),
+    # ================================================================= environment and model loading
+    MessageSpec(
+        name="rlimit_nofile_failed",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Fail to set RLIMIT_NOFILE: (?P<error>.{1,2000}+)",
+        level="WARNING",
+        releases="0.2.0-",
+        description="utils.py set_ulimit (0.5.3-: utils/common.py): raising the open-files soft "
+        "limit to 65535 failed (the hard limit is lower); SGLang goes on with the current "
+        "limit. Not in 0.1.18.",
+        samples=(
+            Sample(
+                "[2025-05-19 08:38:37] Fail to set RLIMIT_NOFILE: current limit exceeds maximum limit",
+                {"error": "current limit exceeds maximum limit"},
+                "corpus/024",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="model_import_error_ignored",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Ignore import error when loading (?P<module>\w{1,100}+(?:\.\w{1,100}+){0,30}+)(?:\. |: )(?P<error>.{1,10000}+)",
+        level="WARNING",
+        releases="0.3.3-",
+        description="models/registry.py (0.3.3-0.3.6: model_executor/model_runner.py) and "
+        "managers/multimodal_processor.py: a model or multimodal-processor module failed to "
+        "import (often a transformers too old for it) and is skipped; only that architecture "
+        "is unavailable. The registry wrote '{module}. {error}' up to 0.4.10.post2 and "
+        "'{module}: {error}' from 0.5.x. Not in 0.3.0.",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:44 TP1] Ignore import error when loading sglang.srt.models.gemma4_audio: cannot import name 'Gemma4AudioConfig' from 'transformers' (/root/wkspace/sglang/.venv/lib/python3.10/site-packages/transformers/__init__.py)",
+                {
+                    "module": "sglang.srt.models.gemma4_audio",
+                    "error": "cannot import name 'Gemma4AudioConfig' from 'transformers' (/root/wkspace/sglang/.venv/lib/python3.10/site-packages/transformers/__init__.py)",
+                },
+                "corpus/054",
+            ),
+            Sample(
+                "[2025-12-29 18:33:03 TP0] Ignore import error when loading sglang.srt.models.glmasr: cannot import name 'GlmAsrConfig' from 'transformers' (/home/blazingbhavneek/miniconda3/envs/sglang/lib/python3.11/site-packages/transformers/__init__.py)",
+                {"module": "sglang.srt.models.glmasr"},
+                "corpus/053",
+            ),
+            Sample(
+                "[2025-03-01 12:00:00 TP0] Ignore import error when loading sglang.srt.models.deepseek_vl2. No module named 'timm'",
+                {"module": "sglang.srt.models.deepseek_vl2", "error": "No module named 'timm'"},
+                "sglang 0.4.3 models/registry.py",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="quantization_not_optimized",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"(?P<quantization>[\w-]{1,60}+) quantization is not fully optimized yet\. The speed can be slower than non-quantized models",
+        level="WARNING",
+        releases="0.4.0-",
+        description="configs/model_config.py: the quantization method is not among SGLang's "
+        "optimized ones (printed by the launcher and again by each scheduler). 0.3.x left this "
+        "to vLLM's ModelConfig, which prints the same text under vLLM's own header.",
+        samples=(
+            Sample(
+                "[2026-05-25 18:03:29 TP1] awq quantization is not fully optimized yet. The speed can be slower than non-quantized models.",
+                {"quantization": "awq"},
+                "corpus/065",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="chat_template_content_format",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Using default HuggingFace chat template with detected content format: (?P<content_format>\w{1,40}+)",
+        releases="0.4.10-",
+        description="managers/template_manager.py (0.5.16-: parser/template_manager.py; info): "
+        "no --chat-template given, the model's own Jinja template is used and its content "
+        "format ('string' or 'openai') detected. First printed by PyPI 0.4.10 (not in "
+        "0.4.9.post6).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:32] Using default HuggingFace chat template with detected content format: openai",
+                {"content_format": "openai"},
+                "corpus/054",
+            ),
+            Sample(
+                "[2026-05-25 18:03:26] Using default HuggingFace chat template with detected content format: string",
+                {"content_format": "string"},
+                "corpus/065",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="python_version_below_recommended",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Current Python version (?P<python_version>\d{1,2}+\.\d{1,3}+) is below the recommended (?P<recommended_version>\d{1,2}+\.\d{1,3}+) version",
+        level="WARNING",
+        releases="0.5.3-",
+        description="layers/attention/fla/utils.py (0.5.16-: kernels/ops/attention/fla/utils.py), "
+        "printed when the FLA kernels (GDN / linear attention models) are imported under "
+        "Python older than 3.11. First printed by PyPI 0.5.2 (not in 0.5.2rc0).",
+        samples=(
+            Sample(
+                "[2026-04-14 16:08:50 TP0] Current Python version 3.10 is below the recommended 3.11 version. It is recommended to upgrade to Python 3.11 or higher for the best experience.",
+                {"python_version": "3.10", "recommended_version": "3.11"},
+                "corpus/054",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="reset_hybrid_req_to_token_pool",
+        kind=K.LAUNCH_WARNING,
+        pattern=r"Reset HybridReqToTokenPool",
+        releases="0.5.9-",
+        description="mem_cache/memory_pool.py HybridReqToTokenPool.clear (info): the request and "
+        "mamba-state pools of a hybrid model are cleared, on each cache flush (bench_one_batch "
+        "between its runs, /flush_cache, weight updates), so it can also appear while serving. "
+        "First printed by PyPI 0.5.7 (not in 0.5.6.post2).",
+        samples=(
+            Sample(
+                "[2025-12-29 18:33:04 TP0] Reset HybridReqToTokenPool",
+                {},
+                "corpus/053",
             ),
         ),
     ),
@@ -1669,6 +1883,44 @@ SPECS += [
                 "[2026-05-25 17:43:39] INFO:     Started server process [25892]",
                 {"pid": 25892},
                 "corpus/069",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="uvicorn_waiting_startup",
+        kind=K.UVICORN_STARTED,
+        pattern=r"Waiting for application startup\.",
+        releases="0.1.18-",
+        description="uvicorn's lifespan/on.py (uvicorn 0.54, the same text in older uvicorn): "
+        "right after 'Started server process', while the app's startup handlers run; the "
+        "server is not listening yet.",
+        samples=(
+            Sample(
+                "2025-02-04 21:29:20 [2025-02-04 05:29:20] INFO:     Waiting for application startup.",
+                {},
+                "corpus/037 (docker -t outer timestamp)",
+            ),
+            Sample(
+                "[2026-05-25 17:43:39] INFO:     Waiting for application startup.", {}, "corpus/069"
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="uvicorn_startup_complete",
+        kind=K.UVICORN_STARTED,
+        pattern=r"Application startup complete\.",
+        releases="0.1.18-",
+        description="uvicorn's lifespan/on.py (uvicorn 0.54): the app's startup handlers are done. "
+        "Still before the socket is bound ('Uvicorn running on' follows, or a bind error when "
+        "the port is taken), so it is a uvicorn_started line, not uvicorn_running.",
+        samples=(
+            Sample(
+                "2025-02-04 21:29:20 [2025-02-04 05:29:20] INFO:     Application startup complete.",
+                {},
+                "corpus/037 (docker -t outer timestamp)",
+            ),
+            Sample(
+                "[2026-05-25 17:43:39] INFO:     Application startup complete.", {}, "corpus/069"
             ),
         ),
     ),

@@ -148,7 +148,7 @@ def test_read_pairs_splits_sentences_and_commas() -> None:
 
 
 def test_unrecognised_headed_lines_stay_unknown() -> None:
-    text = "[2026-05-25 17:43:21 TP0] using attn output gate!\nplain words\n"
+    text = "[2026-05-25 17:43:21 TP0] no SGLang release prints this line\nplain words\n"
     kinds = [e.kind for e in iter_events(io.StringIO(text))]
     assert kinds == [EventKind.UNKNOWN, EventKind.TEXT]
 
