@@ -1273,23 +1273,6 @@ SPECS: list[MessageSpec] = [
             ),
         ),
     ),
-    MessageSpec(
-        name="reset_hybrid_req_to_token_pool",
-        kind=K.LAUNCH_WARNING,
-        pattern=r"Reset HybridReqToTokenPool",
-        releases="0.5.9-",
-        description="mem_cache/memory_pool.py HybridReqToTokenPool.clear (info): the request and "
-        "mamba-state pools of a hybrid model are cleared, on each cache flush (bench_one_batch "
-        "between its runs, /flush_cache, weight updates), so it can also appear while serving. "
-        "First printed by PyPI 0.5.7 (not in 0.5.6.post2).",
-        samples=(
-            Sample(
-                "[2025-12-29 18:33:04 TP0] Reset HybridReqToTokenPool",
-                {},
-                "corpus/053",
-            ),
-        ),
-    ),
 ]
 
 SPECS += [
