@@ -66,15 +66,23 @@ def peak_rss(cmd: list[str]) -> float:
     return int(r.stderr.strip().splitlines()[-1]) / 1024
 
 
-def lines_per_s(code: str, path: Path) -> tuple[int, float]:
+def snippet(code: str, path: Path, rss: bool = False) -> tuple[list[str], float]:
+    """Run a measuring snippet on ``path`` in a child: the words it prints and, with ``rss``,
+    its peak RSS in MB (GNU time)."""
+    cmd = [sys.executable, "-c", code, str(path)]
     r = subprocess.run(
-        [sys.executable, "-c", code, str(path)],
+        ["/usr/bin/time", "-f", "%M", *cmd] if rss else cmd,
         capture_output=True,
         text=True,
         check=True,
         env=CHILD_ENV,
     )
-    n, secs = r.stdout.split()
+    peak = int(r.stderr.strip().splitlines()[-1]) / 1024 if rss else 0.0
+    return r.stdout.split(), peak
+
+
+def lines_per_s(code: str, path: Path) -> tuple[int, float]:
+    (n, secs), _ = snippet(code, path)
     return int(n), float(secs)
 
 
@@ -232,15 +240,7 @@ def main() -> None:
     rss_events = peak_rss([*LOGSCOPE, "events", "-f", "jsonl", str(part)])
     if args.full_summary:
         t = time.perf_counter()
-        r = subprocess.run(
-            ["/usr/bin/time", "-f", "%M", sys.executable, "-c", STREAM_FRAME, str(big)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=CHILD_ENV,
-        )
-        nrows, frame_mb = r.stdout.split()
-        frame_rss = int(r.stderr.strip().splitlines()[-1]) / 1024
+        (nrows, frame_mb), frame_rss = snippet(STREAM_FRAME, big, rss=True)
         rows.append(
             (
                 f"3. events_frame of the batch events ({size_mb:.0f} MB log, messages=False)",
@@ -271,14 +271,7 @@ def main() -> None:
             "target < 250 MB at 600 MB",
         )
     )
-    r = subprocess.run(
-        [sys.executable, "-c", FRAME, str(part)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=CHILD_ENV,
-    )
-    nrows, frame_mb, lean_mb = r.stdout.split()
+    (nrows, frame_mb, lean_mb), _ = snippet(FRAME, part)
     for label, mb in (("", frame_mb), (", messages=False", lean_mb)):
         rows.append(
             (

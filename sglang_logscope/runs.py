@@ -374,23 +374,22 @@ class _Builder:
 
     def _close(self, current: _Group, moved: list[Event]) -> Iterator[Run]:
         if current.count:
-            if current.meaningful():
-                yield current.build(self.index)
-                self.index += 1
-            else:
-                self.spare = current
+            yield from self._emit(current)
         self.current = _Group(self.wanted)
         for e in moved:
             self.current.append(e)
 
+    def _emit(self, group: _Group) -> Iterator[Run]:
+        """A group with meaning becomes the next run; one without is kept as the spare."""
+        if group.meaningful():
+            yield group.build(self.index)
+            self.index += 1
+        else:
+            self.spare = group
+
     def finish(self) -> Iterator[Run]:
-        current = self.current
-        if current is not None:
-            if current.meaningful():
-                yield current.build(self.index)
-                self.index += 1
-            else:
-                self.spare = current
+        if self.current is not None:
+            yield from self._emit(self.current)
         if self.index == 0 and self.spare is not None:
             yield self.spare.build(0)
 
