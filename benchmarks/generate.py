@@ -4,7 +4,7 @@ The log is a sequence of runs, each built from a real startup section (``fixture
 069 = 0.5.x hybrid model with TP0/TP1, 037 = 0.4.x behind ``docker logs -t``, 065 = 0.5.x
 single GPU) re-stamped to a new time, followed by serving lines of that run's release era
 (prefill and decode batch lines with TP / DP prefixes, uvicorn access lines, shapes taken from
-the catalog samples in :mod:`sglang_logscope.messages`), and an end (a scheduler traceback, a
+the catalog samples in :mod:`sglang_logscope.parse.messages`), and an end (a scheduler traceback, a
 sigquit, or simply the next launch). The last run is the bundled demo run
 (``fixtures/demo/sglang-serve.log``: a stale launch that died with ``Not enough memory``), so
 ``check --expect-args fixtures/demo/command.txt`` on the big log must give the same answer as

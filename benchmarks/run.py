@@ -88,7 +88,7 @@ def lines_per_s(code: str, path: Path) -> tuple[int, float]:
 
 NAIVE = """
 import sys, time
-from sglang_logscope._header import _FAST as HEADER_RE
+from sglang_logscope.parse.header import _FAST as HEADER_RE
 t = time.perf_counter(); n = 0
 with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
     for line in f:
@@ -97,7 +97,7 @@ print(n, time.perf_counter() - t)
 """
 FULL = """
 import sys, time
-from sglang_logscope.parse import iter_events
+from sglang_logscope.parse.lines import iter_events
 t = time.perf_counter(); n = 0
 for e in iter_events(sys.argv[1]):
     n += e.line_count
@@ -107,8 +107,8 @@ print(n, time.perf_counter() - t)
 #: lines as columns of bulk rows), nothing folded or dropped.
 RECORDS = """
 import sys, time
-from sglang_logscope.bulk import Rows
-from sglang_logscope.parse import iter_records
+from sglang_logscope.parse.bulk import Rows
+from sglang_logscope.parse.lines import iter_records
 t = time.perf_counter(); n = 0
 for r in iter_records(sys.argv[1]):
     n += len(r) if r.__class__ is Rows else r.line_count
@@ -124,7 +124,7 @@ print(len(df), df.memory_usage(deep=True).sum() / 1e6)
 #: summary's work in this process alone (no helper process), without the CLI's start-up.
 SERIAL = """
 import sys, time
-from sglang_logscope.log import summarize_source
+from sglang_logscope.log.reader import summarize_source
 t = time.perf_counter()
 runs = summarize_source(sys.argv[1], helper=False)["runs"]
 print(sum(r["last_line"] - r["first_line"] + 1 for r in runs), time.perf_counter() - t)
@@ -132,7 +132,7 @@ print(sum(r["last_line"] - r["first_line"] + 1 for r in runs), time.perf_counter
 FRAME = """
 import sys, time
 from sglang_logscope.events import EventKind
-from sglang_logscope.log import read_log
+from sglang_logscope.log.reader import read_log
 log = read_log(sys.argv[1])
 kinds = [EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH]
 df = log.to_dataframe(kinds=kinds)

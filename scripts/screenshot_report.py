@@ -83,7 +83,7 @@ def console_messages(stderr: str) -> list[str]:
 
 def demo_report(out: Path) -> None:
     """The report of the bundled demo, with the log's mtime as on the server (as ``make demo``)."""
-    from sglang_logscope.html_report import html_report
+    from sglang_logscope.render.html import html_report
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "sglang-serve.log"

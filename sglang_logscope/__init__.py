@@ -7,66 +7,55 @@ and recompute SGLang's memory arithmetic to tell a real OOM from a ghost.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .argdiff import ArgDiff, DiffStatus
-    from .argtable import ArgOption, ArgTable, available_versions, load_arg_table
-    from .catalog import MessageSpec, Sample
-    from .check import CheckReport, Verdict, check
-    from .command import LaunchCommand, parse_launch_command
+    from .command.argtable import ArgOption, ArgTable, available_versions, load_arg_table
+    from .command.parse import LaunchCommand, parse_launch_command
     from .errors import CommandError, InputError, LogscopeError
     from .events import Event, EventKind, Rank
     from .findings import Finding, Severity
-    from .gpus import GpuReport, read_gpus
-    from .log import Log, events_frame, read_log, summarize
-    from .memory import (
-        Budget,
-        GpuSpec,
-        ModelFacts,
-        OomVerdict,
-        budget_for_run,
-        oom_verdict,
-        resolve_model,
-    )
+    from .log.reader import Log, events_frame, read_log, summarize
+    from .log.runs import Failure, FailureKind, Outcome, Run, split_runs
+    from .machine.gpus import GpuReport, read_gpus
+    from .machine.preflight import Preflight, preflight
     from .memory.budget import budget
-    from .messages import CATALOG
-    from .parse import iter_events
-    from .preflight import Preflight, preflight
-    from .runs import Failure, FailureKind, Outcome, Run, split_runs
+    from .memory.budget_types import Budget
+    from .memory.from_run import budget_for_run
+    from .memory.gpus import GpuSpec
+    from .memory.models import ModelFacts, resolve_model
+    from .memory.verdict import OomVerdict, oom_verdict
+    from .parse.catalog import MessageSpec, Sample
+    from .parse.lines import iter_events
+    from .parse.messages import CATALOG
+    from .staleness.argdiff import ArgDiff, DiffStatus
+    from .staleness.judge import CheckReport, Verdict, check
 
 #: Each public name and the module that defines it. Imported on first use (PEP 562), so that
 #: ``logscope check`` does not pay for pandas, the memory arithmetic, GPU readers, ...
 _WHERE: dict[str, str] = {
-    **dict.fromkeys(("ArgDiff", "DiffStatus"), "argdiff"),
-    **dict.fromkeys(("ArgOption", "ArgTable", "available_versions", "load_arg_table"), "argtable"),
-    **dict.fromkeys(("MessageSpec", "Sample"), "catalog"),
-    **dict.fromkeys(("CheckReport", "Verdict", "check"), "check"),
-    **dict.fromkeys(("LaunchCommand", "parse_launch_command"), "command"),
+    **dict.fromkeys(("ArgDiff", "DiffStatus"), "staleness.argdiff"),
+    **dict.fromkeys(
+        ("ArgOption", "ArgTable", "available_versions", "load_arg_table"), "command.argtable"
+    ),
+    **dict.fromkeys(("MessageSpec", "Sample"), "parse.catalog"),
+    **dict.fromkeys(("CheckReport", "Verdict", "check"), "staleness.judge"),
+    **dict.fromkeys(("LaunchCommand", "parse_launch_command"), "command.parse"),
     **dict.fromkeys(("CommandError", "InputError", "LogscopeError"), "errors"),
     **dict.fromkeys(("Event", "EventKind", "Rank"), "events"),
     **dict.fromkeys(("Finding", "Severity"), "findings"),
-    **dict.fromkeys(("GpuReport", "read_gpus"), "gpus"),
-    **dict.fromkeys(("Log", "events_frame", "read_log", "summarize"), "log"),
-    **dict.fromkeys(
-        (
-            "Budget",
-            "GpuSpec",
-            "ModelFacts",
-            "OomVerdict",
-            "budget",
-            "budget_for_run",
-            "oom_verdict",
-            "resolve_model",
-        ),
-        "memory",
-    ),
-    "CATALOG": "messages",
-    "iter_events": "parse",
-    **dict.fromkeys(("Preflight", "preflight"), "preflight"),
-    **dict.fromkeys(("Failure", "FailureKind", "Outcome", "Run", "split_runs"), "runs"),
+    **dict.fromkeys(("GpuReport", "read_gpus"), "machine.gpus"),
+    **dict.fromkeys(("Log", "events_frame", "read_log", "summarize"), "log.reader"),
+    "Budget": "memory.budget_types",
+    "GpuSpec": "memory.gpus",
+    **dict.fromkeys(("ModelFacts", "resolve_model"), "memory.models"),
+    **dict.fromkeys(("OomVerdict", "oom_verdict"), "memory.verdict"),
+    "budget_for_run": "memory.from_run",
+    "budget": "memory.budget",
+    "CATALOG": "parse.messages",
+    "iter_events": "parse.lines",
+    **dict.fromkeys(("Preflight", "preflight"), "machine.preflight"),
+    **dict.fromkeys(("Failure", "FailureKind", "Outcome", "Run", "split_runs"), "log.runs"),
 }
 
 
@@ -82,18 +71,6 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-class _Package(types.ModuleType):
-    """``check`` and ``preflight`` name both a submodule and the function it defines: importing
-    the submodule must not replace the package's public function (as with the eager imports)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and _WHERE.get(name) == name:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __version__ = "0.1.0"
 

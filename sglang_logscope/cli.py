@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from . import report
+from . import _text
 from .errors import LogscopeError
+from .render import text as report
 
 if TYPE_CHECKING:
     from .events import EventKind
@@ -80,7 +81,7 @@ def events(
     ] = TableFormat.table,
 ) -> None:
     """List the events of a log."""
-    from .views import select_events
+    from .render.views import select_events
 
     wanted = _kinds(kind)
     selected = select_events(log, kinds=wanted, run=run)
@@ -89,7 +90,7 @@ def events(
     elif fmt is TableFormat.json:
         report.write_json(
             {
-                "schema_version": report.SCHEMA_VERSION,
+                "schema_version": _text.SCHEMA_VERSION,
                 "log": log,
                 "events": [e.to_dict() for e in selected],
             }
@@ -136,8 +137,8 @@ def runs(
     ] = RunsFormat.table,
 ) -> None:
     """List the runs (launches) a log holds and how each ended."""
-    from ._source import describe
-    from .log import iter_runs
+    from .log.reader import iter_runs
+    from .parse.source import describe
 
     runs = list(iter_runs(log))
     rows = [
@@ -156,7 +157,7 @@ def runs(
     ]
     if fmt is RunsFormat.json:
         report.write_json(
-            {"schema_version": report.SCHEMA_VERSION, "log": describe(log), "runs": rows}
+            {"schema_version": _text.SCHEMA_VERSION, "log": describe(log), "runs": rows}
         )
         return
     from rich.table import Table
@@ -175,8 +176,8 @@ def runs(
     for r, row in zip(runs, rows, strict=True):
         table.add_row(
             str(row["index"]),
-            report.when(r.started_at),
-            report.when(r.ended_at),
+            _text.when(r.started_at),
+            _text.when(r.ended_at),
             f"{row['first_line']}-{row['last_line']}",
             str(row["outcome"]),
             str(row["failure"] or "-"),
@@ -199,7 +200,7 @@ def summary(
 
     With several files (processed in parallel), JSON output is one summary per line (JSON lines).
     """
-    from .log import summarize_files, summarize_source
+    from .log.reader import summarize_files, summarize_source
 
     results = summarize_files(log) if len(log) > 1 else [summarize_source(log[0])]
     if fmt is TextFormat.json:
@@ -208,7 +209,7 @@ def summary(
         else:
             report.write_jsonl(results)
         return
-    from .views import render_summary
+    from .render.views import render_summary
 
     for data in results:
         render_summary(report.console(), data)
@@ -228,7 +229,7 @@ def gpus(
     ] = GpuSource.auto,
 ) -> None:
     """Per GPU (under CUDA_VISIBLE_DEVICES): memory, and the processes holding it."""
-    from .gpus import read_gpus, reader_for, render_text
+    from .machine.gpus import read_gpus, reader_for, render_text
 
     result = read_gpus(reader=reader_for(source.value))
     if fmt is TextFormat.json:
@@ -265,7 +266,7 @@ def check(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
-    from .check import check as run_check
+    from .staleness.judge import check as run_check
 
     result = run_check(
         log,
@@ -278,7 +279,7 @@ def check(
     if fmt is TextFormat.json:
         report.write_json(data)
     else:
-        from .views import render_check
+        from .render.views import render_check
 
         render_check(report.console(), data)
     raise typer.Exit(result.exit_code)
@@ -306,7 +307,7 @@ def report_command(
     ] = None,
 ) -> None:
     """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue."""
-    from .html_report import html_report
+    from .render.html import html_report
 
     page = html_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
     try:
@@ -326,12 +327,12 @@ def args_command(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
-    from .command import describe, parse_launch_command, read_command_file
+    from .command.parse import describe, parse_launch_command, read_command_file
 
     text, base_dir = read_command_file(file)
     cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
     if fmt is TextFormat.json:
-        report.write_json({"schema_version": report.SCHEMA_VERSION, **cmd.to_dict()})
+        report.write_json({"schema_version": _text.SCHEMA_VERSION, **cmd.to_dict()})
     else:
         con = report.console()
         for line in describe(cmd):
@@ -369,7 +370,7 @@ def budget_command(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
-    from .memory.render import budget_from_inputs, render_budget
+    from .render.budget import budget_from_inputs, render_budget
 
     result = budget_from_inputs(
         expect_args=expect_args,
@@ -403,9 +404,9 @@ def preflight(
     ] = GpuSource.auto,
 ) -> None:
     """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems."""
-    from .gpus import reader_for
-    from .preflight import preflight as run_preflight
-    from .preflight import render_text
+    from .machine.gpus import reader_for
+    from .machine.preflight import preflight as run_preflight
+    from .machine.preflight import render_text
 
     try:
         text = expect_args.read_text(encoding="utf-8", errors="replace")
@@ -447,8 +448,9 @@ _WatchPoll = Annotated[
 
 def _watch_run(log: str, prepared: object, fmt: WatchFormat, poll: float, pid: int | None) -> None:
     """Run a watch to its end; Ctrl-C stops watching (exit 130) and leaves the server running."""
-    from .watch import Prepared, make_sink
-    from .watch import watch as run_watch
+    from .render.live import make_sink
+    from .watch.loop import Prepared
+    from .watch.loop import watch as run_watch
 
     assert isinstance(prepared, Prepared)
     sink = make_sink(fmt.value, report.console())
@@ -482,7 +484,7 @@ def watch(
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
-    from .watch import parse_duration, prepare
+    from .watch.loop import parse_duration, prepare
 
     prepared = prepare(
         log,
@@ -524,10 +526,11 @@ def launch(
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""
-    from . import launch as launcher
     from .errors import CommandError
     from .timing import parse_launched_at
-    from .watch import Prepared, WatchOptions, parse_duration
+    from .watch import launch as launcher
+    from .watch.loop import Prepared, parse_duration
+    from .watch.watcher import WatchOptions
 
     wait_s = parse_duration(timeout, "--timeout")
     quiet_s = parse_duration(quiet_after, "--quiet-after")
@@ -547,7 +550,7 @@ def launch(
         err.print(report.plain(f"pre-flight skipped: {exc}"))
     else:
         intended = checked.command
-        from .preflight import render_text
+        from .machine.preflight import render_text
 
         for line in render_text(checked):
             err.print(report.plain(line))

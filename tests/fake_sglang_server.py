@@ -1,7 +1,7 @@
 """A stand-in SGLang server for the watch/launch tests.
 
 It prints SGLang-like lines — the sample lines of the message catalog
-(``sglang_logscope.messages.SPECS[*].samples``), re-stamped with the current time — with small
+(``sglang_logscope.parse.messages.SPECS[*].samples``), re-stamped with the current time — with small
 delays, like a server starting up: banner, distributed init, weights (a tqdm shard bar redrawn
 with ``\\r``), KV / mamba pools, CUDA graphs, ready. Then it stays up (as a server does), or it
 crashes with a chosen failure kind, or it never writes at all.
@@ -32,8 +32,8 @@ import time
 from datetime import datetime
 
 from sglang_logscope.events import EventKind
-from sglang_logscope.messages import SPECS
-from sglang_logscope.parse import iter_events
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.messages import SPECS
 
 _STAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?")
 _EXC = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")

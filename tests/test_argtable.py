@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sglang_logscope.argtable import ArgValueError, available_versions, load_arg_table
+from sglang_logscope.command.argtable import ArgValueError, available_versions, load_arg_table
 from sglang_logscope.errors import LogscopeError
 
 REQUIRED = ["0.4.10.post2", "0.5.9", "0.5.15", "0.5.23"]

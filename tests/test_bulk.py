@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope import _source
-from sglang_logscope.bulk import BulkShape, Rows, bulk_shape
-from sglang_logscope.catalog import Catalog, MessageSpec
 from sglang_logscope.events import EventKind
-from sglang_logscope.log import SUMMARY_KINDS
-from sglang_logscope.messages import CATALOG
-from sglang_logscope.parse import iter_events, iter_records
-from sglang_logscope.runs import stream_runs
+from sglang_logscope.log.reader import SUMMARY_KINDS
+from sglang_logscope.log.runs import stream_runs
+from sglang_logscope.parse import source as _source
+from sglang_logscope.parse.bulk import BulkShape, Rows, bulk_shape
+from sglang_logscope.parse.catalog import Catalog, MessageSpec
+from sglang_logscope.parse.lines import iter_events, iter_records
+from sglang_logscope.parse.messages import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_LOGS = sorted(
@@ -53,7 +53,7 @@ def test_generated_logs_parse_the_same_in_bulk(seed: int, runs: int) -> None:
     import tempfile
 
     from benchmarks.generate import generate
-    from sglang_logscope.log import run_summary, summarize_source
+    from sglang_logscope.log.reader import run_summary, summarize_source
 
     with tempfile.TemporaryDirectory() as tmp:
         big = generate(Path(tmp), size_mb=0.2 * runs, seed=seed, runs=runs)["big"]
@@ -311,7 +311,7 @@ def test_bulk_dates_are_exactly_those_the_line_parser_dates() -> None:
     import datetime
     import re
 
-    from sglang_logscope.bulk import _VALID_TS, _ascii_digits
+    from sglang_logscope.parse.bulk import _VALID_TS, _ascii_digits
 
     pattern = re.compile(_ascii_digits(_VALID_TS) + "$")
     for year in (1, 1900, 1999, 2000, 2023, 2024, 2100, 2400, 9999, 0):

@@ -13,7 +13,8 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope.catalog import (
+from sglang_logscope.events import EventKind
+from sglang_logscope.parse.catalog import (
     KEY_LEN,
     KNOWN_RELEASES,
     Catalog,
@@ -24,9 +25,8 @@ from sglang_logscope.catalog import (
     read_pairs,
     version_tuple,
 )
-from sglang_logscope.events import EventKind
-from sglang_logscope.messages import CATALOG, SPECS
-from sglang_logscope.parse import iter_events
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.messages import CATALOG, SPECS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,14 +189,14 @@ def test_event_kinds_doc_is_in_sync() -> None:
     ],
 )
 def test_required_literal(pattern: str, needle: str) -> None:
-    from sglang_logscope.catalog import required_literal
+    from sglang_logscope.parse.catalog import required_literal
 
     assert required_literal(pattern) == needle
 
 
 def test_every_sample_contains_its_specs_needle() -> None:
     """The needle prefilter may only skip messages the regex could never match."""
-    from sglang_logscope._header import split_header
+    from sglang_logscope.parse.header import split_header
 
     for spec in CATALOG.specs:
         for sample in spec.samples:
@@ -210,7 +210,7 @@ def test_bulk_entries_tried_first_change_no_samples_match() -> None:
     other floating pattern, the match is the one of plain catalog order."""
     import dataclasses
 
-    from sglang_logscope._header import split_header
+    from sglang_logscope.parse.header import split_header
 
     plain = Catalog([dataclasses.replace(s, bulk=False) for s in SPECS])
     assert [s.name for s in CATALOG.floating][:1] == ["http_access"]
@@ -238,7 +238,7 @@ def test_bulk_entries_tried_first_change_no_samples_match() -> None:
 def test_auto_value_fast_path_keeps_the_rules(text: str) -> None:
     """``auto_value`` answers plain counts and decimals before its rules: the same value and
     type as the rules give."""
-    from sglang_logscope.catalog import _typed_value, auto_value
+    from sglang_logscope.parse.catalog import _typed_value, auto_value
 
     ours, rules = auto_value(text), _typed_value(text)
     assert type(ours) is type(rules) and (ours == rules or ours != ours), (text, ours, rules)

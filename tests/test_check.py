@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sglang_logscope.check import DiffStatus, Verdict, check
-from sglang_logscope.runs import Outcome
+from sglang_logscope.log.runs import Outcome
+from sglang_logscope.staleness.judge import DiffStatus, Verdict, check
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"

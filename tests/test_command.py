@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope.argtable import ArgOption, load_arg_table
 from sglang_logscope.cli import main
-from sglang_logscope.command import parse_launch_command
+from sglang_logscope.command.argtable import ArgOption, load_arg_table
+from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.errors import CommandError, LogscopeError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "commands"

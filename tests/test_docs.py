@@ -19,7 +19,7 @@ import pytest
 import sglang_logscope
 from scripts import gen_api_docs, gen_cli_docs, gen_support_matrix
 from sglang_logscope.cli import main
-from sglang_logscope.messages import CATALOG
+from sglang_logscope.parse.messages import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

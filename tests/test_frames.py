@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from sglang_logscope.events import EventKind
-from sglang_logscope.log import read_log
+from sglang_logscope.log.reader import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 HYBRID = next((ROOT / "fixtures" / "real").glob("069*/server.log"))  # corpus 069: batch lines
@@ -60,7 +60,7 @@ def _same_frame(streamed: pd.DataFrame, whole: pd.DataFrame) -> None:
 
 
 def test_streamed_frame_is_the_log_frame_in_any_chunk_size() -> None:
-    from sglang_logscope.log import events_frame
+    from sglang_logscope.log.reader import events_frame
 
     for path in (HYBRID, ROOT / "fixtures" / "demo" / "sglang-serve.log"):
         log = read_log(path)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from sglang_logscope import gpus as g
 from sglang_logscope.cli import main
-from sglang_logscope.gpus import (
+from sglang_logscope.machine import gpus as g
+from sglang_logscope.machine.gpus import (
     GIB,
     MIB,
     AutoReader,

@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sglang_logscope import cli, iter_events
-from sglang_logscope.check import _launch_record
-from sglang_logscope.command import parse_launch_command
+from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.memory import parse_size_mib
-from sglang_logscope.messages import CATALOG
+from sglang_logscope.memory.gpus import parse_size_mib
+from sglang_logscope.parse.messages import CATALOG
+from sglang_logscope.staleness.judge import _launch_record
 from sglang_logscope.timing import parse_launched_at
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,7 +132,7 @@ def test_truncated_gzip_is_an_input_error(
 def test_gzip_bomb_is_stopped_by_the_cap(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sglang_logscope import _source
+    from sglang_logscope.parse import source as _source
 
     monkeypatch.setattr(_source, "GZIP_MIN_CAP", 1 << 20)
     path = tmp_path / "bomb.log.gz"
@@ -308,6 +308,6 @@ _ = sys
 )
 def test_banner_scanner_survives_empty_items(text: str) -> None:
     """Found by the atheris harness (benchmarks/fuzz): an empty item crashed the fallback scanner."""
-    from sglang_logscope.banner import parse_banner
+    from sglang_logscope.parse.banner import parse_banner
 
     assert isinstance(parse_banner(text), dict)

@@ -7,9 +7,9 @@ from datetime import datetime
 
 import pytest
 
-from sglang_logscope._header import parse_rank, parse_timestamp, split_header
 from sglang_logscope.events import EventKind, Rank
-from sglang_logscope.parse import iter_events
+from sglang_logscope.parse.header import parse_rank, parse_timestamp, split_header
+from sglang_logscope.parse.lines import iter_events
 
 MSG = "Load weight begin. avail mem=78.12 GB"
 

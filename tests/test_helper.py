@@ -13,11 +13,12 @@ from unittest import mock
 import pytest
 
 from benchmarks.generate import generate
-from sglang_logscope import _helper, _source
-from sglang_logscope.bulk import Rows
-from sglang_logscope.log import SUMMARY_KINDS, iter_runs
-from sglang_logscope.parse import iter_events, iter_records
-from sglang_logscope.runs import stream_runs
+from sglang_logscope.log.reader import SUMMARY_KINDS, iter_runs
+from sglang_logscope.log.runs import stream_runs
+from sglang_logscope.parse import _helper
+from sglang_logscope.parse import source as _source
+from sglang_logscope.parse.bulk import Rows
+from sglang_logscope.parse.lines import iter_events, iter_records
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,10 @@ import pytest
 
 from scripts.screenshot_report import console_messages, find_chromium, run_chromium
 from sglang_logscope import budget_for_run, read_log
-from sglang_logscope.check import check
 from sglang_logscope.cli import main
 from sglang_logscope.events import EventKind
-from sglang_logscope.html_report import SEGMENTS, html_report, render_html, run_budget
+from sglang_logscope.render.html import SEGMENTS, html_report, render_html, run_budget
+from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"

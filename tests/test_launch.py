@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from sglang_logscope.check import check
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.launch import (
+from sglang_logscope.staleness.judge import check
+from sglang_logscope.watch.launch import (
     REDACTED,
     LaunchRecord,
     read_record,
@@ -33,7 +33,7 @@ from sglang_logscope.launch import (
     relevant_env,
     rotate,
 )
-from sglang_logscope.watch import pid_alive, prepare
+from sglang_logscope.watch.loop import pid_alive, prepare
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent

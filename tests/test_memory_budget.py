@@ -5,16 +5,13 @@ from __future__ import annotations
 import pytest
 
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.memory import (
-    PRESETS,
-    Budget,
-    budget,
-    kv_cell_bytes,
-    mamba_slot_bytes,
-    profile_facts,
-)
+from sglang_logscope.log.runs import FailureKind
+from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.budget_types import Budget
 from sglang_logscope.memory.eras import Era, default_mfs, era_of, parse_version, rules_for
-from sglang_logscope.runs import FailureKind
+from sglang_logscope.memory.estimates import kv_cell_bytes, mamba_slot_bytes
+from sglang_logscope.memory.gpus import PRESETS
+from sglang_logscope.memory.models import profile_facts
 
 A6000x2 = [PRESETS["a6000"]] * 2
 WORKED = {

@@ -8,16 +8,14 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.memory import (
-    PRESETS,
+from sglang_logscope.memory.gpus import PRESETS, gpu_from_text, gpu_list, parse_size_mib
+from sglang_logscope.memory.models import (
+    bundled_profiles,
     facts_from_config,
-    gpu_from_text,
-    gpu_list,
-    parse_size_mib,
+    match_profile,
     profile_facts,
     resolve_model,
 )
-from sglang_logscope.memory.models import bundled_profiles, match_profile
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sglang_logscope import read_log
-from sglang_logscope.memory import PRESETS, OomVerdictKind, budget, budget_for_run, oom_verdict
+from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.from_run import budget_for_run
+from sglang_logscope.memory.gpus import PRESETS
+from sglang_logscope.memory.verdict import OomVerdictKind, oom_verdict
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "memory" / "logs"
 

@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope.banner import format_banner, parse_banner
 from sglang_logscope.events import EventKind
-from sglang_logscope.messages import SPECS
-from sglang_logscope.parse import iter_events
-from sglang_logscope.runs import split_runs
+from sglang_logscope.log.runs import split_runs
+from sglang_logscope.parse.banner import format_banner, parse_banner
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.messages import SPECS
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

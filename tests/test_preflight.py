@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from sglang_logscope import gpus as g
 from sglang_logscope.cli import main
 from sglang_logscope.errors import CommandError, LogscopeError
-from sglang_logscope.gpus import GpuReadError, ProcFs, StaticReader, parse_nvidia_smi
-from sglang_logscope.preflight import CODES, Preflight, plan_gpus, preflight, probe_port
+from sglang_logscope.machine import gpus as g
+from sglang_logscope.machine.gpus import GpuReadError, ProcFs, StaticReader, parse_nvidia_smi
+from sglang_logscope.machine.preflight import CODES, Preflight, plan_gpus, preflight, probe_port
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "gpus"
 H200 = FIX / "h200x2"
@@ -175,7 +175,7 @@ def test_gpus_missing_under_cuda_visible_devices(model: Path) -> None:
     ],
 )
 def test_plan(extra: str, ranks: int, ordinals: tuple[int, ...], model: Path) -> None:
-    from sglang_logscope.command import parse_launch_command
+    from sglang_logscope.command.parse import parse_launch_command
 
     plan = plan_gpus(parse_launch_command(launch(model, extra)), {})
     assert (plan.ranks, plan.ordinals, plan.cvd_origin) == (ranks, ordinals, "unset")

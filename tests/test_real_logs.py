@@ -16,7 +16,7 @@ import pytest
 
 from sglang_logscope import read_log
 from sglang_logscope.events import Event, EventKind
-from sglang_logscope.log import Log
+from sglang_logscope.log.reader import Log
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 

@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate
-from sglang_logscope import tail
-from sglang_logscope.catalog import LazyFields
-from sglang_logscope.check import check
-from sglang_logscope.log import read_log, summarize, summarize_file
-from sglang_logscope.parse import iter_events
-from sglang_logscope.tail import TailLog, read_last_run, scan_starters
+from sglang_logscope.log import tail
+from sglang_logscope.log.reader import read_log, summarize, summarize_file
+from sglang_logscope.log.tail import TailLog, read_last_run, scan_starters
+from sglang_logscope.parse.catalog import LazyFields
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CMD = ROOT / "fixtures" / "demo" / "command.txt"

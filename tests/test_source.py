@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from sglang_logscope._source import (
+from sglang_logscope.errors import InputError
+from sglang_logscope.events import EventKind
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.source import (
     MAX_LINE_BYTES,
     Source,
     decode_line,
     iter_raw_lines,
     strip_ansi,
 )
-from sglang_logscope.errors import InputError
-from sglang_logscope.events import EventKind
-from sglang_logscope.parse import iter_events
 
 LINES = [
     "[2025-12-29 18:33:03 TP0] Load weight begin. avail mem=15.33 GB",

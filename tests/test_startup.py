@@ -26,13 +26,15 @@ def test_every_public_name_resolves_and_is_listed() -> None:
         _ = sglang_logscope.no_such_name  # type: ignore[attr-defined]
 
 
-def test_functions_named_like_their_module_stay_functions() -> None:
-    import sglang_logscope.check
-    import sglang_logscope.preflight
+def test_public_functions_are_not_shadowed_by_submodules() -> None:
+    import sglang_logscope.machine.preflight
+    import sglang_logscope.memory.budget
+    import sglang_logscope.staleness.judge
 
     assert callable(sglang_logscope.check) and sglang_logscope.check.__name__ == "check"
     assert sglang_logscope.preflight.__name__ == "preflight"
-    from sglang_logscope.check import CheckReport
+    assert callable(sglang_logscope.budget) and sglang_logscope.budget.__name__ == "budget"
+    from sglang_logscope.staleness.judge import CheckReport
 
     assert sglang_logscope.CheckReport is CheckReport
 
@@ -64,15 +66,15 @@ def test_check_on_a_small_log_imports_nothing_heavy() -> None:
     mods = _modules_after(
         "check", "--expect-args", str(DEMO / "command.txt"), str(DEMO / "sglang-serve.log")
     )
-    assert "sglang_logscope.check" in mods
+    assert "sglang_logscope.staleness.judge" in mods
     for heavy in (
         "pandas",
         "numpy",
         "pydantic",
-        "sglang_logscope.gpus",
-        "sglang_logscope.preflight",
-        "sglang_logscope.watch",
-        "sglang_logscope.frames",
+        "sglang_logscope.machine.gpus",
+        "sglang_logscope.machine.preflight",
+        "sglang_logscope.watch.loop",
+        "sglang_logscope.log.frames",
     ):
         assert heavy not in mods, heavy
 

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate
-from sglang_logscope import report
 from sglang_logscope.events import Event, EventKind
-from sglang_logscope.log import iter_runs, read_log, summarize, summarize_source
-from sglang_logscope.parse import iter_events
-from sglang_logscope.runs import split_runs, stream_runs
+from sglang_logscope.log.reader import iter_runs, read_log, summarize, summarize_source
+from sglang_logscope.log.runs import split_runs, stream_runs
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.render import text as report
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_LOGS = sorted(
@@ -128,7 +128,7 @@ def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, 
     any '=' density give the parser's starter lines."""
     import tempfile
 
-    from sglang_logscope import tail
+    from sglang_logscope.log import tail
 
     text = "".join(_STARTER_PIECES[i] for i in pieces)
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,7 +153,7 @@ def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, 
 
 
 def test_header_time_fast_path_is_parse_timestamp() -> None:
-    from sglang_logscope._header import _bracket_time, parse_timestamp
+    from sglang_logscope.parse.header import _bracket_time, parse_timestamp
 
     for day in ("2026-05-09", "2026-02-29", "2024-02-29", "2026-13-01", "0000-01-01", "2026-00-10"):
         for clock in ("09:00:01", "23:59:59", "24:00:00", "23:60:00", "00:00:60"):

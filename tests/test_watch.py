@@ -16,26 +16,17 @@ import pytest
 from fake_sglang_server import Server
 from rich.console import Console
 
-from sglang_logscope import watch as watch_mod
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.events import EventKind
-from sglang_logscope.parse import iter_events
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.render.live import JsonlSink, PlainSink, phase_table, render_result
 from sglang_logscope.timing import parse_launched_at
-from sglang_logscope.watch import (
-    EventStream,
-    Follower,
-    JsonlSink,
-    Phase,
-    PhaseTracker,
-    PlainSink,
-    Reset,
-    Watcher,
-    WatchOptions,
-    WatchOutcome,
-    parse_duration,
-    phase_table,
-    render_result,
-)
+from sglang_logscope.watch import loop as watch_mod
+from sglang_logscope.watch.follow import EventStream, Follower, Reset
+from sglang_logscope.watch.loop import parse_duration
+from sglang_logscope.watch.phases import Phase, PhaseTracker
+from sglang_logscope.watch.result import WatchOutcome
+from sglang_logscope.watch.watcher import Watcher, WatchOptions
 
 # An earlier run, long before any launch in these tests: it crashed for lack of memory.
 OLD_RUN = """\
@@ -179,7 +170,7 @@ def test_follower_removed_then_recreated(tmp_path: Path) -> None:
 
 
 def test_follower_cuts_overlong_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sglang_logscope.follow.MAX_LINE_BYTES", 10)
+    monkeypatch.setattr("sglang_logscope.watch.follow.MAX_LINE_BYTES", 10)
     log = tmp_path / "g.log"
     log.write_text("0123456789ABCDEF\nok\n")
     with Follower(log) as f:
@@ -463,7 +454,7 @@ def _console() -> tuple[Console, io.StringIO]:
 def test_crash_summary_shows_failure_and_arg_diff_and_renders_log_text_literally(
     tmp_path: Path,
 ) -> None:
-    from sglang_logscope.command import parse_launch_command
+    from sglang_logscope.command.parse import parse_launch_command
 
     log = tmp_path / "serve.log"
     intended = parse_launch_command(

@@ -16,11 +16,11 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from sglang_logscope.banner import parse_banner
-    from sglang_logscope.command import parse_launch_command
+    from sglang_logscope.command.parse import parse_launch_command
     from sglang_logscope.errors import LogscopeError
-    from sglang_logscope.log import read_log
-    from sglang_logscope.memory import parse_size_mib
+    from sglang_logscope.log.reader import read_log
+    from sglang_logscope.memory.gpus import parse_size_mib
+    from sglang_logscope.parse.banner import parse_banner
     from sglang_logscope.timing import parse_launched_at
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..log import read_log
-from .budget import budget_for_run
+from ..log.reader import read_log
+from .from_run import budget_for_run
 from .models import facts_from_config, load_config, profile_facts
 
 START = "<!-- accuracy-table:start -->"

@@ -11,7 +11,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .budget_types import SCHEMA_VERSION, Budget, MeasuredFigures, PerGpu, Suggestion
+from .._text import SCHEMA_VERSION
+from .budget_types import Budget, MeasuredFigures, PerGpu, Suggestion
 from .eras import (
     NEWEST_READ,
     Era,

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runs import FailureKind
+from .._text import SCHEMA_VERSION
+from ..log.runs import FailureKind
 from .eras import Era
-
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ class Budget:
 
     def _repr_html_(self) -> str:
         """Jupyter: the per-GPU stacked bar and figures, as in ``logscope report``."""
-        from .._repr import budget_html
+        from ..render.repr import budget_html
 
         return budget_html(self)
 

@@ -12,7 +12,7 @@ import regex
 
 from ..errors import LogscopeError
 from ..events import EventKind
-from ..runs import FailureKind, Run
+from ..log.runs import FailureKind, Run
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, parse_version, rules_for
 from .gpus import GpuSpec

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..runs import FailureKind
+from ..log.runs import FailureKind
 from .budget_types import PerGpu
 from .eras import Era, EraRules
 from .estimates import GIB, arg_value, kv_cell_bytes, mamba_slot_bytes

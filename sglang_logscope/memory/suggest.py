@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .budget import Budget, Suggestion
+    from .budget_types import Budget, Suggestion
 
 #: Slack below this (GiB) is called risky when a suggestion raises --mem-fraction-static.
 RISKY_SLACK_GIB = 4.0
@@ -26,7 +26,7 @@ def _effect(b: Budget) -> str:
 
 
 def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Suggestion]:
-    from .budget import Suggestion
+    from .budget_types import Suggestion
 
     out: list[Suggestion] = []
     inputs = b.inputs

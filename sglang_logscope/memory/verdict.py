@@ -10,8 +10,9 @@ import regex
 
 from ..errors import LogscopeError
 from ..events import EventKind
-from ..runs import FailureKind, Run
-from .budget import Budget, budget_for_run, measured_from_run
+from ..log.runs import FailureKind, Run
+from .budget_types import Budget
+from .from_run import budget_for_run, measured_from_run
 from .gpus import F0_OVERHEAD_GIB
 from .models import ModelFacts
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sglang_logscope.gpus import NVIDIA_SMI_APPS_QUERY, NVIDIA_SMI_GPU_QUERY
+from sglang_logscope.machine.gpus import NVIDIA_SMI_APPS_QUERY, NVIDIA_SMI_GPU_QUERY
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,197 @@
+"""The intended launch command: unwrap shell text down to the argv SGLang's argparse receives.
+
+``parse_launch_command(text)`` reads a command as a user typed or pasted it: shell structure
+(continuations, comments, ``;``/``&&``/``||``/``|``/``&``, redirections, ``VAR=value`` prefixes,
+``export`` lines), launcher prefixes (``nohup``, ``env``, ``setsid``, ``timeout``, ``numactl``,
+``exec``, ``stdbuf``, ``sudo``, ``taskset``) and wrappers nested to any depth (``ssh``,
+``pct exec``, ``docker exec``/``run``, ``kubectl exec``, ``bash -c``/``sh -c``). The launch found
+is read against SGLang's argument table (:mod:`.argtable`) exactly as its argparse would.
+
+The steps live beside this module: :mod:`.shell` splits the text into simple commands,
+:mod:`.unwrap` finds the launch through prefixes and wrappers, :mod:`.argv` replays argparse.
+Here: the :class:`LaunchCommand` model and the entry points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import CommandError
+from .argtable import ArgTable, load_arg_table
+from .argv import merge_config, read_argv
+from .unwrap import find_launch
+
+__all__ = [
+    "LaunchCommand",
+    "describe",
+    "parse_launch_command",
+    "read_argv",
+    "read_command_file",
+]
+
+
+@dataclass(frozen=True)
+class LaunchCommand:
+    """What SGLang would have been launched with, as read from the command text."""
+
+    program: str
+    argv: tuple[str, ...]
+    args: Mapping[str, Any]
+    explicit: frozenset[str]
+    unknown: tuple[str, ...]
+    ambiguous: Mapping[str, tuple[str, ...]]
+    suggestions: Mapping[str, str]
+    rewrites: Mapping[str, tuple[Any, Any]]
+    log_path: str | None
+    log_append: bool
+    env: Mapping[str, str]
+    wrappers: tuple[str, ...]
+    sglang_version: str
+    errors: tuple[str, ...] = ()
+    config_path: str | None = None
+    flags_used: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def rejected(self) -> bool:
+        """True when SGLang's argparse would exit at once (unknown/ambiguous flag, bad value)."""
+        return bool(self.unknown or self.ambiguous or self.errors)
+
+    def explicit_args(self) -> dict[str, Any]:
+        """Only the args given on the command line or in ``--config``."""
+        return {k: v for k, v in self.args.items() if k in self.explicit}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "sglang_version": self.sglang_version,
+            "argv": list(self.argv),
+            "args": dict(self.args),
+            "explicit": sorted(self.explicit),
+            "unknown": list(self.unknown),
+            "ambiguous": {k: list(v) for k, v in self.ambiguous.items()},
+            "suggestions": dict(self.suggestions),
+            "errors": list(self.errors),
+            "rewrites": {k: list(v) for k, v in self.rewrites.items()},
+            "log_path": self.log_path,
+            "log_append": self.log_append,
+            "env": dict(self.env),
+            "wrappers": list(self.wrappers),
+            "config_path": self.config_path,
+        }
+
+
+def _rewrites(table: ArgTable, args: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    out: dict[str, tuple[Any, Any]] = {}
+    for rw in table.rewrites:
+        value = args.get(rw.field)
+        if isinstance(value, str) and value.upper() == str(rw.before).upper():
+            out[rw.field] = (value, rw.after)
+    return out
+
+
+def parse_launch_command(
+    text: str, *, sglang_version: str | None = None, base_dir: Path | None = None
+) -> LaunchCommand:
+    """Find the SGLang launch in ``text`` and read its arguments as SGLang would.
+
+    Raises :class:`CommandError` for text that cannot be tokenised or holds no SGLang launch.
+    """
+    if not isinstance(text, str):
+        raise CommandError("the command text must be a string")
+    table = load_arg_table(sglang_version)
+    try:
+        found = find_launch(text)
+    except RecursionError:
+        raise CommandError("the command text nests too deeply") from None
+    if found is None:
+        raise CommandError(_nothing_found(text))
+    argv, config_path = merge_config(list(found.argv), table, base_dir)
+    parsed = read_argv(table, argv)
+    return LaunchCommand(
+        program=found.program,
+        argv=tuple(argv),
+        args=MappingProxyType(parsed.args),
+        explicit=frozenset(parsed.explicit),
+        unknown=tuple(parsed.unknown),
+        ambiguous=MappingProxyType(parsed.ambiguous),
+        suggestions=MappingProxyType(parsed.suggestions),
+        rewrites=MappingProxyType(_rewrites(table, parsed.args)),
+        log_path=found.log_path,
+        log_append=found.log_append,
+        env=MappingProxyType(found.env),
+        wrappers=tuple(found.wrappers),
+        sglang_version=table.version,
+        errors=tuple(parsed.errors),
+        config_path=config_path,
+        flags_used=MappingProxyType(parsed.flags_used),
+    )
+
+
+def _nothing_found(text: str) -> str:
+    stripped = text.strip()
+    if not stripped:
+        return "the command text is empty"
+    first = stripped.split()[0][:40]
+    if "sglang" in text:
+        return (
+            "no SGLang launch found (text mentions sglang, but no 'python -m sglang...' or "
+            f"'sglang serve' command; it starts with {first!r})"
+        )
+    return f"no SGLang launch found in the command text (it starts with {first!r})"
+
+
+def read_command_file(path: str) -> tuple[str, Path | None]:
+    """The text of a command file ('-' = stdin) and the folder ``--config`` is resolved against."""
+    import sys
+
+    from ..errors import InputError
+
+    if path == "-":
+        return sys.stdin.read(), Path.cwd()
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8", errors="replace"), p.resolve().parent
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def describe(cmd: LaunchCommand) -> list[str]:
+    """Plain-text lines for ``logscope args``: the argv SGLang sees and every problem."""
+    import shlex
+
+    lines = [
+        f"program: {cmd.program}",
+        f"sglang release table: {cmd.sglang_version}",
+        f"wrappers: {', '.join(cmd.wrappers) or '-'}",
+        f"log: {cmd.log_path or '-'}{' (append)' if cmd.log_append else ''}",
+    ]
+    if cmd.env:
+        lines.append("env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in cmd.env.items()))
+    if cmd.config_path:
+        lines.append(f"config: {cmd.config_path} (its options come first; the CLI overrides)")
+    lines.append("argv SGLang sees:")
+    lines.append("  " + (shlex.join(cmd.argv) or "(none)"))
+    if cmd.explicit:
+        lines.append("explicit args:")
+        for name in sorted(cmd.explicit):
+            flag = cmd.flags_used.get(name, "")
+            lines.append(f"  {name} = {cmd.args[name]!r}" + (f"   (from {flag})" if flag else ""))
+    for fld, (before, after) in cmd.rewrites.items():
+        lines.append(f"rewrite: SGLang turns {fld}={before!r} into {after!r}")
+    for flag in cmd.unknown:
+        hint = cmd.suggestions.get(flag)
+        lines.append(f"unrecognized flag: {flag}" + (f" (did you mean {hint}?)" if hint else ""))
+    for flag, candidates in cmd.ambiguous.items():
+        lines.append(f"ambiguous flag: {flag} could match {', '.join(candidates)}")
+    for err in cmd.errors:
+        lines.append(f"argparse error: {err}")
+    if cmd.rejected:
+        lines.append(
+            "SGLang's argparse would reject this command and exit at once (status 2) "
+            "before loading anything."
+        )
+    return lines

@@ -1,0 +1,197 @@
+"""A whole log in memory: events, runs, per-run summaries and a pandas view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..events import Event, EventKind
+from ..parse.lines import iter_events, iter_records
+from ..parse.source import Source, describe
+from .runs import Run, split_runs, stream_runs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Log:
+    """A parsed log file. ``events`` in file order; ``runs`` one per launch found in the file."""
+
+    name: str
+    events: tuple[Event, ...] = field(repr=False)
+    runs: tuple[Run, ...]
+
+    @property
+    def last_run(self) -> Run | None:
+        return self.runs[-1] if self.runs else None
+
+    def iter_kind(self, *kinds: EventKind) -> Iterator[Event]:
+        wanted = set(kinds)
+        return (e for e in self.events if e.kind in wanted)
+
+    def to_dataframe(
+        self, kinds: Sequence[EventKind] | None = None, *, messages: bool = True
+    ) -> pd.DataFrame:
+        """One row per event, typed columns, fields flattened (see :func:`events_dataframe`;
+        ``messages=False`` drops the message text, the one object column)."""
+        from .frames import events_dataframe
+
+        events = self.events if kinds is None else tuple(self.iter_kind(*kinds))
+        run_of = _run_index(self.runs)
+        return events_dataframe(events, run_of, messages=messages)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the runs and event counts as an HTML table."""
+        from ..render.repr import log_html
+
+        return log_html(self)
+
+
+def _run_index(runs: Sequence[Run]) -> dict[int, int]:
+    return {e.line: r.index for r in runs for e in r.events}
+
+
+def read_log(source: Source, *, helper: bool | None = None) -> Log:
+    """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`.
+    A plain file of 64 MB or more is split in two processes unless ``helper=False``."""
+    events = tuple(iter_events(source, helper=helper))
+    return Log(name=describe(source), events=events, runs=tuple(split_runs(events)))
+
+
+def events_frame(
+    source: Source,
+    kinds: Sequence[EventKind] | None = None,
+    *,
+    messages: bool = True,
+    chunk: int = 20_000,
+    helper: bool | None = None,
+) -> pd.DataFrame:
+    """:meth:`Log.to_dataframe` straight from a log of any size: the events stream by and are
+    turned into frames ``chunk`` rows at a time, so memory follows the frame, not a
+    :class:`Log` of every event (two passes: the runs first, for the ``run`` column). The rows
+    and values are those of ``read_log(source).to_dataframe(kinds, messages=messages)``; a
+    field's column is float where a chunk lacks it, and columns come in the order first seen."""
+    import pandas as pd
+
+    from .frames import events_dataframe
+
+    index = _RunOfLine(list(iter_runs(source, helper=helper)))
+    wanted = None if kinds is None else frozenset(kinds)
+    frames: list[pd.DataFrame] = []
+    batch: list[Event] = []
+    for event in iter_events(source, helper=helper):
+        if wanted is None or event.kind in wanted:
+            batch.append(event)
+            if len(batch) >= chunk:
+                frames.append(events_dataframe(batch, index, messages=messages))
+                batch = []
+    if batch or not frames:
+        frames.append(events_dataframe(batch, index, messages=messages))
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    for col in ("level", "rank"):  # categories differ from chunk to chunk
+        if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype("category")
+    return frame
+
+
+class _RunOfLine(Mapping[int, int]):
+    """The index of the run holding a line, by bisection over the runs' line spans."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self._firsts = [r.first_line for r in runs]
+        self._runs = runs
+
+    def __getitem__(self, line: int) -> int:
+        from bisect import bisect_right
+
+        i = bisect_right(self._firsts, line) - 1
+        if i < 0 or line > self._runs[i].last_line:
+            raise KeyError(line)
+        return self._runs[i].index
+
+    def __iter__(self) -> Iterator[int]:
+        return (line for r in self._runs for line in range(r.first_line, r.last_line + 1))
+
+    def __len__(self) -> int:
+        return sum(r.last_line - r.first_line + 1 for r in self._runs)
+
+
+def run_summary(run: Run) -> dict[str, Any]:
+    """The JSON shape ``logscope summary`` prints for one run."""
+    from .figures import run_memory
+
+    span = run.to_dict()
+    return {
+        **{
+            k: span[k]
+            for k in ("index", "started_at", "ended_at", "first_line", "last_line", "outcome")
+        },
+        "failure": run.failure.to_dict() if run.failure else None,
+        "server_args": dict(run.server_args) if run.server_args is not None else None,
+        "memory": run_memory(run),
+        "sglang_version_hint": run.release_hint,
+        "adjustments": [
+            {"line": e.line, "sets": dict(e.fields.get("sets", {})), "message": e.message}
+            for e in run.adjustments
+        ],
+    }
+
+
+def summarize(log: Log) -> dict[str, Any]:
+    """``{"schema_version": 1, "log": ..., "runs": [...]}`` — the ``summary`` JSON."""
+    return {"schema_version": 1, "log": log.name, "runs": [run_summary(r) for r in log.runs]}
+
+
+#: The event kinds :func:`run_summary` reads from a run (its memory figures and adjustments).
+SUMMARY_KINDS = frozenset(
+    {
+        EventKind.LOAD_WEIGHT_BEGIN,
+        EventKind.LOAD_WEIGHT_END,
+        EventKind.KV_CACHE_ALLOCATED,
+        EventKind.MAMBA_CACHE_ALLOCATED,
+        EventKind.MEMORY_POOL_END,
+        EventKind.CUDA_GRAPH_END,
+        EventKind.TOKEN_SUMMARY,
+        EventKind.ARGS_ADJUSTED,
+        EventKind.ATTENTION_BACKEND,
+    }
+)
+
+
+def iter_runs(
+    source: Source,
+    keep: Sequence[EventKind] | frozenset[EventKind] = (),
+    *,
+    helper: bool | None = None,
+) -> Iterator[Run]:
+    """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
+    not the file. Each run's ``events`` hold only the kinds in ``keep``. ``helper``: a second
+    process for a big file (see :func:`~sglang_logscope.parse.lines.iter_records`)."""
+    return stream_runs(iter_records(source, fields=False, helper=helper), keep)
+
+
+def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
+    """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
+    runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS, helper=helper)]
+    return {"schema_version": 1, "log": describe(source), "runs": runs}
+
+
+def summarize_file(path: str, helper: bool | None = None) -> dict[str, Any]:
+    """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
+    logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
+    (``rdd.map(summarize_file)``). Streams (see :func:`summarize_source`)."""
+    return summarize_source(path, helper=helper)
+
+
+def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[dict[str, Any]]:
+    """:func:`summarize_file` over several files, in parallel across cores, in input order."""
+    if len(paths) <= 1 or workers == 1:
+        return [summarize_file(p) for p in paths]
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    count = min(len(paths), workers or os.cpu_count() or 1)
+    with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
+        return list(pool.map(summarize_file, paths, [False] * len(paths)))

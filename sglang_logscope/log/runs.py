@@ -1,0 +1,565 @@
+"""Cut a stream of events into runs (one launch each) and say how each run ended."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from itertools import compress, pairwise
+from operator import gt
+from typing import Any
+
+from ..events import Event, EventKind
+from ..parse.bulk import Rows, row_time
+from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
+
+#: A timestamp this far behind the previous one starts a new run (logs glued together).
+BACKWARDS_GAP = timedelta(minutes=2)
+#: Pre-banner lines (auto-adjust warnings) this close before a banner belong to its run.
+PREAMBLE_WINDOW = timedelta(minutes=2)
+
+
+class Outcome(str, enum.Enum):
+    READY = "ready"
+    STARTING = "starting"
+    CRASHED = "crashed"
+    STOPPED = "stopped"
+    UNKNOWN = "unknown"
+
+
+class FailureKind(str, enum.Enum):
+    NOT_ENOUGH_MEMORY = "not_enough_memory"
+    WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
+    MAMBA_STATE_TOO_SMALL = "mamba_state_too_small"
+    CUDA_OOM = "cuda_oom"
+    ARGPARSE_ERROR = "argparse_error"
+    PORT_IN_USE = "port_in_use"
+    NCCL_ERROR = "nccl_error"
+    EXCEPTION = "exception"
+
+    @property
+    def is_oom(self) -> bool:
+        return self in _OOM_KINDS
+
+
+_OOM_KINDS = {
+    FailureKind.NOT_ENOUGH_MEMORY,
+    FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
+    FailureKind.MAMBA_STATE_TOO_SMALL,
+    FailureKind.CUDA_OOM,
+}
+
+#: Event kinds that are failures, most specific first, and the failure kind each one means.
+FAILURE_OF: dict[EventKind, FailureKind] = {
+    EventKind.NOT_ENOUGH_MEMORY: FailureKind.NOT_ENOUGH_MEMORY,
+    EventKind.WEIGHTS_LEAVE_NO_MEMORY: FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
+    EventKind.MAMBA_STATE_TOO_SMALL: FailureKind.MAMBA_STATE_TOO_SMALL,
+    EventKind.CUDA_OOM: FailureKind.CUDA_OOM,
+    EventKind.ARGPARSE_ERROR: FailureKind.ARGPARSE_ERROR,
+    EventKind.PORT_IN_USE: FailureKind.PORT_IN_USE,
+    EventKind.NCCL_ERROR: FailureKind.NCCL_ERROR,
+    EventKind.SCHEDULER_EXCEPTION: FailureKind.EXCEPTION,
+    EventKind.EXCEPTION: FailureKind.EXCEPTION,
+    EventKind.SCHEDULER_DEAD: FailureKind.EXCEPTION,
+    EventKind.WARMUP_FAILED: FailureKind.EXCEPTION,
+    EventKind.CUDA_GRAPH_FAILED: FailureKind.EXCEPTION,
+}
+_FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
+_TERMINAL = set(FAILURE_OF) | {EventKind.SIGQUIT, EventKind.SHUTDOWN, EventKind.ARGPARSE_USAGE}
+_PREAMBLE = {
+    EventKind.ARGS_ADJUSTED,
+    EventKind.ATTENTION_BACKEND,
+    EventKind.LAUNCH_WARNING,
+    EventKind.UNKNOWN,
+    EventKind.TEXT,
+}
+_READY = {EventKind.SERVER_READY}
+_SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a run died: the kind, the message, the line, and effective values it reveals."""
+
+    kind: FailureKind
+    message: str
+    line: int
+    effective: Mapping[str, Any] = field(default_factory=dict)
+    event: Event | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "line": self.line,
+            "effective": dict(self.effective),
+        }
+
+
+@dataclass(frozen=True)
+class Run:
+    """One launch of the server, as far as the log shows it."""
+
+    index: int
+    events: tuple[Event, ...] = field(repr=False)
+    started_at: datetime | None
+    ended_at: datetime | None
+    first_line: int
+    last_line: int
+    server_args: Mapping[str, Any] | None
+    outcome: Outcome
+    failure: Failure | None
+    release_hint: str | None
+    has_banner: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """Where and when the run is, and how it ended (JSON-ready; shared by every report)."""
+        return {
+            "index": self.index,
+            "started_at": self.started_at.isoformat(sep=" ") if self.started_at else None,
+            "ended_at": self.ended_at.isoformat(sep=" ") if self.ended_at else None,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "outcome": self.outcome.value,
+            "sglang_version_hint": self.release_hint,
+            "has_banner": self.has_banner,
+        }
+
+    def of_kind(self, *kinds: EventKind) -> list[Event]:
+        return [e for e in self.events if e.kind in kinds]
+
+    def first(self, kind: EventKind) -> Event | None:
+        return next((e for e in self.events if e.kind is kind), None)
+
+    @property
+    def adjustments(self) -> list[Event]:
+        """SGLang's own argument changes in this run (auto-adjust warnings, backend choice)."""
+        return self.of_kind(EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND)
+
+
+def split_runs(events: Iterable[Event]) -> list[Run]:
+    """Group events into runs.
+
+    A new run starts at a ``server_args`` banner, at an argparse usage/error (a launch that
+    died at once), when the timestamps jump backwards, or when a new ``Load weight begin``
+    series starts after the previous run crashed or became ready. Auto-adjust warnings printed
+    just before a banner belong to the banner's run. (:func:`stream_runs` keeping every kind:
+    one mechanism for both.)
+    """
+    return list(stream_runs(events, keep=_ALL_KINDS))
+
+
+_ALL_KINDS = frozenset(EventKind)
+
+
+def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], list[Event]]:
+    """Move trailing preamble lines (auto-adjust warnings etc.) into the run ``starter`` opens."""
+    if starter.kind is not EventKind.SERVER_ARGS:
+        return current, []
+    cut = len(current)
+    while cut > 0:
+        e = current[cut - 1]
+        if e.kind not in _PREAMBLE:
+            break
+        if (
+            e.timestamp is not None
+            and starter.timestamp is not None
+            and e.has_date
+            and (
+                starter.timestamp - e.timestamp > PREAMBLE_WINDOW or e.timestamp > starter.timestamp
+            )
+        ):
+            break
+        cut -= 1
+    # Headless noise right after a crash (e.g. 'Killed') stays with the crashed run.
+    while (
+        cut < len(current)
+        and current[cut].kind is EventKind.TEXT
+        and current[cut].timestamp is None
+    ):
+        if any(
+            e.kind in (EventKind.ARGS_ADJUSTED, EventKind.LAUNCH_WARNING) for e in current[cut:]
+        ):
+            break
+        cut += 1
+    return current[:cut], current[cut:]
+
+
+def find_failure(events: Sequence[Event]) -> Failure | None:
+    """The run's failure: the most specific failure kind seen, at its first occurrence."""
+    best: tuple[int, Event, FailureKind] | None = None
+    for e in events:
+        kind = FAILURE_OF.get(e.kind)
+        if kind is None:
+            continue
+        order = _FAILURE_ORDER.index(kind)
+        if best is None or order < best[0]:
+            best = (order, e, kind)
+    if best is None:
+        return None
+    _, event, kind = best
+    return _failure(event, kind)
+
+
+def _failure(event: Event, kind: FailureKind) -> Failure:
+    return Failure(
+        kind=kind,
+        message=_failure_message(event),
+        line=event.line,
+        effective=effective_values(event),
+        event=event,
+    )
+
+
+def _failure_message(event: Event) -> str:
+    if "exc_message" in event.fields:
+        exc_type = event.fields.get("exc_type", "")
+        exc_message = str(event.fields["exc_message"])
+        if exc_type and exc_message:
+            return f"{exc_type}: {exc_message}"
+        return str(exc_type or exc_message)  # a bare 'AssertionError
+    return event.message
+
+
+def effective_values(event: Event) -> dict[str, Any]:
+    """Argument values a failure message reveals (e.g. ``mem_fraction_static=0.85``)."""
+    out: dict[str, Any] = {}
+    if event.kind in (EventKind.NOT_ENOUGH_MEMORY, EventKind.WEIGHTS_LEAVE_NO_MEMORY):
+        value = event.fields.get("mem_fraction_static")
+        if isinstance(value, float):
+            out["mem_fraction_static"] = value
+    return out
+
+
+def _outcome_of(kinds: set[EventKind], failure: Failure | None) -> Outcome:
+    if failure is not None:
+        return Outcome.CRASHED
+    if EventKind.SHUTDOWN in kinds:
+        return Outcome.STOPPED
+    if EventKind.SIGQUIT in kinds:
+        return Outcome.CRASHED
+    if kinds & _READY or kinds & _SERVING:
+        return Outcome.READY
+    if kinds - {EventKind.TEXT, EventKind.UNKNOWN}:
+        return Outcome.STARTING
+    return Outcome.UNKNOWN
+
+
+def release_hint(events: Iterable[Event]) -> str | None:
+    """The SGLang releases consistent with every release-specific message in the run."""
+    span = _ReleaseSpan()
+    for e in events:
+        span.add(e.releases)
+    return span.hint()
+
+
+#: parse_release_range by its text (a message spec's ``releases``: a few dozen in all).
+_RANGES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+class _ReleaseSpan:
+    """The release range every release-specific message seen so far agrees with."""
+
+    __slots__ = ("high", "last", "low", "narrowed")
+
+    def __init__(self) -> None:
+        self.low: tuple[int, ...] = (0,)
+        self.high: tuple[int, ...] = (999,)
+        self.narrowed = False
+        self.last: str | None = None  # the same range again narrows nothing
+
+    def add(self, releases: str | None) -> None:
+        if not releases or releases == "all" or releases == self.last:
+            return
+        self.last = releases
+        bounds = _RANGES.get(releases)
+        if bounds is None:
+            bounds = parse_release_range(releases)
+            if len(_RANGES) < 4096:
+                _RANGES[releases] = bounds
+        lo, hi = bounds
+        if lo > self.low:
+            self.low, self.narrowed = lo, True
+        if hi < self.high:
+            self.high, self.narrowed = hi, True
+
+    def hint(self) -> str | None:
+        if not self.narrowed:
+            return None
+        return _release_hint(self.low, self.high)
+
+
+def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
+    if low > high:
+        return None  # contradictory evidence: say nothing rather than something wrong
+    known = [v for v in KNOWN_RELEASES if low <= version_tuple(v) <= high]
+    if not known:
+        return None
+    if len(known) == 1:
+        return known[0]
+    if high >= (999,):
+        return f">={known[0]}"
+    return f"{known[0]}-{known[-1]}"
+
+
+def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()) -> Iterator[Run]:
+    """The runs of :func:`split_runs`, built as the events stream by, in memory that follows
+    what a run keeps rather than the file: each :class:`Run` is yielded once the next one has
+    started, and its ``events`` hold only the events whose kind is in ``keep`` (every other
+    field is that of :func:`split_runs`; with ``keep`` every kind, the runs are equal).
+
+    ``events`` may hold :class:`~sglang_logscope.parse.bulk.Rows` (``parse.iter_records``): a block
+    of batch/access lines is folded in without an object per line, unless it holds a kind in
+    ``keep`` (then its events are taken one by one).
+
+    Held meanwhile: the current run's figures, its kept events and its trailing preamble
+    (auto-adjust warnings, unknown lines) that a following banner would take over.
+    """
+    builder = _Builder(frozenset(keep))
+    for item in events:
+        if item.__class__ is Rows:
+            yield from builder.rows(item)
+        else:
+            yield from builder.event(item)  # type: ignore[arg-type]
+    yield from builder.finish()
+
+
+class _Builder:
+    """The state of :func:`stream_runs` between two items."""
+
+    __slots__ = ("current", "index", "last_ts", "spare", "wanted")
+
+    def __init__(self, wanted: frozenset[EventKind]) -> None:
+        self.wanted = wanted
+        self.current: _Group | None = None
+        self.last_ts: datetime | None = None
+        self.index = 0
+        self.spare: _Group | None = None  # the last group without meaning, for a log that has none
+
+    def event(self, event: Event) -> Iterator[Run]:
+        current = self.current
+        if current is not None and current.starts_run(event, self.last_ts):
+            yield from self._close(current, current.split_preamble(event))
+            current = self.current
+        if current is None:
+            current = self.current = _Group(self.wanted)
+        current.append(event)
+        if event.timestamp is not None and event.has_date:
+            self.last_ts = event.timestamp
+
+    def rows(self, rows: Rows) -> Iterator[Run]:
+        specs = rows.specs()
+        if any(s.kind in self.wanted for s in specs):
+            for e in rows.events():
+                yield from self.event(e)
+            return
+        times = rows.times()
+        cuts = _gap_cuts(times)
+        for lo, hi in cuts or [(0, len(times))]:
+            if self.current is not None and (lo > 0 or self._opens(row_time(times[0]))):
+                yield from self._close(self.current, self.current.split_preamble(None))
+            if self.current is None:
+                self.current = _Group(self.wanted)
+            if cuts is None:  # in time order (nearly always): first and last row bound it
+                self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
+            else:
+                part, span = rows.slice(lo, hi), times[lo:hi]
+                self.current.add_rows(part, part.specs(), row_time(min(span)), row_time(max(span)))
+        self.last_ts = row_time(times[-1])
+
+    def _opens(self, first: datetime) -> bool:
+        """Does a row of this time, after the events so far, start a run (see starts_run)?"""
+        return self.last_ts is not None and self.last_ts - first > BACKWARDS_GAP
+
+    def _close(self, current: _Group, moved: list[Event]) -> Iterator[Run]:
+        if current.count:
+            yield from self._emit(current)
+        self.current = _Group(self.wanted)
+        for e in moved:
+            self.current.append(e)
+
+    def _emit(self, group: _Group) -> Iterator[Run]:
+        """A group with meaning becomes the next run; one without is kept as the spare."""
+        if group.meaningful():
+            yield group.build(self.index)
+            self.index += 1
+        else:
+            self.spare = group
+
+    def finish(self) -> Iterator[Run]:
+        if self.current is not None:
+            yield from self._emit(self.current)
+        if self.index == 0 and self.spare is not None:
+            yield self.spare.build(0)
+
+
+def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:
+    """Rows cut where a row's time falls more than :data:`BACKWARDS_GAP` behind the row
+    before it (a new run: see :func:`split_runs`; row 0 is compared by the caller), or
+    ``None`` when the times are in order. Only a row whose time text sorts before the previous
+    one's can be such a cut."""
+    back = list(compress(range(1, len(times)), map(gt, times, times[1:])))
+    if not back:
+        return None
+    cuts = [0]
+    for i in back:
+        if row_time(times[i - 1]) - row_time(times[i]) > BACKWARDS_GAP:
+            cuts.append(i)
+    cuts.append(len(times))
+    return list(pairwise(cuts))
+
+
+class _Group:
+    """One run being gathered by :func:`stream_runs`: the figures a :class:`Run` needs,
+    folded event by event, plus the trailing preamble events (``tail``) not yet committed."""
+
+    __slots__ = (
+        "banner",
+        "best",
+        "count",
+        "first_line",
+        "has_args",
+        "kinds",
+        "last_kind",
+        "last_line",
+        "newest",
+        "oldest",
+        "releases",
+        "settled",
+        "tail",
+        "wanted",
+    )
+
+    def __init__(self, wanted: frozenset[EventKind]) -> None:
+        self.wanted = wanted
+        self.settled: list[Event] = []  # committed events whose kind is wanted
+        self.tail: list[Event] = []  # the trailing preamble, not committed yet
+        self.count = 0  # committed events
+        self.first_line = 0
+        self.last_line = 0
+        self.oldest: datetime | None = None
+        self.newest: datetime | None = None
+        self.banner: Event | None = None
+        self.best: tuple[int, Event, FailureKind] | None = None
+        self.kinds: set[EventKind] = set()
+        self.releases = _ReleaseSpan()
+        self.has_args = False
+        self.last_kind: EventKind | None = None
+
+    def append(self, event: Event) -> None:
+        self.last_kind = event.kind
+        if event.kind in _PREAMBLE:
+            self.tail.append(event)
+            return
+        if self.tail:
+            self._commit(self.tail)
+            self.tail = []
+        self._commit((event,))
+
+    def _commit(self, events: Iterable[Event]) -> None:
+        for e in events:
+            kind = e.kind
+            if not self.count:
+                self.first_line = e.line
+            self.count += 1
+            self.last_line = max(e.end_line, e.line)
+            ts = e.timestamp
+            if ts is not None:
+                if self.oldest is None or ts < self.oldest:
+                    self.oldest = ts
+                if self.newest is None or ts > self.newest:
+                    self.newest = ts
+            if kind is EventKind.SERVER_ARGS:
+                self.has_args = True
+                if self.banner is None:
+                    self.banner = e
+            failure = FAILURE_OF.get(kind)
+            if failure is not None:
+                order = _FAILURE_ORDER.index(failure)
+                if self.best is None or order < self.best[0]:
+                    self.best = (order, e, failure)
+            self.kinds.add(kind)
+            self.releases.add(e.releases)
+            if kind in self.wanted:
+                self.settled.append(e)
+
+    def add_rows(
+        self, rows: Rows, specs: list[MessageSpec], oldest: datetime, newest: datetime
+    ) -> None:
+        """Fold in a block of rows (none of them kept, all dated): what ``append`` does for
+        each of its events, at once."""
+        if self.tail:
+            self._commit(self.tail)
+            self.tail = []
+        if not self.count:
+            self.first_line = rows.first_line
+        self.count += len(rows)
+        self.last_line = rows.last_line
+        if self.oldest is None or oldest < self.oldest:
+            self.oldest = oldest
+        if self.newest is None or newest > self.newest:
+            self.newest = newest
+        for spec in specs:
+            self.kinds.add(spec.kind)
+            self.releases.add(spec.releases)
+        self.last_kind = rows.last_kind()
+
+    def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
+        """Does ``event`` open a new run after this group? (See :func:`split_runs`.)"""
+        kind = event.kind
+        if kind is EventKind.SERVER_ARGS:
+            return self.has_args or self.progress
+        if kind in (EventKind.ARGPARSE_USAGE, EventKind.ARGPARSE_ERROR):
+            if kind is EventKind.ARGPARSE_ERROR and self.last_kind is EventKind.ARGPARSE_USAGE:
+                return False
+            return self.progress
+        if (
+            last_ts is not None
+            and event.timestamp is not None
+            and event.has_date
+            and last_ts - event.timestamp > BACKWARDS_GAP
+        ):
+            return True
+        if kind is EventKind.LOAD_WEIGHT_BEGIN:
+            return any(k in _TERMINAL or k in _READY for k in self.kinds)
+        return False
+
+    @property
+    def progress(self) -> bool:
+        """Anything beyond preamble noise? (The tail is preamble: it adds none.)"""
+        return not self.kinds <= _PREAMBLE
+
+    def split_preamble(self, starter: Event | None) -> list[Event]:
+        """Commit what stays, return what moves to ``starter``'s run (``None``: a block of
+        rows, which takes no preamble)."""
+        tail = self.tail
+        self.tail = []
+        if starter is None or starter.kind is not EventKind.SERVER_ARGS:
+            self._commit(tail)
+            return []
+        _, moved = _split_preamble(tail, starter)
+        self._commit(tail[: len(tail) - len(moved)])
+        return moved
+
+    def meaningful(self) -> bool:
+        return any(k not in (EventKind.TEXT, EventKind.UNKNOWN) for k in self.kinds)
+
+    def build(self, index: int) -> Run:
+        self._commit(self.tail)
+        self.tail = []
+        banner = self.banner
+        failure = _failure(self.best[1], self.best[2]) if self.best else None
+        return Run(
+            index=index,
+            events=tuple(self.settled),
+            started_at=self.oldest,
+            ended_at=self.newest,
+            first_line=self.first_line,
+            last_line=self.last_line,
+            server_args=dict(banner.fields.get("args", {})) if banner else None,
+            outcome=_outcome_of(self.kinds, failure),
+            failure=failure,
+            release_hint=self.releases.hint(),
+            has_banner=banner is not None,
+        )

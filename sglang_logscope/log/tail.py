@@ -1,0 +1,299 @@
+"""The last run of a big log without parsing the whole file.
+
+A pre-flight ``check`` only needs the log's last run, its line numbers, and how many runs the
+file holds. :func:`read_last_run` gets them at the cost of one byte-level pass (count newlines,
+find the run banners ``server_args=`` and argparse ``usage: ... [-h]`` lines with a C-level
+search) plus a full parse of the end of the file only: from a window before the last run
+starter to the end. The parsed window is widened until it provably starts the last run the way
+a full scan does (a dated, non-preamble event precedes the last run's preamble inside the
+window); at the file's start it *is* the full scan.
+
+Runs before the parsed window are known only from their starter line: their index, banner time,
+first line and banner arguments; their outcome is ``unknown`` (not read). Runs that began
+without a banner or argparse line (time going backwards, a new weight load after a crash) are
+not counted before the window; the full scan counts them.
+
+Falls back to :func:`~sglang_logscope.log.reader.read_log` for gz input, streams, stdin, small files
+(under :data:`FAST_MIN_BYTES`) and files without any run starter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..events import Event, EventKind
+from ..parse.header import split_header
+from ..parse.lines import iter_events
+from ..parse.messages import CATALOG
+from ..parse.source import MAX_LINE_BYTES, Source, decode_line, describe
+from .reader import Log, read_log
+from .runs import Outcome, Run, split_runs
+
+#: Files smaller than this are simply parsed whole.
+FAST_MIN_BYTES = 4 << 20
+#: First window (bytes before the last run starter) parsed; quadrupled until it suffices.
+WINDOW = 32 << 10
+#: A meaningful run before the first starter is looked for in this many leading bytes.
+HEAD_BYTES = 1 << 20
+_BLOCK = 2 << 20  # numpy temporaries of a block stay in cache
+_BANNER = b"server_args="
+_USAGE = b"usage: "
+#: b"\nu" read as a little-endian 16-bit number.
+_NL_U = 0x0A | ord("u") << 8
+#: More '=' than this in a block: look for the banner itself instead.
+_DENSE = 2000
+_STARTERS = (EventKind.SERVER_ARGS, EventKind.ARGPARSE_USAGE)
+_PREAMBLE = {
+    EventKind.ARGS_ADJUSTED,
+    EventKind.ATTENTION_BACKEND,
+    EventKind.LAUNCH_WARNING,
+    EventKind.UNKNOWN,
+    EventKind.TEXT,
+}
+
+
+@dataclass(frozen=True)
+class TailLog(Log):
+    """A :class:`Log` of which only the end was parsed: ``events`` are those of the parsed
+    window's last runs; ``runs`` holds every run counted (earlier ones from their starter line
+    only). ``scanned_from_line`` is the first line parsed (1 = the whole file was)."""
+
+    scanned_from_line: int = 1
+
+
+@dataclass(frozen=True)
+class _Starter:
+    line: int
+    offset: int
+    raw: bytes
+
+
+def _is_starter(raw: bytes) -> bool:
+    text = decode_line(raw[:MAX_LINE_BYTES].rstrip(b"\r"))
+    if "\r" in text:
+        return False  # a tqdm redraw line: leave it to the full parse
+    hit = CATALOG.match(split_header(text).message)
+    return hit is not None and hit[0].kind in _STARTERS
+
+
+def scan_starters(path: str) -> list[_Starter]:
+    """Every run-starter line of ``path`` (verified through the parser), in file order.
+
+    One pass over the memory-mapped file in 2 MiB blocks: newlines are counted with numpy (the
+    line numbers); banners are found through their ``=`` (a ``memchr``: serving lines hardly
+    hold one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
+    usage blocks by a ``\nu`` byte pair (two 16-bit compares) followed by ``usage: ``.
+    """
+    import mmap
+
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return []
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        return _scan(mm, size)
+    finally:
+        with contextlib.suppress(BufferError):  # an exception's frames may still hold a view
+            mm.close()
+
+
+def _scan(mm: Any, size: int) -> list[_Starter]:
+    import threading
+
+    import numpy as np
+
+    arr = np.frombuffer(mm, dtype=np.uint8)
+    even = np.frombuffer(mm, dtype="<u2", count=size // 2)  # byte pairs at even offsets
+    odd = np.frombuffer(mm, dtype="<u2", count=(size - 1) // 2, offset=1)
+    blocks = range(0, size, _BLOCK)
+    newlines = [0] * len(blocks)
+    candidates: set[int] = {0} if mm[: len(_USAGE)] == _USAGE else set()
+    failed: list[BaseException] = []
+
+    def count(indexes: range) -> None:
+        """Newlines per block and lines starting with 'usage: ' (numpy: without the GIL)."""
+        try:
+            mask = np.empty(_BLOCK, dtype=bool)  # reused: no fresh pages per block
+            for i in indexes:
+                block, stop = blocks[i], min(size, blocks[i] + _BLOCK)
+                nl = np.equal(arr[block:stop], 10, out=mask[: stop - block])
+                newlines[i] = int(np.count_nonzero(nl))
+                for view, shift in ((even, 0), (odd, 1)):  # a '\n' at an even / an odd offset
+                    lo, hi = (block - shift + 1) // 2, (stop - shift + 1) // 2
+                    pairs = view[lo:hi]
+                    hits = np.equal(pairs, _NL_U, out=mask[: len(pairs)])
+                    if hits.any():
+                        for k in np.flatnonzero(hits).tolist():
+                            at = 2 * (lo + k) + shift + 1
+                            if mm[at : at + len(_USAGE)] == _USAGE:
+                                candidates.add(at)
+        except BaseException as exc:  # pragma: no cover - re-raised below
+            failed.append(exc)
+
+    half = len(blocks) // 2
+    helper = threading.Thread(target=count, args=(range(half, len(blocks)),), daemon=True)
+    helper.start()
+    try:
+        count(range(half))
+        for block in blocks:  # banners, through their '=' (memchr)
+            stop = min(size, block + _BLOCK)
+            pos = mm.find(b"=", block, stop)
+            seen = 0
+            while pos >= 0 and seen < _DENSE:
+                seen += 1
+                if pos >= len(_BANNER) - 1 and mm[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
+                    candidates.add(mm.rfind(b"\n", 0, pos) + 1)
+                pos = mm.find(b"=", pos + 1, stop)
+            if pos >= 0:  # dense with '=': the rest of the block by the banner itself
+                at = mm.find(_BANNER, max(0, pos - len(_BANNER) + 1), stop)
+                while at >= 0:
+                    candidates.add(mm.rfind(b"\n", 0, at) + 1)
+                    at = mm.find(_BANNER, at + 1, stop)
+    finally:
+        helper.join()
+    if failed:
+        raise failed[0]
+    before = [0]
+    for n in newlines:
+        before.append(before[-1] + n)
+    starters: list[_Starter] = []
+    for start in sorted(candidates):
+        stop = mm.find(b"\n", start)
+        raw = mm[start : min(size if stop < 0 else stop, start + MAX_LINE_BYTES)]
+        if _is_starter(raw):
+            i = start // _BLOCK
+            line = before[i] + int(np.count_nonzero(arr[blocks[i] : start] == 10)) + 1
+            starters.append(_Starter(line, start, raw))
+    return starters
+
+
+def _parse_from(path: str, offset: int, line: int, limit: int | None = None) -> list[Event]:
+    with open(path, "rb") as f:
+        f.seek(offset)
+        source: Any = f if limit is None else io.BytesIO(f.read(limit))
+        return list(iter_events(source, first_line=line))
+
+
+def _line_start(path: str, offset: int) -> int:
+    """The offset of the first line starting at or after ``offset``."""
+    if offset <= 0:
+        return 0
+    with open(path, "rb") as f:
+        f.seek(offset - 1)
+        chunk = f.read(1 << 20)
+    nl = chunk.find(b"\n")
+    return offset + nl if nl >= 0 else offset - 1 + len(chunk)
+
+
+def _lines_between(path: str, start: int, stop: int) -> int:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(stop - start).count(b"\n")
+
+
+def _settled(events: list[Event], runs: list[Run], line: int) -> int | None:
+    """The index of the run holding ``line`` when the window starts it as the full scan would."""
+    idx = next((i for i, r in enumerate(runs) if r.first_line <= line <= r.last_line), None)
+    if idx is None:
+        return None
+    first = runs[idx].first_line
+    for e in events[1:]:
+        if e.line >= first:
+            return None
+        if e.timestamp is not None and e.has_date and e.kind not in _PREAMBLE:
+            return idx
+    return None
+
+
+def _stub(index: int, starter: _Starter, next_first: int | None) -> Run:
+    events = list(iter_events(io.BytesIO(starter.raw), first_line=starter.line))
+    event = events[0]
+    banner = event.kind is EventKind.SERVER_ARGS
+    return Run(
+        index=index,
+        events=(event,),
+        started_at=event.timestamp,
+        ended_at=event.timestamp,
+        first_line=starter.line,
+        last_line=(next_first - 1) if next_first else starter.line,
+        server_args=dict(event.fields.get("args", {})) if banner else None,
+        outcome=Outcome.UNKNOWN,
+        failure=None,
+        release_hint=None,
+        has_banner=banner,
+    )
+
+
+def read_last_run(source: Source, *, min_bytes: int | None = None, window: int = WINDOW) -> Log:
+    """A :class:`Log` whose last run (and run count) equal the full scan's, reading only the
+    end of big plain files; any other source is parsed whole with ``read_log``."""
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+        return read_log(source)
+    path = os.fspath(source)
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            magic = f.read(2)
+    except OSError:
+        return read_log(source)  # let the reader raise its one-line error
+    if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
+        return read_log(source)
+    try:
+        import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
+    except ImportError:  # pragma: no cover
+        return read_log(source)
+    starters = scan_starters(path)
+    if not starters:
+        return read_log(source)
+    last = starters[-1]
+    span = window
+    while True:
+        start = _line_start(path, max(0, last.offset - span))
+        if start == 0:
+            return read_log(source)
+        first_line = last.line - _lines_between(path, start, last.offset)
+        events = _parse_from(path, start, first_line)
+        runs = split_runs(events)
+        idx = _settled(events, runs, last.line)
+        if idx is not None:
+            break
+        span *= 4
+    tail_runs = runs[idx:]
+    first_tail_line = tail_runs[0].first_line
+    earlier = [s for s in starters if s.line < first_tail_line]
+    stubs: list[Run] = []
+    if earlier and earlier[0].offset > 0:
+        head = _parse_from(path, 0, 1, limit=min(earlier[0].offset, HEAD_BYTES))
+        if any(e.kind not in _PREAMBLE for e in head):
+            stamped = [e.timestamp for e in head if e.timestamp is not None]
+            stubs.append(
+                Run(
+                    index=0,
+                    events=(),
+                    started_at=min(stamped) if stamped else None,
+                    ended_at=max(stamped) if stamped else None,
+                    first_line=1,
+                    last_line=earlier[0].line - 1,
+                    server_args=None,
+                    outcome=Outcome.UNKNOWN,
+                    failure=None,
+                    release_hint=None,
+                    has_banner=False,
+                )
+            )
+    for i, s in enumerate(earlier):
+        nxt = earlier[i + 1].line if i + 1 < len(earlier) else first_tail_line
+        stubs.append(_stub(len(stubs), s, nxt))
+    shifted = [replace(r, index=len(stubs) + i) for i, r in enumerate(tail_runs)]
+    kept = [e for e in events if e.line >= first_tail_line]
+    return TailLog(
+        name=describe(source),
+        events=tuple(kept),
+        runs=(*stubs, *shifted),
+        scanned_from_line=first_line,
+    )

@@ -1,0 +1,558 @@
+"""Pre-flight: check the machine before a launch, in one report. It never kills or changes anything.
+
+``preflight(text)`` reads the intended launch command (:func:`.command.parse_launch_command`) and
+checks, with finding codes ``PF001``... (table :data:`CODES`, documented in ``docs/gpus.md``):
+argparse would accept every flag; the GPUs the ranks will use exist (``tp x pp x dp``,
+``CUDA_VISIBLE_DEVICES`` from the command's env or this environment, ``--base-gpu-id``,
+``--gpu-id-step``); who holds memory on them (an earlier SGLang run above all); imbalance between
+them (SGLang's "memory capacity is unbalanced"); the memory budget (:func:`.memory.budget.budget`)
+with the live free memory as F0; the host/port can be bound; the model path; and what the
+redirection will do to an existing log.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .._text import SCHEMA_VERSION, visible
+from ..command.parse import LaunchCommand, parse_launch_command
+from ..errors import LogscopeError
+from ..findings import Code, Severity
+from .gpus import (
+    GIB,
+    MIB,
+    UNATTRIBUTED_FLAG_BYTES,
+    Gpu,
+    GpuProcess,
+    GpuReader,
+    GpuReport,
+    ProcFs,
+    Visibility,
+    inspect_gpus,
+)
+from .gpus import AutoReader as _AutoReader
+
+#: GPU memory a fresh rank takes before SGLang measures F0 ("Load weight begin. avail mem"): its
+#: CUDA context. Measured on an H200 (driver 580, torch 2.11): a process holding 20 GiB showed
+#: 20.60 GiB in NVML (fixtures/gpus/h200x2/nvml-holder.json).
+CONTEXT_GIB = 0.6
+#: SGLang refuses tp > 1 when a rank's free memory is below this share of another's.
+BALANCE_RATIO = 0.9
+
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code("PF001", "args-rejected", Severity.ERROR,
+               "SGLang's argparse would reject the command (unknown/ambiguous flag, bad value)."),
+        Code("PF002", "gpu-missing", Severity.ERROR,
+               "The launch needs more GPUs than CUDA_VISIBLE_DEVICES / --base-gpu-id leave it."),
+        Code("PF003", "sglang-holds-gpu", Severity.ERROR,
+               "An SGLang process (an earlier run, a leftover scheduler) holds memory on a GPU "
+               "the launch will use."),
+        Code("PF004", "process-holds-gpu", Severity.WARNING,
+               "Another process holds memory on a GPU the launch will use."),
+        Code("PF005", "memory-unbalanced", Severity.ERROR,
+               "Free memory differs between the launch's GPUs by more than SGLang tolerates "
+               "(a rank's free < 0.9 x another's): 'The memory capacity is unbalanced'."),
+        Code("PF006", "budget-does-not-fit", Severity.ERROR,
+               "With the memory free now as F0, SGLang's memory budget does not fit."),
+        Code("PF007", "port-in-use", Severity.ERROR,
+               "The host/port cannot be bound: something already listens there."),
+        Code("PF008", "host-unavailable", Severity.ERROR,
+               "The --host address cannot be bound on this machine."),
+        Code("PF009", "model-path-missing", Severity.ERROR,
+               "--model-path names a local path that does not exist."),
+        Code("PF010", "model-config-missing", Severity.ERROR,
+               "--model-path is a local directory without config.json."),
+        Code("PF011", "log-overwritten", Severity.WARNING,
+               "The redirection '>' will truncate an existing log: the previous run's log is lost."),
+        Code("PF012", "log-appended", Severity.WARNING,
+               "The redirection '>>' will append to an existing log: the runs will be mixed."),
+        Code("PF013", "gpus-unreadable", Severity.ERROR,
+               "GPU state could not be read (no NVML, no nvidia-smi): GPU checks not made."),
+        Code("PF014", "budget-unknown", Severity.WARNING,
+               "The memory budget could not be computed (e.g. unknown model): not checked."),
+        Code("PF015", "hidden-memory", Severity.WARNING,
+               "Memory on a GPU the launch will use is held by processes that cannot be seen."),
+        Code("PF016", "model-not-local", Severity.INFO,
+               "--model-path is not a local path (a hub id): not checked."),
+        Code("PF017", "budget-fits", Severity.INFO,
+               "SGLang's memory budget fits with the memory free now as F0."),
+        Code("PF018", "foreign-pids", Severity.INFO,
+               "The driver reports PIDs of another PID namespace (a container): holders may be "
+               "unnamed."),
+    )
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    gpu: int | None = None  # the CUDA ordinal concerned
+    suggestion: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    @property
+    def name(self) -> str:
+        return CODES[self.code].name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "gpu": self.gpu,
+            "suggestion": self.suggestion,
+            "data": dict(self.data),
+        }
+
+
+@dataclass(frozen=True)
+class GpuPlan:
+    """Which GPUs this node's ranks will use, as SGLang picks them."""
+
+    ranks: int  # GPUs on this node: tp x pp (x dp without dp-attention) / nnodes
+    ordinals: tuple[int, ...]  # CUDA ordinals: base_gpu_id + i x gpu_id_step
+    cuda_visible_devices: str | None
+    cvd_origin: str  # "command", "environment" or "unset"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ranks": self.ranks,
+            "cuda_ordinals": list(self.ordinals),
+            "cuda_visible_devices": self.cuda_visible_devices,
+            "cuda_visible_devices_from": self.cvd_origin,
+        }
+
+
+@dataclass(frozen=True)
+class Preflight:
+    command: LaunchCommand
+    plan: GpuPlan
+    gpus: GpuReport | None
+    findings: tuple[Finding, ...]
+    budget: Mapping[str, Any] | None = None
+    live_f0_gib: float | None = None
+    empty_f0_gib: float | None = None
+
+    @property
+    def clear(self) -> bool:
+        return not any(f.severity in (Severity.ERROR, Severity.WARNING) for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.clear else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "clear": self.clear,
+            "findings": [f.to_dict() for f in self.findings],
+            "plan": self.plan.to_dict(),
+            "live_f0_gib": _r(self.live_f0_gib),
+            "empty_f0_gib": _r(self.empty_f0_gib),
+            "budget": dict(self.budget) if self.budget is not None else None,
+            "command": self.command.to_dict(),
+            "gpus": self.gpus.to_dict() if self.gpus is not None else None,
+        }
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:.2f} GiB"
+
+
+# --------------------------------------------------------------------------- checks
+
+PortProbe = Callable[[str, int], "str | None"]
+
+
+def probe_port(host: str, port: int) -> str | None:
+    """Try to bind ``host:port`` as uvicorn would (SO_REUSEADDR); close at once.
+
+    Returns None when it binds, else why not (``"in use"``, ``"address unavailable"``, ...).
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"address unavailable: cannot resolve {host!r}: {exc.strerror}"
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return "in use"
+            if exc.errno == errno.EADDRNOTAVAIL:
+                return "address unavailable: not an address of this machine"
+            return f"cannot bind: {exc.strerror or exc}"
+    return None
+
+
+def plan_gpus(command: LaunchCommand, env: Mapping[str, str]) -> GpuPlan:
+    args = command.args
+    tp = int(args.get("tp_size") or 1)
+    pp = int(args.get("pp_size") or 1)
+    dp = int(args.get("dp_size") or 1)
+    if args.get("enable_dp_attention"):
+        dp = 1  # dp attention ranks live inside the tp group
+    nnodes = max(int(args.get("nnodes") or 1), 1)
+    ranks = max((tp * pp * dp) // nnodes, 1)
+    base = int(args.get("base_gpu_id") or 0)
+    step = int(args.get("gpu_id_step") or 1)
+    if "CUDA_VISIBLE_DEVICES" in command.env:
+        cvd: str | None = command.env["CUDA_VISIBLE_DEVICES"]
+        origin = "command"
+    elif "CUDA_VISIBLE_DEVICES" in env:
+        cvd, origin = env["CUDA_VISIBLE_DEVICES"], "environment"
+    else:
+        cvd, origin = None, "unset"
+    return GpuPlan(ranks, tuple(base + i * step for i in range(ranks)), cvd, origin)
+
+
+def _holder_text(p: GpuProcess) -> str:
+    return f"pid {p.pid} holds {_gib(p.used_bytes) if p.used_bytes else '? GiB'}: {p.label}"
+
+
+def _gpu_findings(gpu: Gpu, ordinal: int) -> list[Finding]:
+    out: list[Finding] = []
+    where = f"cuda:{ordinal} (GPU {gpu.index})"
+    for p in gpu.processes:
+        data = p.to_dict()
+        if p.is_sglang:
+            out.append(
+                Finding(
+                    "PF003",
+                    f"{where}: {_holder_text(p)}: an SGLang process, an earlier run still alive"
+                    + (" and exiting" if p.visibility is Visibility.EXITING else ""),
+                    ordinal,
+                    f"stop that run yourself (check `ps -o pid,ppid,cmd -p {p.pid}` first), "
+                    "or launch on other GPUs",
+                    data,
+                )
+            )
+        else:
+            out.append(Finding("PF004", f"{where}: {_holder_text(p)}", ordinal, None, data))
+    hidden = gpu.unattributed_bytes
+    if hidden is not None and hidden >= UNATTRIBUTED_FLAG_BYTES:
+        out.append(
+            Finding(
+                "PF015",
+                f"{where}: {_gib(hidden)} used by processes that cannot be seen "
+                "(another container, or the driver still freeing a killed process)",
+                ordinal,
+                "wait a few seconds and check again (`logscope gpus`)",
+                {"unattributed_bytes": hidden},
+            )
+        )
+    return out
+
+
+def _balance(
+    used: list[tuple[int, Gpu]], command: LaunchCommand, env: Mapping[str, str]
+) -> Finding | None:
+    tp = int(command.args.get("tp_size") or 1)
+    if tp <= 1 or len(used) < 2:
+        return None
+    lo_ord, lo = min(used, key=lambda x: x[1].free_bytes)
+    hi_ord, hi = max(used, key=lambda x: x[1].free_bytes)
+    if lo.free_bytes >= BALANCE_RATIO * hi.free_bytes:
+        return None
+    merged = {**env, **command.env}
+    off = merged.get("SGL_DISABLE_TP_MEMORY_INBALANCE_CHECK", "").lower() in ("1", "true")
+    off |= merged.get("SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "").lower() in ("0", "false")
+    msg = (
+        f"free memory is unbalanced: cuda:{lo_ord} has {_gib(lo.free_bytes)} free, cuda:{hi_ord} "
+        f"{_gib(hi.free_bytes)} (< {BALANCE_RATIO} x): SGLang stops with 'The memory capacity "
+        "is unbalanced. Some GPUs may be occupied by other processes.'"
+    )
+    if off:
+        msg += " (the check is turned off in the environment: only a warning, F0 is the minimum)"
+    return Finding(
+        "PF005",
+        msg,
+        lo_ord,
+        "free the memory held on the emptier GPU's holders, or choose GPUs with equal free memory",
+        {
+            "min_free_gib": _r(lo.free_bytes / GIB),
+            "max_free_gib": _r(hi.free_bytes / GIB),
+            "check_disabled": off,
+        },
+    )
+
+
+def _model_findings(command: LaunchCommand, base: Path) -> list[Finding]:
+    raw = command.args.get("model_path")
+    if not raw:
+        return []
+    text = str(raw)
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    looks_local = text.startswith(("/", "./", "../", "~")) or path.exists()
+    if not looks_local:
+        return [Finding("PF016", f"--model-path {text!r} is not a local path: not checked")]
+    if not path.exists():
+        return [
+            Finding(
+                "PF009", f"--model-path {visible(text)} does not exist", None,
+                "check the path (and the mount, inside a container)",
+            )
+        ]  # fmt: skip
+    if path.is_dir() and not (path / "config.json").is_file():
+        return [Finding("PF010", f"--model-path {visible(text)} has no config.json")]
+    return []
+
+
+def _log_findings(command: LaunchCommand, base: Path) -> list[Finding]:
+    if not command.log_path:
+        return []
+    path = Path(command.log_path).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    if st.st_size == 0:
+        return []
+    when = datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M:%S")
+    keep = f"keep it first: mv {command.log_path} {command.log_path}.{int(st.st_mtime)}"
+    data = {"path": str(path), "bytes": st.st_size, "modified": when}
+    if command.log_append:
+        return [
+            Finding(
+                "PF012",
+                f"'>> {command.log_path}' appends to an existing log ({st.st_size} bytes, last "
+                f"written {when}): this run will be mixed with the earlier ones",
+                None,
+                f"{keep}, or read it with `logscope runs` (it splits runs)",
+                data,
+            )
+        ]
+    return [
+        Finding(
+            "PF011",
+            f"'> {command.log_path}' will truncate an existing log ({st.st_size} bytes, last "
+            f"written {when}): the previous run's log is lost",
+            None,
+            keep,
+            data,
+        )
+    ]
+
+
+def _port_findings(command: LaunchCommand, probe: PortProbe) -> list[Finding]:
+    host = str(command.args.get("host") or "127.0.0.1")
+    port = command.args.get("port")
+    if port is None:
+        return []
+    why = probe(host, int(port))
+    if why is None:
+        return []
+    if why.startswith("address unavailable"):
+        return [Finding("PF008", f"--host {host}: {why}", None, None, {"host": host})]
+    return [
+        Finding(
+            "PF007",
+            f"{host}:{port} {why}: an earlier server may still be running",
+            None,
+            f"find it with `ss -ltnp 'sport = :{port}'`; or pick another --port",
+            {"host": host, "port": int(port)},
+        )
+    ]
+
+
+def _budget_findings(
+    command: LaunchCommand,
+    used: list[tuple[int, Gpu]],
+    sglang_version: str | None,
+) -> tuple[list[Finding], dict[str, Any] | None, float | None, float | None]:
+    from ..memory.budget import budget
+    from ..memory.budget_types import MeasuredFigures
+    from ..memory.gpus import GpuSpec
+
+    specs = [GpuSpec(g.name, g.total_bytes / MIB, "live") for _, g in used]
+    live = min(g.free_bytes for _, g in used) / GIB - CONTEXT_GIB
+    # the same GPUs emptied of every holder: what is free plus what is used now
+    empty = min(g.free_bytes + g.used_bytes for _, g in used) / GIB - CONTEXT_GIB
+
+    def run(f0: float, origin: str) -> Any:
+        return budget(
+            command.args,
+            gpus=specs,
+            sglang_version=sglang_version,
+            measured=MeasuredFigures(f0_gib=f0, origin=origin),
+            explicit=command.explicit,
+        )
+
+    try:
+        b = run(live, f"live: min free of the launch's GPUs - {CONTEXT_GIB} GiB context")
+    except LogscopeError as exc:
+        return [Finding("PF014", f"memory budget not computed: {exc}")], None, live, empty
+    data = b.to_dict()
+    pg = b.per_gpu
+    if b.fits:
+        msg = (
+            f"F0 {live:.2f} GiB (free now - {CONTEXT_GIB} GiB context): weights "
+            f"{pg.weights_gib:.2f} GiB, KV cache {pg.kv_gib:.2f} GiB ({pg.kv_tokens} tokens) "
+            "per GPU"
+        )
+        return [Finding("PF017", msg, None, None, {"f0_gib": _r(live)})], data, live, empty
+    need = live + b.shortfall_gib
+    worst = min(used, key=lambda x: x[1].free_bytes)
+    held = worst[1].used_bytes
+    msg = (
+        f"does not fit: F0 {live:.2f} GiB (free now on cuda:{worst[0]} - {CONTEXT_GIB} GiB "
+        f"context); it needs about {need:.2f} GiB ({b.shortfall_gib:.2f} GiB more)"
+    )
+    if b.failure_kind is not None:
+        msg += f" [{b.failure_kind.value}]"
+    empty_fits = run(empty, "live, GPUs emptied").fits if empty > live + 0.01 else False
+    suggestion: str | None
+    if empty_fits:
+        msg += (
+            f"; on empty GPUs (F0 {empty:.2f} GiB) it fits: the {_gib(held)} held on "
+            f"cuda:{worst[0]} is what makes it fail"
+        )
+        suggestion = "free the memory named above, then launch"
+    else:
+        suggestion = "; ".join(f"{s.change} ({s.effect})" for s in b.suggestions[:3]) or None
+    return (
+        [
+            Finding(
+                "PF006",
+                msg,
+                worst[0],
+                suggestion,
+                {"need_f0_gib": _r(need), "empty_fits": empty_fits},
+            )
+        ],
+        data,
+        live,
+        empty,
+    )
+
+
+def preflight(
+    text: str,
+    *,
+    sglang_version: str | None = None,
+    base_dir: Path | None = None,
+    reader: GpuReader | None = None,
+    env: Mapping[str, str] | None = None,
+    procfs: ProcFs | None = None,
+    port_probe: PortProbe = probe_port,
+    cwd: Path | None = None,
+) -> Preflight:
+    """Check the machine for the launch in ``text``. Raises :class:`.errors.CommandError` when
+    the text holds no SGLang launch (a usage error); everything else is a finding."""
+    env = os.environ if env is None else env
+    cwd = cwd or Path.cwd()
+    command = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
+    findings: list[Finding] = []
+    if command.rejected:
+        parts = [f"unknown {u}" for u in command.unknown]
+        parts += [f"ambiguous {k} ({', '.join(v)})" for k, v in command.ambiguous.items()]
+        parts += list(command.errors)
+        hints = "; ".join(f"{k} -> {v}" for k, v in command.suggestions.items())
+        findings.append(
+            Finding(
+                "PF001",
+                f"SGLang {command.sglang_version}'s argparse would exit at once: "
+                + "; ".join(visible(p) for p in parts),
+                None,
+                hints or None,
+            )
+        )
+    plan = plan_gpus(command, env)
+    report: GpuReport | None = None
+    budget_data: dict[str, Any] | None = None
+    live_f0 = empty_f0 = None
+    try:
+        reading = (reader or _AutoReader()).read()
+    except LogscopeError as exc:
+        findings.append(Finding("PF013", str(exc)))
+    else:
+        report = inspect_gpus(
+            reading, cuda_visible_devices=plan.cuda_visible_devices, procfs=procfs
+        )
+        used = [(o, g) for o in plan.ordinals if (g := report.by_cuda_index(o)) is not None]
+        missing = [o for o in plan.ordinals if report.by_cuda_index(o) is None]
+        if missing:
+            cvd = plan.cuda_visible_devices
+            findings.append(
+                Finding(
+                    "PF002",
+                    f"the launch uses {plan.ranks} GPU(s), cuda:{','.join(map(str, plan.ordinals))}"
+                    f", but only {len(report.gpus)} are visible"
+                    + (f" (CUDA_VISIBLE_DEVICES={visible(cvd)} from {plan.cvd_origin})" if cvd is not None else "")
+                    + f": cuda:{','.join(map(str, missing))} missing",
+                    None,
+                    None,
+                    {"missing": missing},
+                )
+            )  # fmt: skip
+        for ordinal, gpu in used:
+            findings.extend(_gpu_findings(gpu, ordinal))
+        balance = _balance(used, command, env)
+        if balance is not None:
+            findings.append(balance)
+        if report.foreign_pids:
+            findings.append(Finding("PF018", report.notes[-1] if report.notes else "host PIDs"))
+        if used:
+            extra, budget_data, live_f0, empty_f0 = _budget_findings(command, used, sglang_version)
+            findings.extend(extra)
+    findings.extend(_port_findings(command, port_probe))
+    findings.extend(_model_findings(command, cwd))
+    findings.extend(_log_findings(command, cwd))
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    findings.sort(key=lambda f: (order[f.severity], f.code))
+    return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
+
+
+def render_text(result: Preflight) -> list[str]:
+    """Plain text lines: a verdict, then each finding with its code."""
+    cmd = result.command
+    plan = result.plan
+    lines = [
+        f"preflight: {'CLEAR' if result.clear else 'PROBLEMS'} — SGLang {cmd.sglang_version}, "
+        f"tp {cmd.args.get('tp_size')} pp {cmd.args.get('pp_size')} dp {cmd.args.get('dp_size')}"
+        f" -> {plan.ranks} GPU(s) cuda:{','.join(map(str, plan.ordinals))}"
+        + (
+            f" (CUDA_VISIBLE_DEVICES={visible(plan.cuda_visible_devices)} from {plan.cvd_origin})"
+            if plan.cuda_visible_devices is not None
+            else ""
+        )
+    ]
+    if result.gpus is not None:
+        for o in plan.ordinals:
+            g = result.gpus.by_cuda_index(o)
+            if g is not None:
+                lines.append(
+                    f"  cuda:{o} = GPU {g.index} {visible(g.name)}: free {_gib(g.free_bytes)} "
+                    f"of {_gib(g.total_bytes)}, {len(g.processes)} process(es)"
+                )
+    for f in result.findings:
+        lines.append(f"{f.code} {f.severity.value:<7} {f.message}")
+        if f.suggestion:
+            lines.append(f"        -> {f.suggestion}")
+    return lines

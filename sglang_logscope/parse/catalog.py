@@ -1,0 +1,478 @@
+"""The message catalog mechanism: declarative specs of SGLang messages and fast matching.
+
+A :class:`MessageSpec` is data: a regex over the message text (after the header), the typed
+fields its named groups produce, the SGLang releases that print it, and real sample lines.
+The entries themselves live in :mod:`sglang_logscope.parse.messages`; adding a message is adding
+one entry there. Matching dispatches on the first characters of the message, so each line is
+tried only against the few specs that can match it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import regex
+
+from ..events import EventKind
+
+#: How many leading message characters index the dispatch table.
+KEY_LEN = 4
+
+FieldType = Literal["int", "float", "str", "bool", "list", "gib", "mib", "dict"]
+BlockMode = Literal["traceback", "indented"]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """In :attr:`MessageSpec.sets`, the value of a captured field (e.g. the new page size)."""
+
+    field: str
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A real line the spec must parse, the fields it must yield, and where it came from."""
+
+    line: str
+    fields: Mapping[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """One SGLang message: how to recognise it and what it means.
+
+    ``sets`` (auto-adjust warnings) maps each server argument the message changes to the value
+    it sets (a constant or a :class:`Ref` to a field). ``block`` makes the message open a
+    multi-line record (a traceback, an argparse usage block). ``anywhere`` lets the pattern
+    match inside the message instead of at its start (kept rare: such specs are tried on every
+    line that reaches the fallback). ``bulk`` marks a high-volume serving line (batch, access):
+    whole blocks of such lines are parsed at once by their shape (:mod:`.bulk`).
+    """
+
+    name: str
+    kind: EventKind
+    pattern: str
+    releases: str
+    samples: tuple[Sample, ...]
+    fields: Mapping[str, FieldType] = field(default_factory=dict)
+    sets: Mapping[str, Any] = field(default_factory=dict)
+    level: str | None = None
+    block: BlockMode | None = None
+    anywhere: bool = False
+    pairs: Mapping[str, str] | None = None
+    description: str = ""
+    bulk: bool = False
+
+    @cached_property
+    def compiled(self) -> regex.Pattern[str]:
+        return regex.compile(self.pattern)
+
+    @cached_property
+    def prefix(self) -> str:
+        """The literal text every match starts with ('' when the pattern starts variably)."""
+        return "" if self.anywhere else literal_prefix(self.pattern)
+
+    @cached_property
+    def needle(self) -> str:
+        """Literal text every match contains (a cheap ``in`` test before the regex; may be '')."""
+        return required_literal(self.pattern)
+
+    @cached_property
+    def release_range(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return parse_release_range(self.releases)
+
+    def convert(self, groups: Mapping[str, str | None]) -> dict[str, Any]:
+        """Typed fields from a match's named groups (unset groups are left out)."""
+        out: dict[str, Any] = {}
+        for name, raw in groups.items():
+            if raw is None or name.startswith("_"):
+                continue
+            out[name] = _CONVERTERS[self.fields.get(name, "str")](raw)
+        if self.pairs is not None:
+            rest = groups.get("_pairs")
+            if rest:
+                out.update(read_pairs(rest, self.pairs))
+        for arg, value in self.sets.items():
+            if isinstance(value, Ref):
+                value = out.get(value.field)
+            out.setdefault("sets", {})[arg] = value
+        return out
+
+
+_META = set(".^$*+?{}[]|()")
+_QUANT = set("*+?{")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal characters a regex must start with, e.g. ``Load weight begin. avail mem=``."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt.isalnum():  # \d, \s, \w, \b ...: a class, not a literal
+                break
+            out.append(nxt)
+            i += 2
+        elif ch in _META:
+            break
+        else:
+            out.append(ch)
+            i += 1
+        if i < len(pattern) and pattern[i] in _QUANT and out:
+            out.pop()
+            break
+    return "".join(out)
+
+
+def required_literal(pattern: str) -> str:
+    """The longest literal run outside every group of a regex without top-level ``|``.
+
+    ``(?P<b>FlashMLA|Cutlass MLA) only supports a page_size of (?P<p>...)`` gives
+    `` only supports a page_size of ``: a message without it cannot match. Character classes,
+    escapes such as ``\\d`` and quantified characters end a run; '' when nothing is certain.
+    """
+    best = ""
+    run: list[str] = []
+    depth = 0
+    i = 0
+    n = len(pattern)
+
+    def close() -> None:
+        nonlocal best
+        if len(run) > len(best):
+            best = "".join(run)
+        run.clear()
+
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            i += 2
+            if depth == 0 and not nxt.isalnum():
+                run.append(nxt)
+            else:
+                close()
+        elif ch == "[":
+            close()
+            j = i + 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif ch == "(":
+            close()
+            depth += 1
+            i += 1
+        elif ch == ")":
+            close()
+            depth -= 1
+            i += 1
+        elif ch == "|":
+            if depth == 0:
+                return ""
+            close()
+            i += 1
+        elif ch in "*+?{":
+            if run:
+                run.pop()  # the quantified character is optional or repeated
+            close()
+            if ch == "{":
+                i = pattern.find("}", i) + 1 or n
+            else:
+                i += 1
+        elif ch in ".^$":
+            close()
+            i += 1
+        else:
+            if depth == 0:
+                run.append(ch)
+            else:
+                close()
+            i += 1
+    close()
+    return best
+
+
+#: Released SGLang versions this project knows, oldest first.
+KNOWN_RELEASES: tuple[str, ...] = (
+    "0.1.18", "0.2.0", "0.2.9", "0.2.14", "0.3.0", "0.3.3", "0.3.6", "0.4.0", "0.4.5",
+    "0.4.6", "0.4.8", "0.4.10", "0.5.3", "0.5.6", "0.5.9", "0.5.10", "0.5.11", "0.5.12",
+    "0.5.13", "0.5.15", "0.5.23",
+)  # fmt: skip
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    parts: list[int] = []
+    for piece in text.strip().split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def parse_release_range(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``"0.5.9"``, ``"0.4.6-0.5.6"``, ``"0.5.15-"`` or ``"all"`` → (low, high) inclusive."""
+    text = text.strip()
+    if text in ("", "all"):
+        return (0,), (999,)
+    if "-" in text:
+        low, high = text.split("-", 1)
+        return (version_tuple(low) if low else (0,)), (version_tuple(high) if high else (999,))
+    return version_tuple(text), version_tuple(text)
+
+
+def _to_bool(raw: str) -> bool:
+    return raw.strip().lower() in ("true", "1", "yes")
+
+
+def _to_list(raw: str) -> Any:
+    try:
+        return ast.literal_eval(raw) if len(raw) < 100_000 else raw
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return raw
+
+
+def _to_number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def convert(raw: str) -> Any:
+        try:
+            return kind(raw.replace(",", "").strip())
+        except ValueError:
+            return raw
+
+    return convert
+
+
+_CONVERTERS: dict[str, Callable[[str], Any]] = {
+    "int": _to_number(int),
+    "float": _to_number(float),
+    "gib": _to_number(float),
+    "mib": _to_number(float),
+    "str": str,
+    "bool": _to_bool,
+    "list": _to_list,
+    "dict": _to_list,
+}
+
+
+#: ``label=value`` / ``label: value`` pairs separated by ``, `` or ``. `` (a label is a few
+#: words, each matched possessively, and never spans
+#: a sentence end, a value stops at one: ``Time elapsed: 1.0 s. mem usage=0.03 GB.``). A
+#: bracketed value is flat (no nested brackets), so an unclosed ``[`` costs at most the distance
+#: to the next bracket: linear time on adversarial lines.
+_PAIR = regex.compile(
+    r"(?:^|, |\. |\s)(?P<k>#?[A-Za-z_][\w#/()-]*+(?:\.[\w#/()-]++)*+"
+    r"(?: [\w#/()-]++(?:\.[\w#/()-]++)*+){0,6}?)(?:=|: )"
+    r"(?P<v>\[[^\]\[]{0,100000}+\]|\{[^}{]{0,100000}+\}|(?:[^,\[{.]|\.(?! ))*+)"
+)
+_INT = regex.compile(r"-?\d++")
+_FLOAT = regex.compile(r"-?\d++\.\d*+(?:[eE][-+]?\d++)?|-?\.\d++|-?\d++[eE][-+]?\d++")
+_UNIT = regex.compile(r"\s?+(?:GB|GiB|MB|MiB|s|%)\.?$")
+_LABEL = regex.compile(r"[^a-z0-9]++")
+
+
+def normalise_label(label: str) -> str:
+    """``#running-req`` → ``running_req``; ``gen throughput (token/s)`` → ``gen_throughput``."""
+    label = label.split("(")[0]
+    return _LABEL.sub("_", label.lower()).strip("_")
+
+
+def auto_value(text: str) -> Any:
+    """Type a printed value: int, float (units dropped), bool, list, or the string itself."""
+    bare = text.strip()
+    if bare.isascii():  # the commonest values first: '47', '0.05' (what the rules below give)
+        if bare.isdigit():
+            try:
+                return int(bare)
+            except ValueError:  # beyond Python's int-from-text digit limit
+                return bare
+        whole, dot, frac = bare.partition(".")
+        if dot and whole.isdigit() and frac.isdigit():
+            return float(bare)
+    return _typed_value(text)
+
+
+def _typed_value(text: str) -> Any:
+    """:func:`auto_value` by its rules: a trailing '.' and a unit dropped, then int, float,
+    bool, list or the text."""
+    text = text.strip().rstrip(".") if not text.strip().endswith("..") else text.strip()
+    bare = _UNIT.sub("", text)
+    if _INT.fullmatch(bare):
+        try:
+            return int(bare)
+        except ValueError:  # beyond Python's int-from-text digit limit
+            return text
+    if _FLOAT.fullmatch(bare):
+        return float(bare)
+    if text in ("True", "False"):
+        return text == "True"
+    if text[:1] in "[{" and len(text) < 100_000:
+        return _to_list(text)
+    return text
+
+
+def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
+    """Read ``a=1, b: 2 GB, ...`` into typed fields, renaming labels found in ``names``."""
+    out: dict[str, Any] = {}
+    for m in _PAIR.finditer(text):
+        label, value = m.group("k", "v")
+        label = label.strip()
+        name = names.get(label) or _label_name(label)
+        if name and name not in out:
+            out[name] = auto_value(value)
+    return out
+
+
+#: normalise_label by label (batch lines repeat a dozen labels millions of times).
+_LABEL_NAMES: dict[str, str] = {}
+
+
+def _label_name(label: str) -> str:
+    name = _LABEL_NAMES.get(label)
+    if name is None:
+        name = normalise_label(label)
+        if len(_LABEL_NAMES) >= 4096:
+            _LABEL_NAMES.clear()
+        _LABEL_NAMES[label] = name
+    return name
+
+
+class LazyFields(Mapping[str, Any]):
+    """A spec's typed fields, converted on first access.
+
+    Batch lines carry a dozen ``label: value`` pairs; most readers (run splitting, summaries)
+    never look at them, so the parser keeps the match's raw groups and converts them only when
+    the fields are read. Behaves as a read-only mapping equal to the converted ``dict``.
+    """
+
+    __slots__ = ("_data", "_groups", "_spec")
+
+    def __init__(self, spec: MessageSpec, groups: Mapping[str, str | None]) -> None:
+        self._spec: MessageSpec | None = spec
+        self._groups: Mapping[str, str | None] | None = groups
+        self._data: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        data = self._data
+        if data is None:
+            assert self._spec is not None and self._groups is not None
+            data = self._data = self._spec.convert(self._groups)
+            self._spec = self._groups = None
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._load()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._load().get(key, default)
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._load().items()  # the dict's own view, not a lookup per key
+
+    def keys(self) -> KeysView[str]:
+        return self._load().keys()
+
+    def values(self) -> ValuesView[Any]:
+        return self._load().values()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyFields):
+            other = other._load()
+        return self._load() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._load())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (self._load(),))
+
+
+class Catalog:
+    """An index over specs: ``match(message)`` returns the first spec that matches, in order."""
+
+    def __init__(self, specs: Sequence[MessageSpec]) -> None:
+        self.specs = tuple(specs)
+        names = [s.name for s in self.specs]
+        duplicates = {n for n in names if names.count(n) > 1}
+        if duplicates:
+            raise ValueError(f"duplicate catalog names: {sorted(duplicates)}")
+        self._by_key: dict[str, list[MessageSpec]] = {}
+        floating: list[MessageSpec] = []
+        for spec in self.specs:
+            prefix = spec.prefix
+            if len(prefix) >= KEY_LEN:
+                self._by_key.setdefault(prefix[:KEY_LEN], []).append(spec)
+            else:
+                floating.append(spec)
+        # High-volume lines first: an access line then costs one pattern, not a needle test
+        # per spec before it (bulk specs are disjoint from the rest: tests/test_catalog.py).
+        self._floating = [s for s in floating if s.bulk] + [s for s in floating if not s.bulk]
+
+    @property
+    def buckets(self) -> Mapping[str, Sequence[MessageSpec]]:
+        """Specs with a literal prefix by its first :data:`KEY_LEN` characters, in the order
+        :meth:`match` tries them."""
+        return self._by_key
+
+    @property
+    def floating(self) -> Sequence[MessageSpec]:
+        """Specs without such a prefix, in the order :meth:`match` tries them (after the
+        bucket of the message's first characters)."""
+        return self._floating
+
+    def _find(self, message: str) -> tuple[MessageSpec, regex.Match[str]] | None:
+        bucket = self._by_key.get(message[:KEY_LEN])
+        if bucket is not None:
+            for spec in bucket:
+                if message.startswith(spec.prefix):
+                    m = spec.compiled.match(message)
+                    if m is not None:
+                        return spec, m
+        for spec in self._floating:
+            needle = spec.needle
+            if needle and needle not in message:
+                continue
+            m = spec.compiled.search(message) if spec.anywhere else spec.compiled.match(message)
+            if m is not None:
+                return spec, m
+        return None
+
+    def match(self, message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
+        """The first spec matching ``message`` and its typed fields, or ``None``."""
+        found = self._find(message)
+        if found is None:
+            return None
+        spec, m = found
+        return spec, spec.convert(m.groupdict())
+
+    def match_lazy(self, message: str) -> tuple[MessageSpec, Mapping[str, Any]] | None:
+        """As :meth:`match`, but the fields of specs with ``pairs`` are converted on first read."""
+        found = self._find(message)
+        if found is None:
+            return None
+        spec, m = found
+        if spec.pairs is not None:
+            return spec, LazyFields(spec, m.groupdict())
+        return spec, spec.convert(m.groupdict())
+
+    def by_kind(self, kind: EventKind) -> list[MessageSpec]:
+        return [s for s in self.specs if s.kind is kind]

@@ -1,0 +1,363 @@
+"""Stream a log into :class:`~sglang_logscope.events.Event` records, in constant memory.
+
+Each physical line is split into header and message (:mod:`._header`), matched against the
+message catalog (:mod:`.messages`), and turned into an event. Multi-line records — Python
+tracebacks (``Scheduler hit an exception: Traceback ...``), argparse usage blocks — are
+gathered into one event attached to the line that opened them, and the exception they end
+with is classified through the same catalog (so ``RuntimeError: Not enough memory ...`` inside
+a scheduler traceback becomes a ``not_enough_memory`` event).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import regex
+
+from ..events import Event, EventKind, new_event
+from ._helper import cut_pieces, helper_worth_it
+from .banner import parse_banner
+from .bulk import Rows, bulk_shape
+from .catalog import MessageSpec
+from .header import Header, split_header
+from .messages import CATALOG
+from .source import Source, decode_line, finish_line, iter_raw_lines, iter_raw_pieces
+
+_match = CATALOG.match_lazy
+
+#: A traceback block is closed after this many lines, whatever follows (bounded memory).
+MAX_BLOCK_LINES = 5000
+
+#: ``SomeError: `` or ``pkg.mod.SomeError: `` at the start of a line outside any traceback.
+_EXC_PREFIX = regex.compile(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
+_BARE_EXC = ("Error", "Exception", "Interrupt", "Exit")
+_EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
+_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
+_LEVEL_HINT = {
+    EventKind.ARGS_ADJUSTED: "WARNING",
+    EventKind.SCHEDULER_EXCEPTION: "ERROR",
+    EventKind.NOT_ENOUGH_MEMORY: "ERROR",
+    EventKind.CUDA_OOM: "ERROR",
+}
+
+#: Traceback kinds, most specific first: the first one found among a block's exceptions wins.
+_FAILURE_PRIORITY = (
+    EventKind.NOT_ENOUGH_MEMORY,
+    EventKind.WEIGHTS_LEAVE_NO_MEMORY,
+    EventKind.MAMBA_STATE_TOO_SMALL,
+    EventKind.CUDA_OOM,
+    EventKind.PORT_IN_USE,
+    EventKind.NCCL_ERROR,
+    EventKind.SCHEDULER_DEAD,
+    EventKind.CUDA_GRAPH_FAILED,
+)
+
+
+def iter_events(
+    source: Source, *, first_line: int = 1, helper: bool | None = None
+) -> Iterator[Event]:
+    """Yield every event of ``source`` (a path, ``-``, a ``.gz`` file or an open file).
+
+    Every input line belongs to exactly one event. Never raises on odd content; raises
+    :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.
+    ``first_line`` numbers the first line read (an open file positioned mid-way); ``helper``
+    as for :func:`iter_records` (a second process for a big file).
+    """
+    for record in iter_records(source, first_line=first_line, helper=helper):
+        if record.__class__ is Rows:
+            yield from record.events()
+        else:
+            yield record  # type: ignore[misc]
+
+
+def iter_records(
+    source: Source,
+    *,
+    first_line: int = 1,
+    bulk: bool = True,
+    fields: bool = True,
+    helper: bool | None = None,
+) -> Iterator[Event | Rows]:
+    """:func:`iter_events`, except that blocks of batch and access lines come as
+    :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk) for readers
+    that fold them without an object per line. ``fields=False`` leaves the rows' fields to be
+    captured when their events are asked for (runs and summaries never ask); ``bulk=False``
+    parses every line on its own: the reference the bulk path is tested against. ``helper``
+    splits every other piece in a second process (default: for a file of 64 MB or more, when
+    a second core is free; see :mod:`._helper`)."""
+    if helper is None:
+        helper = bulk and helper_worth_it(_size(source))
+    block: _Block | None = None
+    for item in _lines(source, first_line, bulk, fields, helper):
+        if item.__class__ is not tuple:
+            if block is not None:
+                yield block.close()
+                block = None
+            yield item  # type: ignore[misc]
+            continue
+        lineno, text, truncated = item
+        visible = _last_redraw(text) if "\r" in text else text
+        header = split_header(visible)
+        if block is not None:
+            if not header.headed and block.accepts(header.message):
+                block.add(lineno, text, header.message, truncated)
+                if block.size >= MAX_BLOCK_LINES:
+                    yield block.close()
+                    block = None
+                continue
+            yield block.close()
+            block = None
+        hit = _match(header.message)
+        if hit is None:
+            hit = _match_after_exception_type(header.message)
+        if hit is not None and hit[0].block is not None:
+            block = _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
+            continue
+        yield _make_event(lineno, text, header, hit, truncated)
+    if block is not None:
+        yield block.close()
+
+
+def _lines(
+    source: Source, first_line: int, bulk: bool, fields: bool, helper: bool
+) -> Iterator[tuple[int, str, bool] | Rows]:
+    """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
+    catalog's bulk shapes as :class:`Rows` instead of their lines."""
+    lineno = first_line - 1
+    if not bulk:
+        for raw, truncated in iter_raw_lines(source):
+            lineno += 1
+            yield lineno, _decode(raw), truncated
+        return
+    shape = bulk_shape()
+    for (data, truncated, piece), cut in cut_pieces(iter_raw_pieces(source), shape, fields, helper):
+        if not piece:
+            lineno += 1
+            yield lineno, _decode(data), truncated
+            continue
+        for part in shape.assemble(data, cut, lineno + 1):
+            if part.__class__ is not bytes:
+                lineno += len(part)
+                yield part  # type: ignore[misc]
+                continue
+            for raw in part.split(b"\n"):
+                lineno += 1
+                yield lineno, _decode(finish_line(raw)), False
+
+
+def _size(source: Source) -> int | None:
+    """The size of a file named by ``source`` (``None`` for streams and stdin)."""
+    if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        try:
+            return os.stat(source).st_size
+        except OSError:
+            return None
+    return None
+
+
+def _decode(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    if "\x00" in text or "\x1b" in text:
+        return decode_line(raw)
+    return text
+
+
+def _match_after_exception_type(message: str) -> tuple[MessageSpec, dict[str, Any]] | None:
+    """``ValueError: Loaded weights leave ...`` printed outside a traceback: classify the text
+    after the exception type, but only as a failure (never as an ordinary message)."""
+    m = _EXC_PREFIX.match(message)
+    if m is None:
+        return None
+    hit = CATALOG.match(message[m.end() :])
+    if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+        return None
+    fields = dict(hit[1])
+    fields["exc_type"] = message[: m.end() - 2]
+    fields["exc_message"] = message[m.end() :].strip()
+    return hit[0], fields
+
+
+def _last_redraw(text: str) -> str:
+    """tqdm redraws a bar with ``\\r``: the last non-empty segment is what a terminal shows."""
+    for part in reversed(text.split("\r")):
+        if part.strip():
+            return part
+    return ""
+
+
+def _make_event(
+    lineno: int,
+    text: str,
+    header: Header,
+    hit: tuple[MessageSpec, Mapping[str, Any]] | None,
+    truncated: bool,
+) -> Event:
+    fields: Mapping[str, Any]
+    if hit is None:
+        kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
+        fields = {}
+        releases = None
+    else:
+        spec, fields = hit
+        kind = spec.kind
+        releases = spec.releases
+        if kind is EventKind.SERVER_ARGS:
+            raw = dict(fields).pop("_repr", "")
+            fields = {"args": parse_banner(raw or _after_equals(header.message))}
+    return new_event(
+        lineno,
+        kind,
+        header.message,
+        lineno,
+        header.timestamp,
+        header.level or (_LEVEL_HINT.get(kind) if hit else None),
+        header.rank,
+        header.source,
+        fields,
+        text,
+        truncated,
+        releases,
+    )
+
+
+def _after_equals(message: str) -> str:
+    return message.partition("=")[2]
+
+
+class _Block:
+    """An open multi-line record (traceback or indented block) being gathered."""
+
+    __slots__ = (
+        "content",
+        "fields",
+        "first",
+        "header",
+        "last",
+        "lines",
+        "mode",
+        "spec",
+        "truncated",
+    )
+
+    def __init__(
+        self,
+        lineno: int,
+        text: str,
+        header: Header,
+        spec: MessageSpec,
+        fields: dict[str, Any],
+        truncated: bool,
+    ) -> None:
+        self.first = lineno
+        self.last = lineno
+        self.lines = [text]
+        self.content = [header.message]
+        self.header = header
+        self.spec = spec
+        self.fields = fields
+        self.truncated = truncated
+        self.mode = spec.block
+
+    @property
+    def size(self) -> int:
+        return len(self.lines)
+
+    def accepts(self, line: str) -> bool:
+        """Does this headerless line continue the block?"""
+        if self.mode == "indented":
+            return line[:1] in (" ", "\t")
+        if not line.strip() or line[:1] in (" ", "\t"):
+            return True
+        if line.startswith("Traceback (most recent call last)"):
+            prev = self.content[-1].strip()
+            # 'Exception in ModelRpcClient:' announces the traceback on the next line.
+            return not prev or prev.startswith(_CHAIN) or (self.size == 1 and prev.endswith(":"))
+        if line.startswith(_CHAIN):
+            return True
+        hit = CATALOG.match(line)
+        # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
+        return hit is None or hit[0].kind in _CONTINUES_TRACEBACK
+
+    def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
+        self.lines.append(text)
+        self.content.append(content)
+        self.last = lineno
+        self.truncated = self.truncated or truncated
+
+    def close(self) -> Event:
+        kind = self.spec.kind
+        fields = dict(self.fields)
+        if self.mode == "traceback":
+            kind, fields = _classify_traceback(kind, fields, self.content)
+        elif kind is EventKind.ARGPARSE_USAGE:
+            fields["usage"] = " ".join(part.strip() for part in self.content)[:20000]
+        return Event(
+            line=self.first,
+            end_line=self.last,
+            kind=kind,
+            message=self.header.message,
+            timestamp=self.header.timestamp,
+            level=self.header.level or self.spec.level,
+            rank=self.header.rank,
+            source=self.header.source,
+            fields=fields,
+            text="\n".join(self.lines),
+            truncated=self.truncated,
+            releases=self.spec.releases,
+        )
+
+
+_EXCEPTION_KINDS = frozenset(_FAILURE_PRIORITY) | {
+    EventKind.EXCEPTION,
+    EventKind.SCHEDULER_EXCEPTION,
+    EventKind.ARGPARSE_ERROR,
+}
+#: Known lines that may still sit inside a traceback (its exception text); the main process's
+#: 'Rank 0 scheduler is dead.' after a scheduler traceback is a record of its own.
+_CONTINUES_TRACEBACK = _EXCEPTION_KINDS - {EventKind.SCHEDULER_DEAD, EventKind.CUDA_GRAPH_FAILED}
+
+
+def _classify_traceback(
+    kind: EventKind, fields: dict[str, Any], lines: list[str]
+) -> tuple[EventKind, dict[str, Any]]:
+    """Find the exceptions a traceback ends with and let the most specific one name the event."""
+    exceptions: list[tuple[str, str]] = []
+    first = fields.get("first")
+    candidates = lines[1:]
+    if first and not str(first).startswith("Traceback"):
+        candidates = [str(first), *candidates]  # 'X hit an exception: <message>' on one line
+    for line in candidates:
+        if not line or line[:1] in (" ", "\t") or line.startswith(("Traceback", *_CHAIN)):
+            continue
+        m = _EXC_LINE.match(line)
+        if m is None or (
+            m.group("msg") is None
+            and "." not in m.group("type")
+            and not m.group("type").endswith(_BARE_EXC)
+        ):
+            continue
+        exc_type = m.group("type")
+        if not (exc_type[:1].isupper() or "." in exc_type):
+            continue
+        exceptions.append((exc_type, (m.group("msg") or "").strip()))
+    fields.pop("first", None)
+    if exceptions:
+        fields["exc_type"], fields["exc_message"] = exceptions[-1]
+        if len(exceptions) > 1:
+            fields["exceptions"] = [f"{t}: {m}" for t, m in exceptions[-10:]]
+    best: tuple[int, EventKind, dict[str, Any]] | None = None
+    for exc_type, message in exceptions:
+        for text in (f"{exc_type}: {message}", message):
+            hit = CATALOG.match(text)
+            if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+                continue
+            rank = _FAILURE_PRIORITY.index(hit[0].kind)
+            if best is None or rank < best[0]:
+                best = (rank, hit[0].kind, hit[1])
+            break
+    if best is not None:
+        fields.update(best[2])
+        return best[1], fields
+    return kind, fields

@@ -1,0 +1,223 @@
+"""Open any log source and yield its physical lines, decoded and cleaned, in constant memory."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Union, cast
+
+import regex
+
+from ..errors import InputError
+
+#: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
+MAX_LINE_BYTES = 1 << 20
+#: A ``.gz`` source may expand to at most max(GZIP_MIN_CAP, GZIP_MAX_RATIO x its size): beyond
+#: that it is treated as a decompression bomb, not a log.
+GZIP_MIN_CAP = 4 << 30
+GZIP_MAX_RATIO = 1000
+_READ_BLOCK = 1 << 16
+
+#: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
+_ANSI = regex.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+
+def strip_ansi(text: str) -> str:
+    """Remove terminal escape sequences (colours, OSC links) from ``text``."""
+    if "\x1b" not in text:
+        return text
+    return _ANSI.sub("", text)
+
+
+def describe(source: Source) -> str:
+    """A human name for a source, for messages and JSON ``log`` fields."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
+    """Return a binary stream for ``source`` and whether we own (must close) it."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if name == "-":
+            return sys.stdin.buffer, False
+        path = Path(name)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            raise InputError(f"{name}: no such file") from None
+        except PermissionError:
+            raise InputError(f"{name}: permission denied") from None
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{name}: is a directory, not a log file")
+        try:
+            raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's finally
+        except PermissionError:
+            raise InputError(f"{name}: permission denied") from None
+        except OSError as exc:
+            raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
+        head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
+        if head == b"\x1f\x8b":
+            cap = max(GZIP_MIN_CAP, GZIP_MAX_RATIO * st.st_size)
+            return cast(
+                IO[bytes], _CappedGzip(gzip.GzipFile(fileobj=raw, mode="rb"), cap, name)
+            ), True
+        return raw, True
+    if isinstance(source, io.TextIOBase):
+        buffer = getattr(source, "buffer", None)
+        if buffer is not None:
+            return buffer, False
+        return cast(IO[bytes], io.BufferedReader(_TextAsBytes(source))), False
+    return source, False  # type: ignore[return-value]
+
+
+class _CappedGzip:
+    """A gzip stream that refuses to expand past ``cap`` bytes (a gzip bomb stops here)."""
+
+    def __init__(self, inner: gzip.GzipFile, cap: int, name: str) -> None:
+        self._inner = inner
+        self._cap = cap
+        self._name = name
+        self._seen = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._inner.read(size)
+        self._seen += len(data)
+        if self._seen > self._cap:
+            raise InputError(
+                f"{self._name}: gzip data expands past {self._cap >> 20} MiB: refusing it as a decompression bomb"
+            )
+        return data
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _TextAsBytes(io.RawIOBase):
+    """Adapt a text stream without a ``.buffer`` (e.g. ``io.StringIO``) to bytes."""
+
+    def __init__(self, text: io.TextIOBase) -> None:
+        self._text = text
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._text.read(_READ_BLOCK)
+            if not chunk:
+                return 0
+            self._pending = chunk.encode("utf-8", "surrogateescape")
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
+    """Yield ``(line_bytes_without_newline, truncated)`` for every physical line.
+
+    Splits on ``\\n`` only (``\\r`` is kept so tqdm redraws stay one line); a trailing ``\\r``
+    (CRLF) is removed. Lines over :data:`MAX_LINE_BYTES` are cut and flagged, and the rest of
+    such a line is skipped without being held in memory.
+    """
+    for data, truncated, piece in iter_raw_pieces(source):
+        if piece:
+            for line in data.split(b"\n"):
+                yield finish_line(line), False
+        else:
+            yield data, truncated
+
+
+#: Read size of :func:`iter_raw_pieces` (a piece is at most about this long).
+PIECE_BYTES = 1 << 18
+
+
+def iter_raw_pieces(source: Source) -> RawPieces:
+    """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
+
+    A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
+    newline and with any CRLF ``\\r`` kept, each line shorter than :data:`MAX_LINE_BYTES`:
+    what bulk parsing splits at once. Otherwise ``data`` is one line as
+    :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
+    """
+    return RawPieces(source)
+
+
+class RawPieces:
+    """:func:`iter_raw_pieces`; while iterating, ``offset`` is where the last piece starts in
+    ``file`` (a plain file's path, else ``None``): another process can read it there."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.file: str | None = None
+        self.offset = 0
+
+    def __iter__(self) -> Iterator[tuple[bytes, bool, bool]]:
+        source = self.source
+        stream, owned = _open_binary(source)
+        if owned and isinstance(stream, io.BufferedReader):
+            self.file = os.fspath(source)  # type: ignore[arg-type]
+        try:
+            pending = b""
+            skipping = False  # inside a line already cut: drop the rest of it
+            at = 0  # where ``block`` starts in the stream
+            while True:
+                try:
+                    block = stream.read(PIECE_BYTES)
+                except (EOFError, gzip.BadGzipFile, OSError) as exc:
+                    raise InputError(f"{describe(source)}: read failed ({exc})") from None
+                if not block:
+                    break
+                last = block.rfind(b"\n")
+                if last < 0:
+                    if not skipping:
+                        pending += block
+                        if len(pending) > MAX_LINE_BYTES:
+                            yield finish_line(pending[:MAX_LINE_BYTES]), True, False
+                            pending = b""
+                            skipping = True
+                    at += len(block)
+                    continue
+                first = block.find(b"\n")
+                if skipping or len(pending) + first > MAX_LINE_BYTES:
+                    if not skipping:
+                        yield finish_line((pending + block[:first])[:MAX_LINE_BYTES]), True, False
+                    skipping = False
+                    if last > first:
+                        self.offset = at + first + 1
+                        yield block[first + 1 : last], False, True
+                else:
+                    self.offset = at - len(pending)
+                    yield pending + block[:last], False, True
+                pending = block[last + 1 :]
+                at += len(block)
+            if pending and not skipping:
+                yield finish_line(pending), False, False
+        finally:
+            if owned:
+                stream.close()
+
+
+def finish_line(line: bytes) -> bytes:
+    """A physical line without its CRLF ``\\r``."""
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def decode_line(raw: bytes) -> str:
+    """Decode one line: invalid UTF-8 replaced, NULs dropped, ANSI escapes removed."""
+    text = raw.decode("utf-8", "replace")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return strip_ansi(text)

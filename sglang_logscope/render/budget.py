@@ -1,0 +1,193 @@
+"""``logscope budget``: gather the inputs (a command file or a log) and render a Budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import LogscopeError
+from ..memory.budget import budget
+from ..memory.budget_types import Budget
+from ..memory.from_run import budget_for_run
+from ..memory.gpus import gpu_list
+from ..memory.models import resolve_model
+from .text import plain
+
+BAR_WIDTH = 60
+_SEGMENTS = (
+    ("weights", "weights_gib", "█", "blue"),
+    ("draft", "draft_weights_gib", "▓", "cyan"),
+    ("state", "mamba_state_gib", "▒", "magenta"),
+    ("scratch", "spec_scratch_gib", "░", "red"),
+    ("KV", "kv_gib", "■", "green"),
+    ("slack", "slack_gib", "·", "yellow"),
+)
+
+
+def budget_from_inputs(
+    *,
+    expect_args: str | None,
+    log: str | None,
+    run_index: int | None,
+    model_config: Path | None,
+    gpus: int | None,
+    gpu_memory: str | None,
+    sglang_version: str | None,
+) -> Budget:
+    """The one library call behind ``logscope budget``."""
+    if (expect_args is None) == (log is None):
+        raise LogscopeError("give exactly one of --expect-args FILE or --log LOG")
+    hardware = gpu_list(gpus, gpu_memory)
+    if expect_args is not None:
+        from ..command.parse import parse_launch_command, read_command_file
+
+        text, base = read_command_file(expect_args)
+        cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
+        model = resolve_model(cmd.args, model_config)
+        b = budget(
+            cmd.args,
+            gpus=hardware,
+            model=model,
+            sglang_version=sglang_version or cmd.sglang_version,
+            explicit=cmd.explicit,
+        )
+        if sglang_version is None:
+            from dataclasses import replace
+
+            b = replace(
+                b,
+                assumptions=(
+                    f"SGLang version not given: {cmd.sglang_version} assumed",
+                    *b.assumptions,
+                ),
+            )
+        return b
+    from ..log.reader import read_log
+
+    assert log is not None
+    parsed = read_log(log)
+    if not parsed.runs:
+        raise LogscopeError(f"{parsed.name}: no runs found")
+    index = -1 if run_index is None else run_index
+    try:
+        run = parsed.runs[index]
+    except IndexError:
+        raise LogscopeError(f"{parsed.name}: no run {index} (it has {len(parsed.runs)})") from None
+    if run.server_args is None:
+        raise LogscopeError(
+            f"run {run.index} of {parsed.name} has no server_args line; use --expect-args with the launch command"
+        )
+    model = resolve_model(run.server_args, model_config)
+    return budget_for_run(run, gpus=hardware, model=model, sglang_version=sglang_version)
+
+
+def _bar(b: Budget) -> Text:
+    g = b.per_gpu.to_dict()
+    cap = g["total_gib"] or g["f0_gib"] or 1.0
+    text = Text()
+    used = 0
+    for _, key, char, style in _SEGMENTS:
+        value = max(float(g.get(key) or 0.0), 0.0)
+        n = round(value / cap * BAR_WIDTH)
+        n = min(n, BAR_WIDTH - used)
+        text.append(char * n, style=style)
+        used += n
+    text.append(" " * (BAR_WIDTH - used))
+    text.append(f"| {cap:.2f} GiB")
+    return text
+
+
+def _legend() -> Text:
+    t = Text("  ")
+    for name, _, char, style in _SEGMENTS:
+        t.append(f"{char} {name}  ", style=style)
+    return t
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def render_budget(con: Console, b: Budget) -> None:
+    verdict = (
+        "fits"
+        if b.fits
+        else f"does NOT fit ({b.failure_kind.value if b.failure_kind else 'no request slots'}, short by {b.shortfall_gib:.2f} GiB)"
+    )
+    con.print(
+        plain(
+            f"{b.model} on {b.gpus} GPU(s), SGLang {b.sglang_version} (era {b.era_label}): {verdict}",
+            style="bold",
+        )
+    )
+    con.print(plain("per GPU:"))
+    con.print(_bar(b))
+    con.print(_legend())
+    g = b.per_gpu.to_dict()
+    rep = b.reported
+    table = Table(
+        "figure",
+        "predicted",
+        *(("printed by SGLang", "error") if rep is not None else ()),
+        box=None,
+        header_style="bold",
+    )
+    rows: list[tuple[str, str, Any]] = [
+        ("GPU capacity (GiB)", "total_gib", None),
+        ("free before weights F0 (GiB)", "f0_gib", None),
+        ("weights (GiB)", "weights_gib", None),
+        ("draft weights (GiB)", "draft_weights_gib", None),
+        ("slack F0 x (1 - mfs) (GiB)", "slack_gib", None),
+        ("rest for pools (GiB)", "rest_gib", None),
+        ("mamba state (GiB)", "mamba_state_gib", None),
+        ("spec scratch (GiB)", "spec_scratch_gib", None),
+        ("KV pool (GiB)", "kv_gib", "kv_gib"),
+        ("KV tokens", "kv_tokens", "kv_tokens"),
+        ("KV bytes per token", "kv_cell_bytes", None),
+        ("mamba bytes per slot", "mamba_slot_bytes", None),
+        ("mamba slots", "mamba_slots", "mamba_slots"),
+    ]
+    for label, key, rep_key in rows:
+        cells = [label, _fmt(g.get(key))]
+        if rep is not None:
+            printed = rep.get(rep_key) if rep_key else None
+            err = None
+            if rep_key == "kv_tokens":
+                err = rep.get("kv_tokens_error_pct")
+            elif rep_key == "mamba_slots":
+                err = rep.get("mamba_slots_error_pct")
+            cells += [_fmt(printed), f"{err:+.2f}%" if isinstance(err, (int, float)) else ""]
+        table.add_row(*cells)
+    mrr_cells = ["max_running_requests", _fmt(b.max_running_requests)]
+    if rep is not None:
+        mrr_cells += [_fmt(rep.get("max_running_requests")), ""]
+    table.add_row(*mrr_cells)
+    table.add_row(
+        "mem_fraction_static",
+        _fmt(b.inputs.get("mem_fraction_static")),
+        *(["", ""] if rep is not None else []),
+    )
+    con.print(table)
+    if b.suggestions:
+        con.print(plain("suggestions (each alone makes it fit):", style="bold"))
+        for s in b.suggestions:
+            con.print(plain(f"  {s.change}: {s.effect}"))
+    for w in b.warnings:
+        con.print(plain(f"warning: {w}", style="yellow"))
+    if b.assumptions:
+        con.print(plain("assumptions:", style="bold"))
+        for a in b.assumptions:
+            con.print(plain(f"  - {a}"))
+    con.print(plain("sources:", style="bold"))
+    for k, v in b.sources.items():
+        con.print(plain(f"  {k}: {v}"))

@@ -1,0 +1,756 @@
+"""``logscope report --html``: one self-contained HTML page to attach to an issue.
+
+Built from the library's results — :func:`~sglang_logscope.staleness.judge.check` (verdict, runs, arg
+diff, findings, the intended command's budget), :func:`~sglang_logscope.memory.budget_for_run`
+(the checked run's own budget) and the runs' events (decode batches) — never from the log text
+again. The page is static: inline CSS and SVG, no script, no network, no external fonts, and a
+Content-Security-Policy that forbids anything else. Every piece of log text goes through
+:func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
+
+from .._text import visible
+from ..errors import LogscopeError
+from ..events import Event, EventKind
+from ..log.runs import Outcome, Run
+from ..parse.source import Source
+
+if TYPE_CHECKING:
+    from ..command.parse import LaunchCommand
+    from ..memory.budget_types import Budget
+    from ..staleness.judge import CheckReport
+
+#: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
+SEGMENTS: tuple[tuple[str, str, str], ...] = (
+    ("weights", "weights_gib", "#4e79a7"),
+    ("draft", "draft_weights_gib", "#76b7b2"),
+    ("state", "mamba_state_gib", "#b07aa1"),
+    ("scratch", "spec_scratch_gib", "#e15759"),
+    ("KV", "kv_gib", "#59a14f"),
+    ("reserve", "_reserve", "#9c755f"),
+    ("slack", "slack_gib", "#edc948"),
+)
+_NOT_FREE = "#bab0ac"
+_OUTCOME_COLOUR = {
+    Outcome.READY: "#59a14f",
+    Outcome.STARTING: "#f28e2b",
+    Outcome.CRASHED: "#e15759",
+    Outcome.STOPPED: "#79706e",
+    Outcome.UNKNOWN: "#bab0ac",
+}
+_VERDICT_COLOUR = {
+    "fresh": "#2e7d32",
+    "stale": "#c62828",
+    "mismatch": "#c62828",
+    "no_run": "#c62828",
+    "inconclusive": "#ef6c00",
+}
+_SERIES = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#ff9da7")
+#: Ranks drawn per chart (DP attention logs print one decode line per rank).
+MAX_SERIES = 8
+#: Log records shown at the end of the report (the checked run's last ones).
+TAIL_EVENTS = 20
+#: Points kept per series (evenly thinned beyond this, first and last kept).
+MAX_POINTS = 2000
+
+
+def esc(value: object) -> str:
+    """``value`` as HTML text: ``&<>"'`` escaped, control characters made visible."""
+    return html.escape(visible(str(value)), quote=True)
+
+
+# ----------------------------------------------------------------------------------- entry
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """The checked run's own budget, or why there is none."""
+
+    budget: Budget | None
+    f0_by_rank: Mapping[str, float]
+    note: str | None = None
+
+
+def html_report(
+    log: Source,
+    expect: LaunchCommand | str | os.PathLike[str] | None = None,
+    launched_at: datetime | str | None = None,
+    log_tz: tzinfo | str | None = None,
+    *,
+    sglang_version: str | None = None,
+) -> str:
+    """The whole report page for ``log`` (arguments as :func:`~sglang_logscope.staleness.judge.check`)."""
+    from ..staleness.judge import check
+
+    # A report shows every run's timeline: parse the whole file, not just its end.
+    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version, full_scan=True)
+    return render_html(result, run_budget=run_budget(result.run, sglang_version))
+
+
+def run_budget(run: Run | None, sglang_version: str | None = None) -> RunBudget:
+    """:func:`~sglang_logscope.memory.budget_for_run` for ``run``, never raising."""
+    from ..memory.from_run import budget_for_run, measured_from_run
+
+    if run is None:
+        return RunBudget(None, {}, "no run in the log")
+    by_rank = dict(measured_from_run(run).f0_by_rank)
+    if run.server_args is None:
+        return RunBudget(None, by_rank, "the run printed no server_args banner")
+    try:
+        b = budget_for_run(run, sglang_version=sglang_version)
+    except LogscopeError as exc:
+        return RunBudget(None, by_rank, str(exc))
+    return RunBudget(b, by_rank)
+
+
+def render_html(result: CheckReport, *, run_budget: RunBudget | None = None) -> str:
+    """The page for a finished check (``run_budget``: the checked run's own budget)."""
+    from .. import __version__
+
+    rb = run_budget or RunBudget(None, {}, "not computed")
+    parts = [
+        _verdict_section(result),
+        _timeline_section(result),
+        _arg_section(result),
+        _memory_section(result, rb),
+        _serving_section(result.runs),
+        _findings_section(result),
+        _tail_section(result.run),
+    ]
+    title = f"logscope report — {result.log}"
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+            "style-src 'unsafe-inline'; img-src data:\">",
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<meta name="generator" content="sglang-logscope ' + esc(__version__) + '">',
+            f"<title>{esc(title)}</title>",
+            f"<style>{_CSS}</style>",
+            "</head>",
+            "<body>",
+            "<header>",
+            f"<h1>logscope report <span class='log'>{esc(result.log)}</span></h1>",
+            f"<p class='muted'>sglang-logscope {esc(__version__)} · {len(result.runs)} run(s) in "
+            "the file · self-contained page (no scripts, no network)</p>",
+            "</header>",
+            *parts,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+# --------------------------------------------------------------------------------- sections
+
+
+def _verdict_section(r: CheckReport) -> str:
+    verdict = r.verdict.value
+    colour = _VERDICT_COLOUR.get(verdict, "#555")
+    rows: list[tuple[str, str]] = []
+    if r.run is not None:
+        rows.append(("outcome", esc(r.run.outcome.value)))
+        rows.append(("run started", esc(_when(r.run.started_at))))
+        if r.run.release_hint:
+            rows.append(("SGLang release (hint)", esc(r.run.release_hint)))
+    rows.append(("you launched at", esc(_when(r.launched_at))))
+    rows.append(("log last modified", esc(_when(r.log_mtime))))
+    out = [
+        "<section id='verdict'>",
+        "<h2>Verdict</h2>",
+        f"<p class='headline'><span class='badge' style='background:{colour}'>"
+        f"{esc(verdict.upper())}</span> {esc(r.headline)}</p>",
+        _kv_table(rows),
+    ]
+    failure = r.run.failure if r.run else None
+    if failure is not None:
+        out.append(
+            f"<h3>Failure: {esc(failure.kind.value)} at line {failure.line}</h3>"
+            f"<pre class='logtext'>{esc(failure.message)}</pre>"
+        )
+    if r.oom is not None:
+        out.append(
+            f"<p><b>Out of memory:</b> <span class='tag bad'>{esc(r.oom.get('verdict'))}</span> "
+            f"{esc(r.oom.get('explanation'))}</p>"
+        )
+    if r.next_steps:
+        out.append("<h3>Next steps</h3><ul>")
+        out.extend(f"<li>{esc(s)}</li>" for s in r.next_steps)
+        out.append("</ul>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _timeline_section(r: CheckReport) -> str:
+    out = ["<section id='timeline'>", "<h2>Runs in this file</h2>"]
+    if not r.runs:
+        out.append("<p class='muted'>The file holds no SGLang run.</p></section>")
+        return "\n".join(out)
+    out.append(timeline_svg(r.runs, launched_at=r.launched_at, log_mtime=r.log_mtime))
+    rows = []
+    for run in r.runs:
+        checked = " (checked)" if r.run is not None and run.index == r.run.index else ""
+        failure = (
+            f"{esc(run.failure.kind.value)} (line {run.failure.line})<br>"
+            f"<code>{esc(_cut(run.failure.message, 300))}</code>"
+            if run.failure
+            else "-"
+        )
+        rows.append(
+            [
+                f"{run.index}{checked}",
+                esc(_when(run.started_at)),
+                esc(_when(run.ended_at)),
+                f"{run.first_line}-{run.last_line}",
+                f"<span class='dot' style='background:{_OUTCOME_COLOUR[run.outcome]}'></span>"
+                + esc(run.outcome.value),
+                failure,
+                esc(run.release_hint or "-"),
+            ]
+        )
+    out.append(_table(["run", "started", "ended", "lines", "outcome", "failure", "release"], rows))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _arg_section(r: CheckReport) -> str:
+    out = ["<section id='args'>", "<h2>Arguments: intended vs. the run</h2>"]
+    if r.intended is None:
+        out.append(
+            "<p class='muted'>No intended command given (<code>--expect-args</code>): "
+            "nothing to compare.</p></section>"
+        )
+        return "\n".join(out)
+    if r.arg_diff:
+        rows = []
+        for d in r.arg_diff:
+            cls = "good" if d.status.value == "explained" else "bad"
+            why = esc(d.explanation or "")
+            if d.evidence_line:
+                why += f" (line {d.evidence_line})"
+            rows.append(
+                [
+                    f"<code>{esc(d.arg)}</code>",
+                    f"<code>{esc(repr(d.intended))}</code>",
+                    f"<code>{esc(repr(d.effective))}</code>",
+                    f"<span class='tag {cls}'>{esc(d.status.value)}</span>",
+                    why,
+                ]
+            )
+        out.append(_table(["argument", "you intended", "the run had", "status", "why"], rows))
+    else:
+        out.append("<p>No differences in the arguments the run shows.</p>")
+    if r.matched_args:
+        out.append(
+            "<p><b>Matched:</b> " + ", ".join(f"<code>{esc(a)}</code>" for a in r.matched_args)
+        )
+    if r.unverified_args:
+        out.append(
+            "<p><b>Not shown by the run (unverified):</b> "
+            + ", ".join(f"<code>{esc(a)}</code>" for a in r.unverified_args)
+        )
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _memory_section(r: CheckReport, rb: RunBudget) -> str:
+    out = ["<section id='memory'>", "<h2>Memory budget per GPU</h2>", legend()]
+    if rb.budget is not None:
+        out.append("<h3>The checked run, from its own numbers</h3>")
+        out.append(budget_block(rb.budget, rb.f0_by_rank))
+    else:
+        out.append(
+            f"<p class='muted'>No budget for the checked run: {esc((rb.note or '').rstrip('.'))}.</p>"
+        )
+    if r.budget is not None:
+        out.append("<h3>Your intended command</h3>")
+        out.append(budget_block(r.budget, {}))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _serving_section(runs: Sequence[Run]) -> str:
+    out = ["<section id='serving'>", "<h2>Serving: decode batches over time</h2>"]
+    events = [e for run in runs for e in run.events if e.kind is EventKind.DECODE_BATCH]
+    usable = [e for e in events if e.timestamp is not None]
+    if not usable:
+        out.append("<p class='muted'>No decode batches in this log.</p></section>")
+        return "\n".join(out)
+    tokens = _series(usable, ("full_token", "token"))
+    usage = _series(usable, ("full_token_usage", "token_usage"))
+    throughput = _series(usable, ("gen_throughput",))
+    pools = [
+        e.fields.get("max_total_num_tokens")
+        for run in runs
+        for e in run.events
+        if e.kind is EventKind.TOKEN_SUMMARY
+    ]
+    pool = next((p for p in reversed(pools) if isinstance(p, int)), None)
+    peak_usage = max((v for s in usage.values() for _, v in s), default=None)
+    note = f"{len(usable)} decode batch line(s)"
+    if pool is not None:
+        note += f"; KV pool {pool:,} tokens"
+    if peak_usage is not None:
+        note += f"; peak token usage {peak_usage:.2f} (fraction of the pool, as SGLang prints it)"
+    out.append(f"<p class='muted'>{esc(note)}</p>")
+    out.append("<div class='charts'>")
+    out.append(line_chart("KV tokens in use", tokens, y_label="tokens", css_id="chart-tokens"))
+    out.append(
+        line_chart("Decode throughput", throughput, y_label="token/s", css_id="chart-throughput")
+    )
+    out.append("</div></section>")
+    return "\n".join(out)
+
+
+def _findings_section(r: CheckReport) -> str:
+    rows = [
+        [
+            f"<code>{esc(f.code)}</code>",
+            f"<span class='tag {_SEVERITY_CLASS.get(f.severity.value, '')}'>"
+            f"{esc(f.severity.value)}</span>",
+            esc(f.name),
+            esc(f.message),
+        ]
+        for f in r.findings
+    ]
+    return "\n".join(
+        [
+            "<section id='findings'>",
+            "<h2>Findings</h2>",
+            _table(["code", "severity", "name", "message"], rows)
+            if rows
+            else "<p class='muted'>None.</p>",
+            "</section>",
+        ]
+    )
+
+
+def _tail_section(run: Run | None) -> str:
+    if run is None or not run.events:
+        return ""
+    tail = run.events[-TAIL_EVENTS:]
+    lines = "\n".join(_cut(e.text or e.message, 2000) for e in tail)
+    return (
+        "<section id='tail'>"
+        f"<h2>Last lines of the checked run (from line {tail[0].line})</h2>"
+        f"<pre class='logtext'>{esc(lines)}</pre></section>"
+    )
+
+
+_SEVERITY_CLASS = {"error": "bad", "warning": "warn", "info": "info"}
+
+
+# ------------------------------------------------------------------------------------- SVG
+
+
+def _x_scale(lo: float, hi: float, x0: float, x1: float) -> Callable[[float], float]:
+    span = (hi - lo) or 1.0
+    return lambda t: x0 + (t - lo) / span * (x1 - x0)
+
+
+def _ts(value: datetime) -> float:
+    """Seconds on a naive time line (aware times are compared as wall clocks)."""
+    return value.replace(tzinfo=None).timestamp() if value.tzinfo else value.timestamp()
+
+
+def _time_ticks(lo: float, hi: float, n: int = 5) -> list[tuple[float, str]]:
+    span = hi - lo
+    if span <= 0:
+        return [(lo, datetime.fromtimestamp(lo).strftime("%H:%M:%S"))]
+    fmt = "%H:%M:%S" if span < 6 * 3600 else "%m-%d %H:%M"
+    if span > 3 * 86400:
+        fmt = "%Y-%m-%d"
+    return [
+        (lo + span * i / (n - 1), datetime.fromtimestamp(lo + span * i / (n - 1)).strftime(fmt))
+        for i in range(n)
+    ]
+
+
+def timeline_svg(
+    runs: Sequence[Run],
+    *,
+    launched_at: datetime | None = None,
+    log_mtime: datetime | None = None,
+    width: int = 900,
+) -> str:
+    """Every run as a bar from its first to its last timestamp, coloured by outcome, with the
+    failure, your launch time and the file's modification time marked."""
+    row_h, top, left, right = 26, 26, 70, 20
+    height = top + row_h * len(runs) + 34
+    marks: list[float] = []
+    for run in runs:
+        marks += [_ts(t) for t in (run.started_at, run.ended_at) if t is not None]
+    extra = [(launched_at, "launch")] if launched_at is not None else []
+    if log_mtime is not None and marks:
+        # the modification time is drawn when it is near the runs (or your launch), not when
+        # the file was merely copied days later
+        reach = max(max(marks) - min(marks), 3600.0)
+        near = [*marks, *(_ts(t) for t, _ in extra)]
+        if min(near) - reach <= _ts(log_mtime) <= max(near) + reach:
+            extra.append((log_mtime, "mtime"))
+    marks += [_ts(t) for t, _ in extra]
+    parts = [
+        f"<svg class='chart' id='timeline-svg' role='img' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
+        "<title>Run timeline</title>",
+    ]
+    if not marks:
+        parts.append(
+            f"<text x='{left}' y='{top + 14}' class='muted'>No timestamps in this log.</text>"
+        )
+        parts.append("</svg>")
+        return "".join(parts)
+    lo, hi = min(marks), max(marks)
+    pad = max((hi - lo) * 0.03, 1.0)
+    lo, hi = lo - pad, hi + pad
+    x = _x_scale(lo, hi, left, width - right)
+    axis_y = top + row_h * len(runs) + 4
+    parts.append(
+        f"<line x1='{left}' y1='{axis_y}' x2='{width - right}' y2='{axis_y}' class='axis'/>"
+    )
+    ticks = _time_ticks(lo, hi)
+    for i, (t, label) in enumerate(ticks):
+        parts.append(
+            f"<line x1='{x(t):.1f}' y1='{axis_y}' x2='{x(t):.1f}' y2='{axis_y + 4}' class='axis'/>"
+            f"<text x='{x(t):.1f}' y='{axis_y + 16}' text-anchor='{_anchor(i, len(ticks))}'>"
+            f"{esc(label)}</text>"
+        )
+    for i, run in enumerate(runs):
+        y = top + i * row_h
+        parts.append(f"<text x='4' y='{y + 16}'>run {run.index}</text>")
+        if run.started_at is None:
+            parts.append(f"<text x='{left}' y='{y + 16}' class='muted'>no timestamps</text>")
+            continue
+        start = x(_ts(run.started_at))
+        end = x(_ts(run.ended_at or run.started_at))
+        w = max(end - start, 3.0)
+        colour = _OUTCOME_COLOUR[run.outcome]
+        parts.append(
+            f"<rect class='run' x='{start:.1f}' y='{y + 4}' width='{w:.1f}' height='{row_h - 8}' "
+            f"rx='3' fill='{colour}'><title>run {run.index}: {esc(run.outcome.value)}, "
+            f"{esc(_when(run.started_at))} → {esc(_when(run.ended_at))}</title></rect>"
+        )
+        if run.failure is not None:
+            fx = start + w
+            parts.append(
+                f"<path d='M{fx:.1f} {y + 2} l5 9 l-5 9 l-5 -9 z' fill='#b71c1c'>"
+                f"<title>{esc(run.failure.kind.value)} at line {run.failure.line}</title></path>"
+            )
+        label = run.outcome.value + (f" · {run.failure.kind.value}" if run.failure else "")
+        lx = start + w + 10 if start + w + 10 < width - 160 else max(start - 6, left)
+        anchor = "start" if lx > start else "end"
+        parts.append(f"<text x='{lx:.1f}' y='{y + 16}' text-anchor='{anchor}'>{esc(label)}</text>")
+    for moment, name in extra:
+        mx = x(_ts(moment))
+        cls = "launch" if name == "launch" else "mtime"
+        text = "your launch" if name == "launch" else "log last modified"
+        anchor = "end" if mx > width - 150 else ("start" if mx < left + 80 else "middle")
+        parts.append(
+            f"<line x1='{mx:.1f}' y1='{top - 6}' x2='{mx:.1f}' y2='{axis_y}' class='{cls}'/>"
+            f"<text x='{mx:.1f}' y='{top - 10}' text-anchor='{anchor}' class='{cls}-label'>"
+            f"{esc(text)} {esc(moment.strftime('%H:%M:%S'))}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _anchor(i: int, n: int) -> str:
+    """Text anchor of tick ``i`` of ``n``: the end ticks stay inside the chart."""
+    if n > 1 and i == 0:
+        return "start"
+    return "end" if n > 1 and i == n - 1 else "middle"
+
+
+def _series(events: Iterable[Event], keys: Sequence[str]) -> dict[str, list[tuple[float, float]]]:
+    """Per rank, (time, value) of the first of ``keys`` each event has."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for e in events:
+        assert e.timestamp is not None
+        for key in keys:
+            v = e.fields.get(key)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                rank = e.rank.label if e.rank else "all"
+                if rank in out or len(out) < MAX_SERIES:
+                    out.setdefault(rank, []).append((_ts(e.timestamp), float(v)))
+                break
+    return {k: _thin(v) for k, v in out.items()}
+
+
+def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    if len(points) <= MAX_POINTS:
+        return points
+    step = (len(points) - 1) / (MAX_POINTS - 1)
+    return [points[round(i * step)] for i in range(MAX_POINTS)]
+
+
+def _nice_max(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    mag = 10.0 ** math.floor(math.log10(value))
+    for f in (1, 2, 2.5, 5, 10):
+        if value <= f * mag:
+            return f * mag
+    return 10 * mag
+
+
+def _num(v: float) -> str:
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1e3:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def line_chart(
+    title: str,
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    y_label: str,
+    css_id: str,
+    width: int = 440,
+    height: int = 240,
+) -> str:
+    """A time-series line chart (one polyline per rank) as inline SVG."""
+    left, right, top, bottom = 52, 12, 28, 38
+    parts = [
+        f"<svg class='chart' id='{esc(css_id)}' role='img' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
+        f"<title>{esc(title)}</title>",
+        f"<text x='{left}' y='16' class='chart-title'>{esc(title)}</text>",
+    ]
+    points = [p for s in series.values() for p in s]
+    if not points:
+        parts.append(
+            f"<text x='{left}' y='{height // 2}' class='muted'>not printed by this log</text></svg>"
+        )
+        return "".join(parts)
+    t_lo, t_hi = min(p[0] for p in points), max(p[0] for p in points)
+    y_hi = _nice_max(max(p[1] for p in points))
+    x = _x_scale(t_lo, t_hi, left, width - right)
+    y = _x_scale(0.0, y_hi, height - bottom, top)
+    for i in range(5):
+        v = y_hi * i / 4
+        parts.append(
+            f"<line x1='{left}' y1='{y(v):.1f}' x2='{width - right}' y2='{y(v):.1f}' "
+            f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' text-anchor='end'>"
+            f"{esc(_num(v))}</text>"
+        )
+    ticks = _time_ticks(t_lo, t_hi, 4)
+    for i, (t, label) in enumerate(ticks):
+        parts.append(
+            f"<text x='{x(t):.1f}' y='{height - bottom + 16}' "
+            f"text-anchor='{_anchor(i, len(ticks))}'>{esc(label)}</text>"
+        )
+    parts.append(
+        f"<text x='12' y='{(top + height - bottom) / 2:.0f}' text-anchor='middle' "
+        f"transform='rotate(-90 12 {(top + height - bottom) / 2:.0f})'>{esc(y_label)}</text>"
+    )
+    for i, (rank, pts) in enumerate(series.items()):
+        colour = _SERIES[i % len(_SERIES)]
+        coords = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in pts)
+        parts.append(
+            f"<polyline class='series' points='{coords}' fill='none' stroke='{colour}' "
+            f"stroke-width='1.6'><title>{esc(rank)}</title></polyline>"
+        )
+        if len(pts) == 1:
+            parts.append(
+                f"<circle cx='{x(pts[0][0]):.1f}' cy='{y(pts[0][1]):.1f}' r='3' fill='{colour}'/>"
+            )
+        if len(series) > 1:
+            parts.append(
+                f"<text x='{width - right - 4}' y='{top + 12 + 13 * i}' text-anchor='end' "
+                f"fill='{colour}'>{esc(rank)}</text>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
+    g = b.per_gpu
+    out = []
+    for label, attr, colour in SEGMENTS:
+        reserve = g.mm_reserve_gib + g.draft_kv_gib
+        value = reserve if attr == "_reserve" else float(getattr(g, attr))
+        out.append((label, max(value, 0.0), colour))
+    return out
+
+
+def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900) -> str:
+    """Stacked bars, one per GPU: the pools SGLang carves out of the memory free at start (F0),
+    against the GPU's capacity (or F0 when the capacity is unknown)."""
+    g = b.per_gpu
+    segs = _segment_values(b)
+    need = sum(v for _, v, _ in segs)
+    ranks = list(f0_by_rank) if len(f0_by_rank) == b.gpus else [f"GPU {i}" for i in range(b.gpus)]
+    f0s = [f0_by_rank.get(r, g.f0_gib) for r in ranks]
+    caps = [g.total_gib if g.total_gib is not None else f0 for f0 in f0s]
+    scale_max = max([*caps, need, *f0s]) or 1.0
+    left, right, row_h, top = 80, 150, 30, 8
+    height = top + row_h * len(ranks) + 26
+    x = _x_scale(0.0, scale_max, left, width - right)
+    verdict = (
+        "<span class='tag good'>fits</span>"
+        if b.fits
+        else f"<span class='tag bad'>does not fit</span> "
+        f"({esc(b.failure_kind.value if b.failure_kind else 'no request slots')}, "
+        f"short by {b.shortfall_gib:.2f} GiB)"
+    )
+    parts = [
+        f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
+        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
+        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
+        f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>",
+        f"<svg class='chart budget-svg' role='img' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
+        "<title>Memory budget per GPU</title>",
+    ]
+    for i, (rank, f0, cap) in enumerate(zip(ranks, f0s, caps, strict=True)):
+        y = top + i * row_h
+        parts.append(f"<text x='4' y='{y + 18}'>{esc(rank)}</text>")
+        pos = 0.0
+        if g.total_gib is not None and cap > f0:
+            parts.append(_rect(x(0), x(cap - f0), y, "not free at start", cap - f0, _NOT_FREE))
+            pos = cap - f0
+        for label, value, colour in segs:
+            if value <= 0:
+                continue
+            parts.append(_rect(x(pos), x(pos + value), y, label, value, colour))
+            pos += value
+        cx = x(cap)
+        parts.append(
+            f"<line x1='{cx:.1f}' y1='{y}' x2='{cx:.1f}' y2='{y + row_h - 2}' class='capacity' "
+            "stroke='#000' stroke-width='2'/>"
+        )
+        cap_label = "capacity" if g.total_gib is not None else "F0"
+        over = " over!" if pos > cap + 1e-6 else ""
+        parts.append(
+            f"<text x='{width - right + 6}' y='{y + 18}'>{pos:.2f} / {cap:.2f} GiB "
+            f"{cap_label}{over}</text>"
+        )
+    axis_y = top + row_h * len(ranks) + 2
+    step = _nice_max(scale_max / 6)
+    v = 0.0
+    while v <= scale_max + 1e-9:
+        parts.append(
+            f"<line x1='{x(v):.1f}' y1='{axis_y - 2}' x2='{x(v):.1f}' y2='{axis_y + 2}' "
+            f"stroke='#888'/><text x='{x(v):.1f}' y='{axis_y + 14}' text-anchor='middle'>"
+            f"{_num(v)}</text>"
+        )
+        v += step
+    parts.append(f"<text x='{width - right + 6}' y='{axis_y + 14}'>GiB per GPU</text></svg>")
+    rows = [[esc(label), f"{value:.2f}"] for label, value, _ in segs if value > 0]
+    rows.append(["free before weights (F0)", f"{g.f0_gib:.2f}"])
+    if g.total_gib is not None:
+        rows.append(["GPU capacity", f"{g.total_gib:.2f}"])
+    parts.append("<details><summary>figures (GiB per GPU)</summary>")
+    parts.append(_table(["part", "GiB"], rows))
+    parts.append("</details>")
+    if b.suggestions:
+        parts.append("<p><b>Each of these alone makes it fit:</b></p><ul>")
+        parts.extend(
+            f"<li><code>{esc(s.change)}</code> — {esc(s.effect)}</li>" for s in b.suggestions
+        )
+        parts.append("</ul>")
+    if b.assumptions:
+        parts.append(
+            "<p class='muted'>Assumptions: " + "; ".join(esc(a) for a in b.assumptions) + "</p>"
+        )
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _rect(x0: float, x1: float, y: float, label: str, value: float, colour: str) -> str:
+    return (
+        f"<rect class='seg' x='{x0:.1f}' y='{y + 3}' width='{max(x1 - x0, 0.5):.1f}' "
+        f"height='20' fill='{colour}'><title>{esc(label)}: {value:.2f} GiB</title></rect>"
+    )
+
+
+_SWATCH = "display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px;"
+
+
+def legend() -> str:
+    """The colour key of the budget bars."""
+    items = [("not free at start", _NOT_FREE), *((label, c) for label, _, c in SEGMENTS)]
+    return (
+        "<p class='legend'>"
+        + " ".join(
+            f"<span style='margin-right:10px;white-space:nowrap'><span style='{_SWATCH}"
+            f"background:{c}'></span>{esc(label)}</span>"
+            for label, c in items
+        )
+        + f" <span><span style='{_SWATCH}width:2px;background:#000'></span>capacity</span></p>"
+    )
+
+
+# ----------------------------------------------------------------------------------- helpers
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _when(value: datetime | None) -> str:
+    if value is None:
+        return "-"
+    if value.year == 1900:
+        return value.strftime("%H:%M:%S")
+    return value.isoformat(sep=" ", timespec="seconds")
+
+
+def _kv_table(rows: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    return f"<table class='kv'>{body}</table>"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table whose cells are already HTML (callers escape)."""
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;
+color:#222;background:#fff;margin:0 auto;max-width:1000px;padding:16px 24px}
+h1{font-size:20px;margin:0 0 4px}h1 .log{font-weight:normal;font-family:monospace;font-size:15px}
+h2{font-size:17px;border-bottom:1px solid #ddd;padding-bottom:3px;margin-top:26px}
+h3{font-size:15px;margin:14px 0 6px}
+.muted{color:#666}code,pre{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace;
+font-size:12.5px}
+pre.logtext{background:#f6f8fa;border:1px solid #e1e4e8;padding:8px;white-space:pre-wrap;
+word-break:break-word;max-height:320px;overflow:auto}
+table{border-collapse:collapse;margin:6px 0;font-size:13px}
+th,td{border:1px solid #e1e4e8;padding:3px 8px;text-align:left;vertical-align:top}
+thead th{background:#f6f8fa}table.kv th{background:#fafbfc;font-weight:600}
+.badge{color:#fff;font-weight:700;padding:2px 8px;border-radius:4px;margin-right:6px}
+.headline{font-size:15px}
+.tag{padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
+.tag.good{background:#e6f4ea;color:#1e7e34}.tag.bad{background:#fdecea;color:#b71c1c}
+.tag.warn{background:#fff4e5;color:#a15c00}.tag.info{background:#eef2f7;color:#455a64}
+.dot{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:5px}
+svg.chart{display:block;margin:6px 0;font-size:11px}svg.chart text{fill:#333}
+svg .axis{stroke:#888}svg .grid{stroke:#eee}svg .chart-title{font-weight:600;font-size:12px}
+svg .launch{stroke:#1565c0;stroke-dasharray:4 3;stroke-width:1.5}
+svg .mtime{stroke:#6a1b9a;stroke-dasharray:2 3;stroke-width:1.5}
+svg text.launch-label{fill:#1565c0}svg text.mtime-label{fill:#6a1b9a}
+svg .capacity{stroke:#000;stroke-width:2}
+.charts{display:flex;flex-wrap:wrap;gap:12px}
+.legend span{margin-right:10px;white-space:nowrap}
+.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}
+.swatch.cap{width:2px;background:#000}
+details{margin:4px 0}
+"""

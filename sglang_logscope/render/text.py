@@ -1,0 +1,56 @@
+"""Console output shared by every renderer: a safe console, plain text, JSON on stdout.
+
+Log text is untrusted: it is never interpreted as rich markup, and control characters
+(terminal escapes, OSC links) are made visible before anything reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .._text import to_json, visible
+
+if TYPE_CHECKING:  # rich is imported when something is rendered, not for JSON output
+    from rich.console import Console
+    from rich.text import Text
+
+
+def plain(text: str, style: str = "", limit: int | None = None) -> Text:
+    """A rich ``Text`` holding ``text`` literally (no markup is ever parsed from log content)."""
+    from rich.text import Text
+
+    return Text(visible(text, limit), style=style)
+
+
+def console(stderr: bool = False) -> Console:
+    """A console honouring ``NO_COLOR`` (and no colour when not a terminal)."""
+    from rich.console import Console
+
+    no_color = bool(os.environ.get("NO_COLOR"))
+    stream = sys.stderr if stderr else sys.stdout
+    width = None
+    if not stream.isatty():  # files and pipes: a wide page rather than rich's 80 columns
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
+    return Console(
+        file=stream,
+        width=width,
+        no_color=no_color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+
+
+def write_json(data: Any) -> None:
+    sys.stdout.write(to_json(data) + "\n")
+
+
+def write_jsonl(rows: Iterable[Any]) -> None:
+    out = sys.stdout
+    for row in rows:
+        out.write(to_json(row, indent=None) + "\n")

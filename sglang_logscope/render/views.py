@@ -1,0 +1,243 @@
+"""Text renderings that need more than a table: the summary view, event selection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from .. import _text
+from ..errors import LogscopeError
+from ..events import Event, EventKind
+from ..log.reader import read_log
+from ..parse.lines import iter_events
+from . import text as report
+
+_ARGS_THAT_MATTER = (
+    "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
+    "context_length", "max_running_requests", "max_total_tokens", "chunked_prefill_size",
+    "kv_cache_dtype", "dtype", "quantization", "attention_backend", "disable_radix_cache",
+    "speculative_algorithm", "speculative_num_steps", "speculative_eagle_topk",
+    "speculative_num_draft_tokens", "mamba_full_memory_ratio", "max_mamba_cache_size",
+    "mamba_ssm_dtype", "page_size", "cuda_graph_max_bs", "disable_cuda_graph",
+)  # fmt: skip
+
+
+def select_events(source: str, kinds: set[EventKind] | None, run: int | None) -> Iterable[Event]:
+    """Events of ``source`` filtered by kind and run; streams when no run is asked for."""
+    if run is None:
+        stream = iter_events(source)
+        return (e for e in stream if kinds is None or e.kind in kinds)
+    log = read_log(source)
+    if not log.runs:
+        raise LogscopeError(f"{log.name}: holds no run")
+    try:
+        chosen = log.runs[run]
+    except IndexError:
+        raise LogscopeError(f"{log.name}: no run {run} (the log holds {len(log.runs)})") from None
+    return [e for e in chosen.events if kinds is None or e.kind in kinds]
+
+
+def render_summary(con: Console, data: dict[str, Any]) -> None:
+    runs = data["runs"]
+    con.print(
+        Text.assemble(("log ", "bold"), report.plain(str(data["log"])), f"  —  {len(runs)} run(s)")
+    )
+    for run in runs:
+        con.print()
+        head = Text.assemble(
+            (f"run {run['index']}", "bold"),
+            f"  lines {run['first_line']}-{run['last_line']}",
+            f"  {run['started_at'] or '?'} → {run['ended_at'] or '?'}  ",
+            (run["outcome"], _OUTCOME_STYLE.get(run["outcome"], "")),
+        )
+        if run.get("sglang_version_hint"):
+            head.append(f"  sglang {run['sglang_version_hint']}")
+        con.print(head)
+        failure = run["failure"]
+        if failure:
+            con.print(
+                Text.assemble(
+                    "  failure: ", (failure["kind"], "red"), f" (line {failure['line']}) "
+                )
+            )
+            con.print(Text.assemble("    ", report.plain(failure["message"], limit=300)))
+            if failure["effective"]:
+                eff = ", ".join(f"{k}={v}" for k, v in failure["effective"].items())
+                con.print(f"    effective: {eff}")
+        mem = run["memory"]
+        figures = [
+            ("free before weights", _text.gib(mem.get("free_before_weights_gib"))),
+            ("weights", _text.gib(mem.get("weights_gib"))),
+            ("free after weights", _text.gib(mem.get("free_after_weights_gib"))),
+            ("KV tokens", str(mem.get("kv_tokens") or "-")),
+            ("KV pool", _text.gib(mem.get("kv_gib"))),
+            ("mamba slots", str(mem.get("mamba_slots") or "-")),
+            ("free after pools", _text.gib(mem.get("free_after_pools_gib"))),
+        ]
+        shown = [f"{k}: {v}" for k, v in figures if v not in ("-",)]
+        if shown:
+            con.print("  memory: " + "; ".join(shown))
+        args = run["server_args"]
+        if args:
+            picked = [
+                f"{k}={args[k]!r}" for k in _ARGS_THAT_MATTER if k in args and args[k] is not None
+            ]
+            con.print(Text.assemble("  args: ", report.plain(", ".join(picked), limit=600)))
+        elif args is None:
+            con.print("  args: (no server_args banner in this run)")
+        for adj in run.get("adjustments", [])[:10]:
+            sets = ", ".join(f"{k}={v!r}" for k, v in adj["sets"].items())
+            con.print(Text.assemble(f"  adjusted (line {adj['line']}): ", report.plain(sets)))
+
+
+_OUTCOME_STYLE = {"ready": "green", "crashed": "red", "starting": "yellow", "stopped": "cyan"}
+
+
+_VERDICT_STYLE = {
+    "fresh": "bold green",
+    "stale": "bold red",
+    "mismatch": "bold red",
+    "no_run": "bold red",
+    "inconclusive": "bold yellow",
+}
+_SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
+
+
+def render_check(con: Console, data: dict[str, Any]) -> None:
+    """The five-second read: verdict line, runs, arg diff, failure, memory, next steps."""
+    from rich.table import Table
+
+    con.print(
+        Text.assemble(
+            (data["verdict"].upper(), _VERDICT_STYLE.get(data["verdict"], "bold")),
+            "  ",
+            report.plain(data["headline"]),
+        )
+    )
+    con.print(
+        Text.assemble(
+            ("log ", "dim"),
+            report.plain(str(data["log"])),
+            ("  runs in file: ", "dim"),
+            str(data["runs"]),
+        )
+    )
+    if data.get("launched_at") or data.get("log_mtime"):
+        con.print(Text.assemble(
+            ("launched at ", "dim"), str(data.get("launched_at") or "-"),
+            ("   log last modified ", "dim"), str(data.get("log_mtime") or "-"),
+        ))  # fmt: skip
+    runs = [*data.get("earlier_runs", []), *([data["run"]] if data.get("run") else [])]
+    if runs:
+        con.print()
+        table = Table(
+            "run",
+            "started",
+            "ended",
+            "lines",
+            "outcome",
+            "release",
+            title="Runs in this file",
+            title_justify="left",
+            box=None,
+            header_style="bold",
+        )
+        for run in runs:
+            last = run is runs[-1]
+            table.add_row(
+                f"{run['index']}{' (checked)' if last else ''}",
+                str(run["started_at"] or "-"),
+                str(run["ended_at"] or "-"),
+                f"{run['first_line']}-{run['last_line']}",
+                run["outcome"],
+                str(run.get("sglang_version_hint") or "-"),
+            )
+        con.print(table)
+    if data["arg_diff"]:
+        con.print()
+        con.print(arg_diff_table(data["arg_diff"]))
+    if data.get("matched_args"):
+        matched = ", ".join(data["matched_args"])
+        con.print(Text.assemble(("Matching your command: ", "dim"), report.plain(matched)))
+    if data.get("unverified_args"):
+        unseen = ", ".join(data["unverified_args"])
+        con.print(Text.assemble(("Not visible in this run: ", "dim"), report.plain(unseen)))
+    failure = data.get("failure")
+    if failure:
+        con.print()
+        con.print(
+            Text.assemble(
+                ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}"
+            )
+        )
+        con.print(Text.assemble("  ", report.plain(failure["message"], limit=400)))
+    if data.get("oom"):
+        con.print(
+            Text.assemble(
+                ("Out of memory: ", "bold"),
+                (data["oom"]["verdict"], "red"),
+                " — ",
+                report.plain(data["oom"]["explanation"], limit=600),
+            )
+        )
+    budget = data.get("budget")
+    if budget:
+        fits = "fits" if budget.get("fits") else "does NOT fit"
+        con.print(Text.assemble(("Your command's memory budget: ", "bold"), fits))
+        for s in budget.get("suggestions", [])[:5]:
+            con.print(
+                Text.assemble(
+                    "  try ",
+                    (str(s.get("change")), "bold"),
+                    " — ",
+                    report.plain(str(s.get("effect")), limit=200),
+                )
+            )
+    con.print()
+    con.print(Text("Findings", style="bold"))
+    for f in data["findings"]:
+        con.print(
+            Text.assemble(
+                "  ",
+                (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")),
+                " ",
+                report.plain(f["message"], limit=500),
+            )
+        )
+    if data["next_steps"]:
+        con.print()
+        con.print(Text("Next", style="bold"))
+        for step in data["next_steps"]:
+            con.print(Text.assemble("  → ", report.plain(step, limit=600)))
+
+
+def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
+    """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal."""
+    from rich.table import Table
+
+    table = Table(
+        "argument",
+        "you intended",
+        "the run had",
+        "status",
+        "why",
+        title="Argument differences",
+        title_justify="left",
+        box=None,
+        header_style="bold",
+    )
+    for d in diffs:
+        why = str(d.get("explanation") or "")
+        if d.get("evidence_line"):
+            why += f" (line {d['evidence_line']})"
+        table.add_row(
+            report.plain(str(d["arg"])),
+            report.plain(repr(d["intended"]), limit=60),
+            report.plain(repr(d["effective"]), limit=60),
+            Text(str(d["status"]), style="green" if d["status"] == "explained" else "red"),
+            report.plain(why, limit=160),
+        )
+    return table

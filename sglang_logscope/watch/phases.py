@@ -1,0 +1,352 @@
+"""The phase view of one starting run: args → distributed init → weights → KV / mamba pools →
+CUDA graphs → ready, with the key figures of each phase.
+
+:class:`PhaseTracker` consumes the :class:`~sglang_logscope.events.Event` records of one run (in
+any rank order) and never goes backwards.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import regex
+
+from .. import _text as report
+from ..events import Event, EventKind
+
+
+class Phase(str, enum.Enum):
+    ARGS = "args"
+    DIST_INIT = "dist_init"
+    WEIGHTS = "weights"
+    POOLS = "pools"
+    CUDA_GRAPH = "cuda_graph"
+    READY = "ready"
+
+    @property
+    def label(self) -> str:
+        return _PHASE_LABEL[self]
+
+
+_PHASE_LABEL = {
+    Phase.ARGS: "args",
+    Phase.DIST_INIT: "distributed init",
+    Phase.WEIGHTS: "weights",
+    Phase.POOLS: "KV / mamba pools",
+    Phase.CUDA_GRAPH: "CUDA graphs",
+    Phase.READY: "ready",
+}
+PHASES: tuple[Phase, ...] = tuple(Phase)
+
+_PHASE_OF: dict[EventKind, Phase] = {
+    EventKind.SERVER_ARGS: Phase.ARGS,
+    EventKind.ARGS_ADJUSTED: Phase.ARGS,
+    EventKind.ATTENTION_BACKEND: Phase.ARGS,
+    EventKind.LAUNCH_WARNING: Phase.ARGS,
+    EventKind.DIST_INIT_BEGIN: Phase.DIST_INIT,
+    EventKind.DIST_INIT_END: Phase.DIST_INIT,
+    EventKind.MEMORY_BASELINE: Phase.DIST_INIT,
+    EventKind.MEMORY_UNBALANCED: Phase.DIST_INIT,
+    EventKind.LOAD_WEIGHT_BEGIN: Phase.WEIGHTS,
+    EventKind.WEIGHT_PROGRESS: Phase.WEIGHTS,
+    EventKind.LOAD_WEIGHT_END: Phase.WEIGHTS,
+    EventKind.KV_CACHE_ALLOCATED: Phase.POOLS,
+    EventKind.MAMBA_CACHE_ALLOCATED: Phase.POOLS,
+    EventKind.SWA_POOL: Phase.POOLS,
+    EventKind.MEMORY_POOL_END: Phase.POOLS,
+    EventKind.TOKEN_SUMMARY: Phase.POOLS,
+    EventKind.CUDA_GRAPH_BEGIN: Phase.CUDA_GRAPH,
+    EventKind.CUDA_GRAPH_PROGRESS: Phase.CUDA_GRAPH,
+    EventKind.CUDA_GRAPH_END: Phase.CUDA_GRAPH,
+    EventKind.SERVER_READY: Phase.READY,
+    EventKind.PREFILL_BATCH: Phase.READY,
+    EventKind.DECODE_BATCH: Phase.READY,
+}
+PROGRESS_KINDS = frozenset({EventKind.WEIGHT_PROGRESS, EventKind.CUDA_GRAPH_PROGRESS})
+#: Events that only a starting server prints: a run needs one to count as a launch
+#: (an older server still writing serving lines to the file is not a launch).
+STARTUP_KINDS = frozenset(_PHASE_OF) - {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH} | {
+    EventKind.ARGPARSE_USAGE,
+    EventKind.ARGPARSE_ERROR,
+    EventKind.UVICORN_STARTED,
+    EventKind.UVICORN_RUNNING,
+}
+_ARG_FIGURES = (
+    "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
+    "context_length", "max_running_requests", "chunked_prefill_size", "kv_cache_dtype",
+    "speculative_algorithm", "attention_backend", "port",
+)  # fmt: skip
+
+
+@dataclass
+class PhaseState:
+    """One phase of the view: when it began and ended (log time), figures, progress 0..1."""
+
+    phase: Phase
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    entered: bool = False
+    done: bool = False
+    progress: float | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase.value,
+            "label": self.phase.label,
+            "entered": self.entered,
+            "done": self.done,
+            "started_at": report.when(self.started_at) if self.started_at else None,
+            "ended_at": report.when(self.ended_at) if self.ended_at else None,
+            "progress": self.progress,
+            "figures": dict(self.figures),
+        }
+
+
+@dataclass(frozen=True)
+class PhaseChange:
+    """Something worth a line: a phase entered or finished, progress, a warning."""
+
+    kind: str  # "enter" | "done" | "progress" | "warning"
+    phase: Phase
+    message: str
+    line: int
+    figures: Mapping[str, Any] = field(default_factory=dict)
+
+
+class PhaseTracker:
+    """The phase view of one run, built from its events (in any rank order; never backwards)."""
+
+    def __init__(self) -> None:
+        self.states: dict[Phase, PhaseState] = {p: PhaseState(p) for p in PHASES}
+        self.current: Phase | None = None
+        self.first_time: datetime | None = None
+        self.last_time: datetime | None = None
+        self._last_line = 0
+        self._min: dict[tuple[Phase, str], float] = {}
+
+    @property
+    def ready(self) -> bool:
+        return self.states[Phase.READY].entered
+
+    def consume_all(self, events: Iterable[Event]) -> list[PhaseChange]:
+        out: list[PhaseChange] = []
+        for e in events:
+            out.extend(self.consume(e))
+        return out
+
+    def consume(self, event: Event) -> list[PhaseChange]:
+        """Take one event (events already seen are ignored); return what changed."""
+        if event.line < self._last_line or (
+            event.line == self._last_line and event.kind not in PROGRESS_KINDS
+        ):
+            return []
+        self._last_line = event.line
+        if event.timestamp is not None and event.has_date:
+            self.first_time = self.first_time or event.timestamp
+            self.last_time = event.timestamp
+        phase = _PHASE_OF.get(event.kind)
+        if phase is None:
+            return []
+        changes = self._advance(phase, event)
+        changes.extend(self._figures(phase, event))
+        return changes
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "phase": self.current.value if self.current else None,
+            "phases": [s.to_dict() for s in self.states.values()],
+        }
+
+    # -- internals
+
+    def _advance(self, phase: Phase, event: Event) -> list[PhaseChange]:
+        order = PHASES.index(phase)
+        if self.current is not None and order < PHASES.index(self.current):
+            return []  # another rank catching up with an earlier phase
+        changes: list[PhaseChange] = []
+        if self.current is not phase:
+            for earlier in PHASES[:order]:
+                st = self.states[earlier]
+                if st.entered and not st.done:
+                    st.done = True
+                    st.ended_at = st.ended_at or event.timestamp
+                    if st.progress is not None:
+                        st.progress = 1.0
+                    changes.append(
+                        PhaseChange("done", earlier, _summary(st), event.line, dict(st.figures))
+                    )
+            st = self.states[phase]
+            st.entered = True
+            st.started_at = event.timestamp if event.has_date else None
+            self.current = phase
+            changes.append(PhaseChange("enter", phase, phase.label, event.line))
+            if phase is Phase.READY:
+                st.done = True
+                st.ended_at = event.timestamp
+        return changes
+
+    def _figures(self, phase: Phase, event: Event) -> list[PhaseChange]:
+        st = self.states[phase]
+        f = event.fields
+        kind = event.kind
+        changes: list[PhaseChange] = []
+        if kind is EventKind.SERVER_ARGS:
+            args = f.get("args")
+            if isinstance(args, Mapping):
+                for key in _ARG_FIGURES:
+                    if args.get(key) is not None:
+                        st.figures[key] = args[key]
+        elif kind is EventKind.ARGS_ADJUSTED:
+            st.figures["adjusted"] = int(st.figures.get("adjusted", 0)) + 1
+            changes.append(
+                PhaseChange("warning", phase, f"SGLang adjusted: {event.message}", event.line)
+            )
+        elif kind is EventKind.ATTENTION_BACKEND and f.get("backend"):
+            st.figures["attention_backend"] = f["backend"]
+        elif kind is EventKind.DIST_INIT_END:
+            self._max(st, "elapsed_s", f.get("elapsed_s"))
+            self._max(st, "mem_usage_gib", f.get("mem_usage_gib"))
+            st.done = True
+            st.ended_at = event.timestamp
+        elif kind is EventKind.MEMORY_UNBALANCED:
+            st.figures["unbalanced"] = True
+            changes.append(
+                PhaseChange(
+                    "warning", phase, f"memory capacity is unbalanced: {event.message}", event.line
+                )
+            )
+        elif kind is EventKind.LOAD_WEIGHT_BEGIN:
+            self._low(phase, st, "free_before_gib", f.get("avail_gib"))
+        elif kind is EventKind.WEIGHT_PROGRESS:
+            done, total, percent = f.get("done"), f.get("total"), f.get("percent")
+            if isinstance(done, int) and isinstance(total, int) and total > 0:
+                new = done / total
+                if st.progress is None or new > st.progress:
+                    st.progress = new
+                    st.figures["shards"] = f"{done}/{total}"
+                    changes.append(
+                        PhaseChange(
+                            "progress",
+                            phase,
+                            f"{done}/{total} shards ({percent if percent is not None else round(100 * new)}%)",
+                            event.line,
+                            {"done": done, "total": total},
+                        )
+                    )
+        elif kind is EventKind.LOAD_WEIGHT_END:
+            self._max(st, "weights_gib", f.get("mem_usage_gib"))
+            self._low(phase, st, "free_after_gib", f.get("avail_gib"))
+            self._max(st, "elapsed_s", f.get("elapsed_s"))
+            if f.get("model_class"):
+                st.figures["model_class"] = f["model_class"]
+            if st.progress is not None:
+                st.progress = 1.0
+            st.ended_at = event.timestamp
+        elif kind is EventKind.KV_CACHE_ALLOCATED:
+            if f.get("tokens") is not None:
+                st.figures["kv_tokens"] = f["tokens"]
+            sizes = [
+                float(f[k])
+                for k in ("k_gib", "v_gib", "kv_gib")
+                if isinstance(f.get(k), (int, float))
+            ]
+            if sizes:
+                st.figures["kv_gib"] = round(sum(sizes), 2)
+        elif kind is EventKind.MAMBA_CACHE_ALLOCATED:
+            if f.get("max_mamba_cache_size") is not None:
+                st.figures["mamba_slots"] = f["max_mamba_cache_size"]
+            sizes = [
+                float(v) for k, v in f.items() if k.endswith("_gib") and isinstance(v, (int, float))
+            ]
+            if sizes:
+                st.figures["mamba_gib"] = round(sum(sizes), 2)
+        elif kind is EventKind.MEMORY_POOL_END:
+            self._low(phase, st, "free_after_gib", f.get("avail_gib"))
+        elif kind is EventKind.TOKEN_SUMMARY:
+            for key in ("max_total_num_tokens", "max_running_requests", "context_len"):
+                if f.get(key) is not None:
+                    st.figures[key] = f[key]
+        elif kind is EventKind.CUDA_GRAPH_BEGIN:
+            self._low(phase, st, "free_before_gib", f.get("avail_gib"))
+        elif kind is EventKind.CUDA_GRAPH_PROGRESS:
+            if f.get("bs") is not None:
+                st.figures["bs"] = f["bs"]
+            # The bar itself ('4/4') is not a field: read it from the text when present.
+            m = _BAR.search(event.message)
+            if m is not None and int(m.group(2)) > 0:
+                new = int(m.group(1)) / int(m.group(2))
+                if st.progress is None or new > st.progress:
+                    st.progress = new
+                    changes.append(
+                        PhaseChange(
+                            "progress", phase, f"{m.group(1)}/{m.group(2)} batch sizes", event.line
+                        )
+                    )
+        elif kind is EventKind.CUDA_GRAPH_END:
+            self._max(st, "elapsed_s", f.get("elapsed_s"))
+            self._low(phase, st, "free_after_gib", f.get("avail_gib"))
+            st.ended_at = event.timestamp
+        elif (
+            kind is EventKind.SERVER_READY
+            and self.first_time
+            and event.has_date
+            and event.timestamp
+        ):
+            st.figures["startup_s"] = round((event.timestamp - self.first_time).total_seconds(), 1)
+        return changes
+
+    def _max(self, st: PhaseState, key: str, value: Any) -> None:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            st.figures[key] = max(float(value), float(st.figures.get(key, value)))
+
+    def _low(self, phase: Phase, st: PhaseState, key: str, value: Any) -> None:
+        """Per-rank figures keep the lowest (the rank that limits)."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            old = self._min.get((phase, key))
+            if old is None or value < old:
+                self._min[(phase, key)] = float(value)
+                st.figures[key] = float(value)
+
+
+_BAR = regex.compile(r"\|\s{0,4}+(\d{1,7}+)/(\d{1,7}+) \[")
+
+_FIGURE_FORMAT: dict[str, Callable[[Any], str]] = {
+    "free_before_gib": lambda v: f"{v:.2f} GiB free before",
+    "free_after_gib": lambda v: f"{v:.2f} GiB free after",
+    "weights_gib": lambda v: f"weights {v:.2f} GiB",
+    "kv_gib": lambda v: f"KV {v:.2f} GiB",
+    "mamba_gib": lambda v: f"mamba {v:.2f} GiB",
+    "mem_usage_gib": lambda v: f"{v:.2f} GiB used",
+    "elapsed_s": lambda v: f"{v:.1f} s",
+    "startup_s": lambda v: f"startup {v:.1f} s",
+    "kv_tokens": lambda v: f"{v} tokens",
+    "mamba_slots": lambda v: f"{v} mamba slots",
+    "unbalanced": lambda v: "UNBALANCED" if v else "",
+    "adjusted": lambda v: f"{v} adjusted by SGLang",
+}
+
+
+def figures_text(figures: Mapping[str, Any]) -> str:
+    """``tp_size=2, 47.00 GiB free before, ...``: a phase's figures in one line."""
+    parts: list[str] = []
+    for key, value in figures.items():
+        fmt = _FIGURE_FORMAT.get(key)
+        if fmt is not None:
+            try:
+                text = fmt(value)
+            except (TypeError, ValueError):
+                text = f"{key}={value}"
+        else:
+            text = f"{key}={value}"
+        if text:
+            parts.append(text)
+    return ", ".join(parts)
+
+
+def _summary(st: PhaseState) -> str:
+    return f"{st.phase.label} done" + (f": {figures_text(st.figures)}" if st.figures else "")
