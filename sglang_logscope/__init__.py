@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from .parse.lines import iter_events
     from .parse.messages import CATALOG
     from .staleness.argdiff import ArgDiff, DiffStatus
-    from .staleness.judge import CheckReport, Verdict, check
+    from .staleness.judge import check
+    from .staleness.verdict import CheckReport, Verdict
 
 #: Each public name and the module that defines it. Imported on first use (PEP 562), so that
 #: ``logscope check`` does not pay for pandas, the memory arithmetic, GPU readers, ...
@@ -39,7 +40,8 @@ _WHERE: dict[str, str] = {
         ("ArgOption", "ArgTable", "available_versions", "load_arg_table"), "command.argtable"
     ),
     **dict.fromkeys(("MessageSpec", "Sample"), "parse.catalog"),
-    **dict.fromkeys(("CheckReport", "Verdict", "check"), "staleness.judge"),
+    "check": "staleness.judge",
+    **dict.fromkeys(("CheckReport", "Verdict"), "staleness.verdict"),
     **dict.fromkeys(("LaunchCommand", "parse_launch_command"), "command.parse"),
     **dict.fromkeys(("CommandError", "InputError", "LogscopeError"), "errors"),
     **dict.fromkeys(("Event", "EventKind", "Rank"), "events"),

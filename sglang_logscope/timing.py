@@ -15,6 +15,10 @@ from dateutil import tz as dateutil_tz
 
 from .errors import LogscopeError
 
+#: A run whose start is this much before the launch time still counts as the launch
+#: (clock granularity: a launch time typed to the minute, or taken on another machine).
+START_TOLERANCE = timedelta(seconds=2)
+
 
 @dataclass(frozen=True)
 class LaunchTime:

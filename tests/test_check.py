@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.log.runs import Outcome
-from sglang_logscope.staleness.judge import DiffStatus, Verdict, check
+from sglang_logscope.staleness.argdiff import DiffStatus
+from sglang_logscope.staleness.judge import check
+from sglang_logscope.staleness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"

@@ -34,7 +34,7 @@ def test_public_functions_are_not_shadowed_by_submodules() -> None:
     assert callable(sglang_logscope.check) and sglang_logscope.check.__name__ == "check"
     assert sglang_logscope.preflight.__name__ == "preflight"
     assert callable(sglang_logscope.budget) and sglang_logscope.budget.__name__ == "budget"
-    from sglang_logscope.staleness.judge import CheckReport
+    from sglang_logscope.staleness.verdict import CheckReport
 
     assert sglang_logscope.CheckReport is CheckReport
 

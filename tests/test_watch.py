@@ -17,15 +17,22 @@ from fake_sglang_server import Server
 from rich.console import Console
 
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.events import EventKind
+from sglang_logscope.events import Event, EventKind
 from sglang_logscope.parse.lines import iter_events
-from sglang_logscope.render.live import JsonlSink, PlainSink, phase_table, render_result
+from sglang_logscope.render.live import (
+    JsonlSink,
+    LiveSink,
+    PlainSink,
+    make_sink,
+    phase_table,
+    render_result,
+)
 from sglang_logscope.timing import parse_launched_at
 from sglang_logscope.watch import loop as watch_mod
-from sglang_logscope.watch.follow import EventStream, Follower, Reset
+from sglang_logscope.watch.follow import Chunk, EventStream, Follower, Reset, parse_partial
 from sglang_logscope.watch.loop import parse_duration
 from sglang_logscope.watch.phases import Phase, PhaseTracker
-from sglang_logscope.watch.result import WatchOutcome
+from sglang_logscope.watch.result import Note, WatchOutcome, WatchResult
 from sglang_logscope.watch.watcher import Watcher, WatchOptions
 
 # An earlier run, long before any launch in these tests: it crashed for lack of memory.
@@ -112,7 +119,7 @@ def test_follower_skips_existing_and_joins_partial_lines(tmp_path: Path) -> None
 def test_follower_from_start_and_missing_file(tmp_path: Path) -> None:
     log = tmp_path / "b.log"
     with Follower(log, skip_existing=True) as f:
-        assert f.poll() == watch_mod.Chunk()
+        assert f.poll() == Chunk()
         assert not f.is_open and not f.existed_at_start
         log.write_text("first\nsecond\n")
         chunk = f.poll()  # appeared after the start: all of it is new
@@ -206,7 +213,7 @@ def test_event_stream_line_numbers_start_after_skipped_lines() -> None:
 # ------------------------------------------------------------------------------ phases
 
 
-def _events(text: str) -> list[watch_mod.Event]:
+def _events(text: str) -> list[Event]:
     return list(iter_events(io.StringIO(text)))
 
 
@@ -246,11 +253,11 @@ def test_phase_tracker_progress_from_a_bar_still_being_drawn() -> None:
     partial = (
         b"\rLoading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01, 1.00it/s]"
     )
-    event = watch_mod.parse_partial(partial, 2)
+    event = parse_partial(partial, 2)
     assert event is not None and event.kind is EventKind.WEIGHT_PROGRESS
     tracker.consume(event)
     assert tracker.states[Phase.WEIGHTS].progress == 0.5
-    assert watch_mod.parse_partial(b"[2026-05-09 09:17:50] some other text", 3) is None
+    assert parse_partial(b"[2026-05-09 09:17:50] some other text", 3) is None
 
 
 # ------------------------------------------------------------------------------ the watcher
@@ -262,7 +269,7 @@ def _opts(**kw: object) -> WatchOptions:
     return WatchOptions(**base)  # type: ignore[arg-type]
 
 
-def _kinds(notes: list[watch_mod.Note]) -> list[str]:
+def _kinds(notes: list[Note]) -> list[str]:
     return [n.kind for n in notes]
 
 
@@ -396,7 +403,7 @@ def test_log_replaced_or_truncated_mid_watch(tmp_path: Path, how: str) -> None:
         os.rename(log, tmp_path / "serve.log.1")
     # A new launch writes a new file (another command: a different banner).
     log.write_text(server_output("crash", "cuda_oom", args="--model-path /other --tp 2"))
-    notes: list[watch_mod.Note] = []
+    notes: list[Note] = []
     for i in range(2, 12):
         notes += w.step(i / 10)
     resets = [n for n in notes if n.kind == "reset"]
@@ -476,7 +483,7 @@ def test_crash_summary_shows_failure_and_arg_diff_and_renders_log_text_literally
     assert "CRASHED" in text and "not_enough_memory" in text and "mem_fraction_static" in text
     assert "0.92" in text and "0.85" in text
     # Untrusted text: markup is shown as typed, escapes made visible.
-    hostile = watch_mod.WatchResult(
+    hostile = WatchResult(
         WatchOutcome.EXITED,
         str(log),
         "exited",
@@ -537,8 +544,8 @@ def test_live_view_on_a_terminal(tmp_path: Path) -> None:
     log.write_text(out[: out.rindex("\n", 0, cut) + 1])
     buf = io.StringIO()
     con = Console(file=buf, width=160, force_terminal=True, color_system=None, markup=False)
-    sink = watch_mod.make_sink("text", con)
-    assert isinstance(sink, watch_mod.LiveSink)
+    sink = make_sink("text", con)
+    assert isinstance(sink, LiveSink)
     steps = iter(range(100))
 
     def sleep(_s: float) -> None:

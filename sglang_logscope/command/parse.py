@@ -14,13 +14,15 @@ Here: the :class:`LaunchCommand` model and the entry points.
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import CommandError
+from ..errors import CommandError, InputError
 from .argtable import ArgTable, load_arg_table
 from .argv import merge_config, read_argv
 from .unwrap import find_launch
@@ -146,9 +148,6 @@ def _nothing_found(text: str) -> str:
 
 def read_command_file(path: str) -> tuple[str, Path | None]:
     """The text of a command file ('-' = stdin) and the folder ``--config`` is resolved against."""
-    import sys
-
-    from ..errors import InputError
 
     if path == "-":
         return sys.stdin.read(), Path.cwd()
@@ -161,7 +160,6 @@ def read_command_file(path: str) -> tuple[str, Path | None]:
 
 def describe(cmd: LaunchCommand) -> list[str]:
     """Plain-text lines for ``logscope args``: the argv SGLang sees and every problem."""
-    import shlex
 
     lines = [
         f"program: {cmd.program}",

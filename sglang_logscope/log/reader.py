@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..events import Event, EventKind
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
+from .figures import run_memory
 from .runs import Run, split_runs, stream_runs
 
 if TYPE_CHECKING:
@@ -104,7 +108,6 @@ class _RunOfLine(Mapping[int, int]):
         self._runs = runs
 
     def __getitem__(self, line: int) -> int:
-        from bisect import bisect_right
 
         i = bisect_right(self._firsts, line) - 1
         if i < 0 or line > self._runs[i].last_line:
@@ -120,7 +123,6 @@ class _RunOfLine(Mapping[int, int]):
 
 def run_summary(run: Run) -> dict[str, Any]:
     """The JSON shape ``logscope summary`` prints for one run."""
-    from .figures import run_memory
 
     span = run.to_dict()
     return {
@@ -189,8 +191,6 @@ def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[di
     """:func:`summarize_file` over several files, in parallel across cores, in input order."""
     if len(paths) <= 1 or workers == 1:
         return [summarize_file(p) for p in paths]
-    import os
-    from concurrent.futures import ProcessPoolExecutor
 
     count = min(len(paths), workers or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already

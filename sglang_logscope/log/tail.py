@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import mmap
 import os
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,7 +90,6 @@ def scan_starters(path: str) -> list[_Starter]:
     hold one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
     usage blocks by a ``\nu`` byte pair (two 16-bit compares) followed by ``usage: ``.
     """
-    import mmap
 
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -103,7 +104,6 @@ def scan_starters(path: str) -> list[_Starter]:
 
 
 def _scan(mm: Any, size: int) -> list[_Starter]:
-    import threading
 
     import numpy as np
 

@@ -25,6 +25,9 @@ from .._text import SCHEMA_VERSION, visible
 from ..command.parse import LaunchCommand, parse_launch_command
 from ..errors import LogscopeError
 from ..findings import Code, Severity
+from ..memory.budget import budget
+from ..memory.budget_types import MeasuredFigures
+from ..memory.gpus import GpuSpec
 from .gpus import (
     GIB,
     MIB,
@@ -386,9 +389,6 @@ def _budget_findings(
     used: list[tuple[int, Gpu]],
     sglang_version: str | None,
 ) -> tuple[list[Finding], dict[str, Any] | None, float | None, float | None]:
-    from ..memory.budget import budget
-    from ..memory.budget_types import MeasuredFigures
-    from ..memory.gpus import GpuSpec
 
     specs = [GpuSpec(g.name, g.total_bytes / MIB, "live") for _, g in used]
     live = min(g.free_bytes for _, g in used) / GIB - CONTEXT_GIB

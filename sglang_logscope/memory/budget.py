@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from .._text import SCHEMA_VERSION
-from .budget_types import Budget, MeasuredFigures, PerGpu, Suggestion
+from .budget_types import Budget, MeasuredFigures, PerGpu
 from .eras import (
     NEWEST_READ,
     Era,
@@ -30,34 +30,13 @@ from .estimates import (
     estimate_weights_gib,
     kv_cell_bytes,
     kv_element_bytes,
-    mamba_slot_bytes,
     spec_defaults,
     ssm_element_bytes,
 )
-from .from_run import budget_for_run, measured_from_run, reported_from_run, version_for_run
 from .gpus import DEFAULT_COUNT, DEFAULT_GPU, F0_OVERHEAD_GIB, GpuSpec, as_gpu_list
-from .models import ModelFacts
+from .models import ModelFacts, resolve_model
 from .solver import EAGLE_FAMILY, Inputs, shortfall_gib, slack_warnings, solve
-
-__all__ = [
-    "GIB",
-    "SCHEMA_VERSION",
-    "WEIGHTS_OVERHEAD_GIB",
-    "Budget",
-    "MeasuredFigures",
-    "PerGpu",
-    "Rerun",
-    "Suggestion",
-    "budget",
-    "budget_for_run",
-    "estimate_draft_gib",
-    "estimate_weights_gib",
-    "kv_cell_bytes",
-    "mamba_slot_bytes",
-    "measured_from_run",
-    "reported_from_run",
-    "version_for_run",
-]
+from .suggest import suggestions
 
 #: Speculative algorithms that reset ``max_running_requests`` to 48 when it is unset.
 _SPEC_RESET = {"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"}
@@ -91,7 +70,6 @@ def budget(
     )
     if b.fits:
         return b
-    from .suggest import suggestions
 
     def rerun(changed: Mapping[str, Any], gpus_override: Sequence[GpuSpec] | None = None) -> Budget:
         new_explicit = None if explicit is None else {*explicit, *changed}
@@ -130,9 +108,6 @@ def _scale_measured(
 
 
 def _resolve(args: Mapping[str, Any], model_config: Any) -> ModelFacts:
-    from pathlib import Path
-
-    from .models import resolve_model
 
     return resolve_model(args, Path(model_config) if model_config is not None else None)
 

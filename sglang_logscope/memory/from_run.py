@@ -13,6 +13,7 @@ import regex
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..log.runs import FailureKind, Run
+from .budget import budget
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, parse_version, rules_for
 from .gpus import GpuSpec
@@ -169,7 +170,6 @@ def budget_for_run(
     version, note = version_for_run(run, sglang_version)
     rules = rules_for(parse_version(version or NEWEST_READ))
     spec = bool(merged.get("speculative_algorithm"))
-    from .budget import budget  # budget re-exports this module's names
 
     measured = measured_from_run(run, era=rules.era, spec=spec)
     if measured.f0_gib is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -234,7 +234,6 @@ def _vision_params(vision: Mapping[str, Any] | None) -> float:
 def _with_params(
     f: ModelFacts, cfg: Mapping[str, Any], vision: Mapping[str, Any] | None
 ) -> ModelFacts:
-    from dataclasses import replace
 
     h = f.hidden_size
     attn = _attention_params(cfg, f)
@@ -378,8 +377,6 @@ def resolve_model(args: Mapping[str, Any], model_config: Path | None = None) -> 
         quantization=guessed,
     )
     if guessed and not quant:
-        from dataclasses import replace
-
         facts = replace(
             facts, notes=(*facts.notes, f"quantization {guessed} guessed from the model name")
         )

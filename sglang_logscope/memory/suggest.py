@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .budget_types import Suggestion
+
 if TYPE_CHECKING:
     from .budget_types import Budget, Suggestion
 
@@ -26,7 +28,6 @@ def _effect(b: Budget) -> str:
 
 
 def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Suggestion]:
-    from .budget_types import Suggestion
 
     out: list[Suggestion] = []
     inputs = b.inputs

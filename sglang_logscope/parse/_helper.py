@@ -194,6 +194,7 @@ def _widen(pipe: IO[bytes] | None) -> None:
     if pipe is None:
         return
     with contextlib.suppress(OSError, ImportError, AttributeError):
+        # platform: fcntl exists only on POSIX
         import fcntl
 
         fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)

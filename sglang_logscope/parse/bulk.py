@@ -41,6 +41,8 @@ import regex
 from ..events import Event, EventKind, Rank, new_event
 from . import header as H
 from .catalog import KEY_LEN, Catalog, LazyFields, MessageSpec
+from .levels import LEVEL_HINT
+from .messages import CATALOG
 
 
 def _clean(data: bytes) -> bool:
@@ -305,8 +307,6 @@ def _guard(spec: MessageSpec, catalog: Catalog, needles: set[str]) -> str:
 
 @cache
 def bulk_shape() -> BulkShape:
-    from .messages import CATALOG
-
     return BulkShape(CATALOG)
 
 
@@ -370,8 +370,6 @@ class Rows:
     def events(self) -> list[Event]:
         """Each row as the :class:`Event` the line parser makes of its line (columns decoded
         a block at a time: the short ones through their few distinct values)."""
-        from .lines import _LEVEL_HINT
-
         shape = self.shape
         full = shape.full
         cols = self.cols if self.layout is full else shape.full_columns(self.piece)
@@ -414,7 +412,7 @@ class Rows:
                     message,
                     line,
                     stamps[times[r]],
-                    level[r] or ulevel[r] or _LEVEL_HINT.get(spec.kind),
+                    level[r] or ulevel[r] or LEVEL_HINT.get(spec.kind),
                     ranks[r],
                     src[r],
                     LazyFields(spec, groups) if spec.pairs is not None else spec.convert(groups),

@@ -22,6 +22,7 @@ from .banner import parse_banner
 from .bulk import Rows, bulk_shape
 from .catalog import MessageSpec
 from .header import Header, split_header
+from .levels import CONTINUES_TRACEBACK, FAILURE_PRIORITY, LEVEL_HINT
 from .messages import CATALOG
 from .source import Source, decode_line, finish_line, iter_raw_lines, iter_raw_pieces
 
@@ -35,24 +36,6 @@ _EXC_PREFIX = regex.compile(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
 _BARE_EXC = ("Error", "Exception", "Interrupt", "Exit")
 _EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
 _CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
-_LEVEL_HINT = {
-    EventKind.ARGS_ADJUSTED: "WARNING",
-    EventKind.SCHEDULER_EXCEPTION: "ERROR",
-    EventKind.NOT_ENOUGH_MEMORY: "ERROR",
-    EventKind.CUDA_OOM: "ERROR",
-}
-
-#: Traceback kinds, most specific first: the first one found among a block's exceptions wins.
-_FAILURE_PRIORITY = (
-    EventKind.NOT_ENOUGH_MEMORY,
-    EventKind.WEIGHTS_LEAVE_NO_MEMORY,
-    EventKind.MAMBA_STATE_TOO_SMALL,
-    EventKind.CUDA_OOM,
-    EventKind.PORT_IN_USE,
-    EventKind.NCCL_ERROR,
-    EventKind.SCHEDULER_DEAD,
-    EventKind.CUDA_GRAPH_FAILED,
-)
 
 
 def iter_events(
@@ -171,7 +154,7 @@ def _match_after_exception_type(message: str) -> tuple[MessageSpec, dict[str, An
     if m is None:
         return None
     hit = CATALOG.match(message[m.end() :])
-    if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+    if hit is None or hit[0].kind not in FAILURE_PRIORITY:
         return None
     fields = dict(hit[1])
     fields["exc_type"] = message[: m.end() - 2]
@@ -212,7 +195,7 @@ def _make_event(
         header.message,
         lineno,
         header.timestamp,
-        header.level or (_LEVEL_HINT.get(kind) if hit else None),
+        header.level or (LEVEL_HINT.get(kind) if hit else None),
         header.rank,
         header.source,
         fields,
@@ -278,7 +261,7 @@ class _Block:
             return True
         hit = CATALOG.match(line)
         # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
-        return hit is None or hit[0].kind in _CONTINUES_TRACEBACK
+        return hit is None or hit[0].kind in CONTINUES_TRACEBACK
 
     def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
         self.lines.append(text)
@@ -307,16 +290,6 @@ class _Block:
             truncated=self.truncated,
             releases=self.spec.releases,
         )
-
-
-_EXCEPTION_KINDS = frozenset(_FAILURE_PRIORITY) | {
-    EventKind.EXCEPTION,
-    EventKind.SCHEDULER_EXCEPTION,
-    EventKind.ARGPARSE_ERROR,
-}
-#: Known lines that may still sit inside a traceback (its exception text); the main process's
-#: 'Rank 0 scheduler is dead.' after a scheduler traceback is a record of its own.
-_CONTINUES_TRACEBACK = _EXCEPTION_KINDS - {EventKind.SCHEDULER_DEAD, EventKind.CUDA_GRAPH_FAILED}
 
 
 def _classify_traceback(
@@ -351,9 +324,9 @@ def _classify_traceback(
     for exc_type, message in exceptions:
         for text in (f"{exc_type}: {message}", message):
             hit = CATALOG.match(text)
-            if hit is None or hit[0].kind not in _FAILURE_PRIORITY:
+            if hit is None or hit[0].kind not in FAILURE_PRIORITY:
                 continue
-            rank = _FAILURE_PRIORITY.index(hit[0].kind)
+            rank = FAILURE_PRIORITY.index(hit[0].kind)
             if best is None or rank < best[0]:
                 best = (rank, hit[0].kind, hit[1])
             break

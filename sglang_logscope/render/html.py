@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
+from .. import __version__
 from .._text import visible
 from ..errors import LogscopeError
 from ..events import Event, EventKind
@@ -27,7 +28,7 @@ from ..parse.source import Source
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
     from ..memory.budget_types import Budget
-    from ..staleness.judge import CheckReport
+    from ..staleness.verdict import CheckReport
 
 #: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
 SEGMENTS: tuple[tuple[str, str, str], ...] = (
@@ -114,7 +115,6 @@ def run_budget(run: Run | None, sglang_version: str | None = None) -> RunBudget:
 
 def render_html(result: CheckReport, *, run_budget: RunBudget | None = None) -> str:
     """The page for a finished check (``run_budget``: the checked run's own budget)."""
-    from .. import __version__
 
     rb = run_budget or RunBudget(None, {}, "not computed")
     parts = [

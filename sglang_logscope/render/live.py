@@ -4,36 +4,24 @@ phases, plain lines, or JSON lines. Log text is rendered with ``report.plain``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
 from .. import _text
 from ..watch.phases import PHASES, PhaseState, figures_text
-from ..watch.result import Note, WatchOutcome, WatchResult
+from ..watch.result import Note, Sink, WatchOutcome, WatchResult
 from . import text as report
+from .views import arg_diff_table
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
 
-    from ..staleness.judge import CheckReport
+    from ..staleness.verdict import CheckReport
     from ..watch.watcher import Watcher
-
-
-class Sink(Protocol):
-    """Where a watch reports: notes as they come, the live view, the result."""
-
-    def start(self, watcher: Watcher) -> None: ...
-
-    def note(self, note: Note) -> None: ...
-
-    def refresh(self, watcher: Watcher) -> None: ...
-
-    def stop(self) -> None: ...
-
-    def finish(self, result: WatchResult) -> None: ...
 
 
 _NOTE_LABEL = {
@@ -101,7 +89,6 @@ class JsonlSink:
     """One JSON object per note, then the result object (``"event": "result"``)."""
 
     def __init__(self, out: Any = None) -> None:
-        import sys
 
         self.out = out if out is not None else sys.stdout
 
@@ -251,8 +238,6 @@ def render_forensics(console: Console, data_report: CheckReport) -> None:
             _line(console, Text.assemble("  effective: ", report.plain(eff, limit=300)))
     diffs = data.get("arg_diff") or []
     if diffs:
-        from .views import arg_diff_table
-
         console.print(arg_diff_table(diffs))
     elif data_report.intended is not None:
         console.print(

@@ -8,21 +8,23 @@ what the run shows of its end — into one :class:`CheckReport` with a :class:`V
 
 from __future__ import annotations
 
-import enum
 import json
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+import shlex
+from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..command.parse import LaunchCommand, parse_launch_command
 from ..errors import LogscopeError
 from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
+from ..log.tail import read_last_run
 from ..parse.source import Source
 from ..timing import (
+    START_TOLERANCE,
     LaunchTime,
     file_mtime,
     parse_launched_at,
@@ -30,80 +32,12 @@ from ..timing import (
     to_log_time,
     whole_hour_gap,
 )
-from .argdiff import ArgDiff, DiffStatus, arg_diff, effective_args, same_value
+from .argdiff import ArgDiff, DiffStatus, arg_diff, same_value
+from .verdict import CheckReport, Verdict
 from .wording import wording
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
-
-__all__ = ["ArgDiff", "CheckReport", "DiffStatus", "Verdict", "check", "effective_args"]
-
-#: A run whose start is this much before the launch time still counts as the launch
-#: (clock granularity: a launch time typed to the minute, or taken on another machine).
-START_TOLERANCE = timedelta(seconds=2)
-
-
-class Verdict(str, enum.Enum):
-    FRESH = "fresh"
-    STALE = "stale"
-    MISMATCH = "mismatch"
-    NO_RUN = "no_run"
-    INCONCLUSIVE = "inconclusive"
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """Everything ``logscope check`` knows about a log and an intended launch."""
-
-    log: str
-    verdict: Verdict
-    runs: tuple[Run, ...] = field(repr=False)
-    run: Run | None = field(repr=False)
-    arg_diff: tuple[ArgDiff, ...]
-    findings: tuple[Finding, ...]
-    headline: str
-    next_steps: tuple[str, ...]
-    launched_at: datetime | None = None
-    log_mtime: datetime | None = None
-    intended: LaunchCommand | None = field(default=None, repr=False)
-    matched_args: tuple[str, ...] = ()
-    unverified_args: tuple[str, ...] = ()
-    oom: Mapping[str, Any] | None = None
-    budget: Any = field(default=None, repr=False)
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self.run.outcome if self.run else None
-
-    @property
-    def exit_code(self) -> int:
-        """0 when the run is this launch and did not crash; 1 otherwise."""
-        return 0 if self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED else 1
-
-    def to_dict(self) -> dict[str, Any]:
-        run = self.run
-        return {
-            "schema_version": 1,
-            "log": self.log,
-            "verdict": self.verdict.value,
-            "outcome": run.outcome.value if run else None,
-            "failure": run.failure.to_dict() if run and run.failure else None,
-            "runs": len(self.runs),
-            "run": run.to_dict() if run else None,
-            "arg_diff": [d.to_dict() for d in self.arg_diff],
-            "findings": [f.to_dict() for f in self.findings],
-            "oom": dict(self.oom) if self.oom is not None else None,
-            "budget": self.budget.to_dict() if self.budget is not None else None,
-            "headline": self.headline,
-            "next_steps": list(self.next_steps),
-            "launched_at": self.launched_at.isoformat(sep=" ") if self.launched_at else None,
-            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds")
-            if self.log_mtime
-            else None,
-            "earlier_runs": [r.to_dict() for r in self.runs[:-1]],
-            "matched_args": list(self.matched_args),
-            "unverified_args": list(self.unverified_args),
-        }
 
 
 def check(
@@ -131,8 +65,6 @@ def check(
     elif full_scan:
         parsed = read_log(log)
     else:
-        from ..log.tail import read_last_run
-
         parsed = read_last_run(log)  # big plain files: only the end is parsed
     path = None if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
@@ -171,8 +103,6 @@ def _launch_record(path: str) -> dict[str, Any]:
         out["launched_at"] = data["launched_at"]
     argv = data.get("argv")
     if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-        import shlex
-
         out["command"] = shlex.join(argv)
     return out
 
@@ -182,7 +112,6 @@ def _intended(
 ) -> LaunchCommand | None:
     if expect is None:
         return None
-    from ..command.parse import LaunchCommand, parse_launch_command
 
     if isinstance(expect, LaunchCommand):
         return expect

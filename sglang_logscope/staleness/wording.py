@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..findings import Finding
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
-
-if TYPE_CHECKING:
-    from .judge import Verdict
+from .verdict import Verdict
 
 
 def wording(
@@ -22,8 +20,6 @@ def wording(
     mtime: datetime | None,
     oom: dict[str, Any] | None,
 ) -> tuple[str, list[str]]:
-    from .judge import Verdict
-
     codes = {f.code for f in findings}
     unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
     shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])

@@ -11,6 +11,7 @@ import dataclasses
 import enum
 import io
 import os
+import stat as _stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -155,7 +156,6 @@ class Follower:
         except OSError as exc:
             raise LogscopeError(f"{self.path}: cannot open ({exc.strerror or exc})") from None
         st = os.fstat(fd)
-        import stat as _stat
 
         if _stat.S_ISDIR(st.st_mode):
             os.close(fd)

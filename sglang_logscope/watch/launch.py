@@ -31,6 +31,9 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from ..errors import LogscopeError
+from ..findings import Severity
+from ..machine.preflight import preflight
+from ..parse.source import decode_line
 
 if TYPE_CHECKING:
     from ..machine.preflight import Preflight
@@ -233,14 +236,12 @@ def _move(src: Path, dst: Path) -> None:
 
 def run_preflight(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> Preflight:
     """The pre-flight of this launch (``logscope preflight`` on its command). One call."""
-    from ..machine.preflight import preflight
 
     return preflight(shlex.join(argv), env=env, cwd=cwd, base_dir=cwd)
 
 
 def preflight_blocks(result: Preflight) -> bool:
     """Errors stop a launch (warnings are shown); ``--force`` launches anyway."""
-    from ..findings import Severity
 
     return any(f.severity is Severity.ERROR for f in result.findings)
 
@@ -351,7 +352,6 @@ def confirm_alive(launched: Launched, wait: float = 1.0, poll: float = 0.05) -> 
 
 def tail(path: str | os.PathLike[str], lines: int = 20, max_bytes: int = 64 << 10) -> list[str]:
     """The last lines of a file, decoded and cleaned as the parser does."""
-    from ..parse.source import decode_line
 
     try:
         with open(path, "rb") as fh:

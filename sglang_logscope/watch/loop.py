@@ -10,16 +10,15 @@ beside the log), :func:`watch` is the loop around a :class:`Watcher`, reporting 
   init → weights → KV / mamba pools → CUDA graphs → ready) with the key figures of each phase.
 - :mod:`.watcher`: :class:`Watcher` decides, on every :meth:`Watcher.step` (given the time, so
   tests need no sleeping), whether a run of the launch has started, how far it got, and whether
-  it is ready, crashed, timed out, or never came; :mod:`.watch_result` holds what it says.
-- :mod:`.watch_view`: the sinks (rich live view, plain lines, JSON lines) and the rendering.
-
-The names of those modules are re-exported here, so ``from sglang_logscope.watch.loop import ...``
-reaches all of them.
+  it is ready, crashed, timed out, or never came; :mod:`.result` holds what it says and the
+  :class:`Sink` protocol a watch reports through.
+- :mod:`sglang_logscope.render.live`: the sinks (rich live view, plain lines, JSON lines).
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,64 +27,16 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from ..errors import LogscopeError
-from ..events import Event
-from ..render.live import (
-    JsonlSink,
-    LiveSink,
-    PlainSink,
-    Sink,
-    live_view,
-    make_sink,
-    note_text,
-    phase_table,
-    render_forensics,
-    render_result,
-)
-from .follow import MAX_READ_PER_POLL, Chunk, EventStream, Follower, Reset, parse_partial
-from .phases import PHASES, Phase, PhaseChange, PhaseState, PhaseTracker, figures_text
-from .result import Note, WatchOutcome, WatchResult
-from .watcher import START_TOLERANCE_S, Watcher, WatchOptions
+from ..command.parse import parse_launch_command, read_command_file
+from ..errors import CommandError, LogscopeError
+from ..timing import parse_launched_at, parse_tz
+from .launch import read_record
+from .result import Note, Sink, WatchResult
+from .watcher import Watcher, WatchOptions
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
 
-__all__ = [
-    "MAX_READ_PER_POLL",
-    "PHASES",
-    "START_TOLERANCE_S",
-    "Chunk",
-    "Event",
-    "EventStream",
-    "Follower",
-    "JsonlSink",
-    "LiveSink",
-    "Note",
-    "Phase",
-    "PhaseChange",
-    "PhaseState",
-    "PhaseTracker",
-    "PlainSink",
-    "Prepared",
-    "Reset",
-    "Sink",
-    "WatchOptions",
-    "WatchOutcome",
-    "WatchResult",
-    "Watcher",
-    "figures_text",
-    "live_view",
-    "make_sink",
-    "note_text",
-    "parse_duration",
-    "parse_partial",
-    "phase_table",
-    "pid_alive",
-    "prepare",
-    "render_forensics",
-    "render_result",
-    "watch",
-]
 
 # ------------------------------------------------------------------------------ durations
 
@@ -154,10 +105,6 @@ def prepare(
     gives the launch time, the intended command and the pid (watched while on this host).
     Bad user input raises :class:`LogscopeError`; a bad record is ignored with a note.
     """
-    from ..command.parse import parse_launch_command, read_command_file
-    from ..errors import CommandError
-    from ..timing import parse_launched_at, parse_tz
-    from .launch import read_record
 
     notes: list[str] = []
     zone = parse_tz(log_tz)
@@ -176,7 +123,6 @@ def prepare(
     if record is not None:
         if when is None:
             when = parse_launched_at(record.launched_at)
-            import socket
 
             if record.host == socket.gethostname():
                 pid = record.pid

@@ -15,7 +15,7 @@ from typing import Any
 
 import regex
 
-from .. import _text as report
+from .. import _text
 from ..events import Event, EventKind
 
 
@@ -100,8 +100,8 @@ class PhaseState:
             "label": self.phase.label,
             "entered": self.entered,
             "done": self.done,
-            "started_at": report.when(self.started_at) if self.started_at else None,
-            "ended_at": report.when(self.ended_at) if self.ended_at else None,
+            "started_at": _text.when(self.started_at) if self.started_at else None,
+            "ended_at": _text.when(self.ended_at) if self.ended_at else None,
             "progress": self.progress,
             "figures": dict(self.figures),
         }

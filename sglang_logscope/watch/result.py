@@ -5,13 +5,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import _text as report
+from .. import _text
 from ..log.runs import Run
 
 if TYPE_CHECKING:
-    from ..staleness.judge import CheckReport
+    from ..staleness.verdict import CheckReport
+    from .watcher import Watcher
 
 
 class WatchOutcome(str, enum.Enum):
@@ -71,7 +72,7 @@ class WatchResult:
             "run": {
                 "first_line": run.first_line,
                 "last_line": run.last_line,
-                "started_at": report.when(run.started_at) if run.started_at else None,
+                "started_at": _text.when(run.started_at) if run.started_at else None,
                 "outcome": run.outcome.value,
             }
             if run
@@ -84,3 +85,17 @@ class WatchResult:
             for key in ("failure", "arg_diff", "oom", "budget", "findings", "next_steps"):
                 out[key] = data.get(key)
         return out
+
+
+class Sink(Protocol):
+    """Where a watch reports: notes as they come, the live view, the result."""
+
+    def start(self, watcher: Watcher) -> None: ...
+
+    def note(self, note: Note) -> None: ...
+
+    def refresh(self, watcher: Watcher) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def finish(self, result: WatchResult) -> None: ...

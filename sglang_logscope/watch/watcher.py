@@ -11,22 +11,22 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
-from .. import _text as report
+from .. import _text
 from ..events import Event
 from ..log.reader import Log
 from ..log.runs import Run, split_runs
 from ..parse.source import decode_line
-from ..timing import LaunchTime, file_mtime, to_log_time
+from ..staleness.judge import check
+from ..timing import START_TOLERANCE, LaunchTime, file_mtime, to_log_time
 from .follow import EventStream, Follower, Reset, parse_partial
 from .phases import STARTUP_KINDS, Phase, PhaseChange, PhaseTracker
 from .result import Note, WatchOutcome, WatchResult
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
-    from ..staleness.judge import CheckReport
+    from ..staleness.verdict import CheckReport
 
 #: A run whose first timestamp is this much before the launch still counts as the launch.
-START_TOLERANCE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ class Watcher:
         if earlier:
             last = earlier[-1]
             started = (
-                f"started {report.when(last.started_at)}"
+                f"started {_text.when(last.started_at)}"
                 if last.started_at
                 else "start time not printed"
             )
@@ -244,11 +244,11 @@ class Watcher:
         if launch is None:
             return False
         if started is not None:
-            return (launch - started).total_seconds() <= START_TOLERANCE_S
+            return launch - started <= START_TOLERANCE
         # No time in the run (argparse died at once): the launch's if it is the last run and
         # the file was written after the launch.
         mtime = file_mtime(self.path, self.opt.log_tz)
-        return last and mtime is not None and (launch - mtime).total_seconds() <= START_TOLERANCE_S
+        return last and mtime is not None and launch - mtime <= START_TOLERANCE
 
     def _update(self) -> list[Note]:
         events = list(self._events)
@@ -268,7 +268,7 @@ class Watcher:
         notes: list[Note] = []
         if self._run is None or run.first_line != self._run.first_line:
             self._tracker = PhaseTracker()
-            when = report.when(run.started_at) if run.started_at else "time not printed"
+            when = _text.when(run.started_at) if run.started_at else "time not printed"
             notes.append(
                 self._note(
                     "run_started",
@@ -339,7 +339,7 @@ class Watcher:
                 return f"nothing has started writing: {self.path} does not exist ({since} since the watch began)"
             return f"nothing has started writing to {self.path} ({since} since the watch began)"
         last = self._tail[-1] if self._tail else ""
-        return f"{self.path} was written, but no SGLang run has started; last line: {report.visible(last, 200)}"
+        return f"{self.path} was written, but no SGLang run has started; last line: {_text.visible(last, 200)}"
 
     def _finish(self, outcome: WatchOutcome, now: float, message: str) -> list[Note]:
         run = self._run
@@ -358,7 +358,6 @@ class Watcher:
 
     def _forensics(self, run: Run) -> CheckReport:
         """``check`` of this run against the intended command: failure, arg diff, OOM, budget."""
-        from ..staleness.judge import check
 
         log = Log(name=self.path, events=run.events, runs=(run,))
         return check(

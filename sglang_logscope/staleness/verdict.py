@@ -1,0 +1,79 @@
+"""What a check says: the :class:`Verdict` and the :class:`CheckReport` that carries it with its
+evidence (the runs, the argument differences, the findings, the memory budget)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .._text import SCHEMA_VERSION
+from ..command.parse import LaunchCommand
+from ..findings import Finding
+from ..log.runs import Outcome, Run
+from .argdiff import ArgDiff
+
+
+class Verdict(str, enum.Enum):
+    FRESH = "fresh"
+    STALE = "stale"
+    MISMATCH = "mismatch"
+    NO_RUN = "no_run"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything ``logscope check`` knows about a log and an intended launch."""
+
+    log: str
+    verdict: Verdict
+    runs: tuple[Run, ...] = field(repr=False)
+    run: Run | None = field(repr=False)
+    arg_diff: tuple[ArgDiff, ...]
+    findings: tuple[Finding, ...]
+    headline: str
+    next_steps: tuple[str, ...]
+    launched_at: datetime | None = None
+    log_mtime: datetime | None = None
+    intended: LaunchCommand | None = field(default=None, repr=False)
+    matched_args: tuple[str, ...] = ()
+    unverified_args: tuple[str, ...] = ()
+    oom: Mapping[str, Any] | None = None
+    budget: Any = field(default=None, repr=False)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.run.outcome if self.run else None
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the run is this launch and did not crash; 1 otherwise."""
+        return 0 if self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        run = self.run
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "log": self.log,
+            "verdict": self.verdict.value,
+            "outcome": run.outcome.value if run else None,
+            "failure": run.failure.to_dict() if run and run.failure else None,
+            "runs": len(self.runs),
+            "run": run.to_dict() if run else None,
+            "arg_diff": [d.to_dict() for d in self.arg_diff],
+            "findings": [f.to_dict() for f in self.findings],
+            "oom": dict(self.oom) if self.oom is not None else None,
+            "budget": self.budget.to_dict() if self.budget is not None else None,
+            "headline": self.headline,
+            "next_steps": list(self.next_steps),
+            "launched_at": self.launched_at.isoformat(sep=" ") if self.launched_at else None,
+            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds")
+            if self.log_mtime
+            else None,
+            "earlier_runs": [r.to_dict() for r in self.runs[:-1]],
+            "matched_args": list(self.matched_args),
+            "unverified_args": list(self.unverified_args),
+        }
