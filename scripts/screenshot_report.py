@@ -83,17 +83,16 @@ def console_messages(stderr: str) -> list[str]:
 
 def demo_report(out: Path) -> None:
     """The report of the bundled demo, with the log's mtime as on the server (as ``make demo``)."""
-    from sglang_logscope.render.html import html_report
+    from sglang_logscope.render.html import render_html
+    from sglang_logscope.staleness.report import full_report
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "sglang-serve.log"
         shutil.copyfile(ROOT / "fixtures" / "demo" / "sglang-serve.log", log)
         stamp = __import__("datetime").datetime(2026, 5, 9, 9, 18, 32).timestamp()
         os.utime(log, (stamp, stamp))
-        page = html_report(
-            log,
-            ROOT / "fixtures" / "demo" / "command.txt",
-            "2026-05-09 09:31:05",
+        page = render_html(
+            full_report(log, ROOT / "fixtures" / "demo" / "command.txt", "2026-05-09 09:31:05")
         )
     out.write_text(page.replace(str(log), "sglang-serve.log"), encoding="utf-8")
 

@@ -307,9 +307,11 @@ def report_command(
     ] = None,
 ) -> None:
     """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue."""
-    from .render.html import html_report
+    from .render.html import render_html
+    from .staleness.report import full_report
 
-    page = html_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
+    result = full_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
+    page = render_html(result)
     try:
         html_out.write_text(page, encoding="utf-8")
     except OSError as exc:
@@ -370,7 +372,8 @@ def budget_command(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
-    from .render.budget import budget_from_inputs, render_budget
+    from .memory.from_inputs import budget_from_inputs
+    from .render.budget import render_budget
 
     result = budget_from_inputs(
         expect_args=expect_args,

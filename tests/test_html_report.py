@@ -8,15 +8,24 @@ import shutil
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from scripts.screenshot_report import console_messages, find_chromium, run_chromium
 from sglang_logscope import budget_for_run, read_log
+from sglang_logscope._html import SEGMENTS
 from sglang_logscope.cli import main
 from sglang_logscope.events import EventKind
-from sglang_logscope.render.html import SEGMENTS, html_report, render_html, run_budget
+from sglang_logscope.render.html import render_html
 from sglang_logscope.staleness.judge import check
+from sglang_logscope.staleness.report import FullReport, full_report, run_budget
+
+
+def html_report(*args: Any, **kwargs: Any) -> str:
+    """The page ``logscope report`` writes: the library's report, rendered."""
+    return render_html(full_report(*args, **kwargs))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -183,7 +192,7 @@ def test_real_log_decode_chart_matches_its_events() -> None:
     decode = [e for e in log.events if e.kind is EventKind.DECODE_BATCH]
     assert len(decode) == 78
     result = check(log)
-    page = render_html(result, run_budget=run_budget(result.run))
+    page = render_html(FullReport(result, run_budget(result.run)))
     tags = _parse(page)
     chart = [a for t, a in tags.tags if t == "polyline"]
     assert len(chart) == 2

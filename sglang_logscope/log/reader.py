@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._html import log_html
 from ..events import Event, EventKind
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
@@ -40,6 +41,7 @@ class Log:
     ) -> pd.DataFrame:
         """One row per event, typed columns, fields flattened (see :func:`events_dataframe`;
         ``messages=False`` drops the message text, the one object column)."""
+        # start-up: pandas loads only when a DataFrame is asked for
         from .frames import events_dataframe
 
         events = self.events if kinds is None else tuple(self.iter_kind(*kinds))
@@ -48,8 +50,6 @@ class Log:
 
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""
-        from ..render.repr import log_html
-
         return log_html(self)
 
 
@@ -77,8 +77,10 @@ def events_frame(
     :class:`Log` of every event (two passes: the runs first, for the ``run`` column). The rows
     and values are those of ``read_log(source).to_dataframe(kinds, messages=messages)``; a
     field's column is float where a chunk lacks it, and columns come in the order first seen."""
+    # start-up: pandas loads only when a DataFrame is asked for
     import pandas as pd
 
+    # start-up: pandas loads only when a DataFrame is asked for
     from .frames import events_dataframe
 
     index = _RunOfLine(list(iter_runs(source, helper=helper)))

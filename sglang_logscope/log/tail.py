@@ -105,6 +105,7 @@ def scan_starters(path: str) -> list[_Starter]:
 
 def _scan(mm: Any, size: int) -> list[_Starter]:
 
+    # start-up: numpy loads only for a file big enough to scan
     import numpy as np
 
     arr = np.frombuffer(mm, dtype=np.uint8)
@@ -244,6 +245,7 @@ def read_last_run(source: Source, *, min_bytes: int | None = None, window: int =
     if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
         return read_log(source)
     try:
+        # start-up: numpy loads only for a file big enough to scan
         import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
     except ImportError:  # pragma: no cover
         return read_log(source)

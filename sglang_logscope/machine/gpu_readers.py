@@ -155,6 +155,7 @@ class NvmlReader:
     def _module(self) -> Any:
         if self._nvml is None:
             try:
+                # start-up: pynvml (the [gpu] extra) loads only when NVML is read
                 import pynvml
             except ImportError:
                 raise GpuReadError(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._html import budget_html
 from .._text import SCHEMA_VERSION
 from ..log.runs import FailureKind
 from .eras import Era
@@ -123,8 +124,6 @@ class Budget:
 
     def _repr_html_(self) -> str:
         """Jupyter: the per-GPU stacked bar and figures, as in ``logscope report``."""
-        from ..render.repr import budget_html
-
         return budget_html(self)
 
 

@@ -1,20 +1,14 @@
-"""``logscope budget``: gather the inputs (a command file or a log) and render a Budget."""
+"""``logscope budget`` as text: the per-GPU bar, the figures, the suggestions and assumptions."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import LogscopeError
-from ..memory.budget import budget
 from ..memory.budget_types import Budget
-from ..memory.from_run import budget_for_run
-from ..memory.gpus import gpu_list
-from ..memory.models import resolve_model
 from .text import plain
 
 BAR_WIDTH = 60
@@ -26,63 +20,6 @@ _SEGMENTS = (
     ("KV", "kv_gib", "■", "green"),
     ("slack", "slack_gib", "·", "yellow"),
 )
-
-
-def budget_from_inputs(
-    *,
-    expect_args: str | None,
-    log: str | None,
-    run_index: int | None,
-    model_config: Path | None,
-    gpus: int | None,
-    gpu_memory: str | None,
-    sglang_version: str | None,
-) -> Budget:
-    """The one library call behind ``logscope budget``."""
-    if (expect_args is None) == (log is None):
-        raise LogscopeError("give exactly one of --expect-args FILE or --log LOG")
-    hardware = gpu_list(gpus, gpu_memory)
-    if expect_args is not None:
-        from ..command.parse import parse_launch_command, read_command_file
-
-        text, base = read_command_file(expect_args)
-        cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
-        model = resolve_model(cmd.args, model_config)
-        b = budget(
-            cmd.args,
-            gpus=hardware,
-            model=model,
-            sglang_version=sglang_version or cmd.sglang_version,
-            explicit=cmd.explicit,
-        )
-        if sglang_version is None:
-            from dataclasses import replace
-
-            b = replace(
-                b,
-                assumptions=(
-                    f"SGLang version not given: {cmd.sglang_version} assumed",
-                    *b.assumptions,
-                ),
-            )
-        return b
-    from ..log.reader import read_log
-
-    assert log is not None
-    parsed = read_log(log)
-    if not parsed.runs:
-        raise LogscopeError(f"{parsed.name}: no runs found")
-    index = -1 if run_index is None else run_index
-    try:
-        run = parsed.runs[index]
-    except IndexError:
-        raise LogscopeError(f"{parsed.name}: no run {index} (it has {len(parsed.runs)})") from None
-    if run.server_args is None:
-        raise LogscopeError(
-            f"run {run.index} of {parsed.name} has no server_args line; use --expect-args with the launch command"
-        )
-    model = resolve_model(run.server_args, model_config)
-    return budget_for_run(run, gpus=hardware, model=model, sglang_version=sglang_version)
 
 
 def _bar(b: Budget) -> Text:

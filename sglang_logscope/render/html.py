@@ -1,46 +1,38 @@
 """``logscope report --html``: one self-contained HTML page to attach to an issue.
 
-Built from the library's results — :func:`~sglang_logscope.staleness.judge.check` (verdict, runs, arg
-diff, findings, the intended command's budget), :func:`~sglang_logscope.memory.budget_for_run`
-(the checked run's own budget) and the runs' events (decode batches) — never from the log text
-again. The page is static: inline CSS and SVG, no script, no network, no external fonts, and a
+Rendered from the library's :class:`~sglang_logscope.staleness.report.FullReport` — the check
+(verdict, runs, arg diff, findings, the intended command's budget), the checked run's own budget
+and the runs' events (decode batches) — never from the log text again. The page is static: inline CSS and SVG, no script, no network, no external fonts, and a
 Content-Security-Policy that forbids anything else. Every piece of log text goes through
 :func:`html.escape`.
 """
 
 from __future__ import annotations
 
-import html
-import math
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from .._text import visible
-from ..errors import LogscopeError
+from .._html import (
+    budget_block,
+    cut,
+    esc,
+    kv_table,
+    legend,
+    nice_max,
+    num,
+    table,
+    when,
+    x_scale,
+)
 from ..events import Event, EventKind
 from ..log.runs import Outcome, Run
-from ..parse.source import Source
 
 if TYPE_CHECKING:
-    from ..command.parse import LaunchCommand
-    from ..memory.budget_types import Budget
+    from ..staleness.report import FullReport, RunBudget
     from ..staleness.verdict import CheckReport
 
-#: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
-SEGMENTS: tuple[tuple[str, str, str], ...] = (
-    ("weights", "weights_gib", "#4e79a7"),
-    ("draft", "draft_weights_gib", "#76b7b2"),
-    ("state", "mamba_state_gib", "#b07aa1"),
-    ("scratch", "spec_scratch_gib", "#e15759"),
-    ("KV", "kv_gib", "#59a14f"),
-    ("reserve", "_reserve", "#9c755f"),
-    ("slack", "slack_gib", "#edc948"),
-)
-_NOT_FREE = "#bab0ac"
 _OUTCOME_COLOUR = {
     Outcome.READY: "#59a14f",
     Outcome.STARTING: "#f28e2b",
@@ -64,59 +56,12 @@ TAIL_EVENTS = 20
 MAX_POINTS = 2000
 
 
-def esc(value: object) -> str:
-    """``value`` as HTML text: ``&<>"'`` escaped, control characters made visible."""
-    return html.escape(visible(str(value)), quote=True)
-
-
 # ----------------------------------------------------------------------------------- entry
 
 
-@dataclass(frozen=True)
-class RunBudget:
-    """The checked run's own budget, or why there is none."""
-
-    budget: Budget | None
-    f0_by_rank: Mapping[str, float]
-    note: str | None = None
-
-
-def html_report(
-    log: Source,
-    expect: LaunchCommand | str | os.PathLike[str] | None = None,
-    launched_at: datetime | str | None = None,
-    log_tz: tzinfo | str | None = None,
-    *,
-    sglang_version: str | None = None,
-) -> str:
-    """The whole report page for ``log`` (arguments as :func:`~sglang_logscope.staleness.judge.check`)."""
-    from ..staleness.judge import check
-
-    # A report shows every run's timeline: parse the whole file, not just its end.
-    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version, full_scan=True)
-    return render_html(result, run_budget=run_budget(result.run, sglang_version))
-
-
-def run_budget(run: Run | None, sglang_version: str | None = None) -> RunBudget:
-    """:func:`~sglang_logscope.memory.budget_for_run` for ``run``, never raising."""
-    from ..memory.from_run import budget_for_run, measured_from_run
-
-    if run is None:
-        return RunBudget(None, {}, "no run in the log")
-    by_rank = dict(measured_from_run(run).f0_by_rank)
-    if run.server_args is None:
-        return RunBudget(None, by_rank, "the run printed no server_args banner")
-    try:
-        b = budget_for_run(run, sglang_version=sglang_version)
-    except LogscopeError as exc:
-        return RunBudget(None, by_rank, str(exc))
-    return RunBudget(b, by_rank)
-
-
-def render_html(result: CheckReport, *, run_budget: RunBudget | None = None) -> str:
-    """The page for a finished check (``run_budget``: the checked run's own budget)."""
-
-    rb = run_budget or RunBudget(None, {}, "not computed")
+def render_html(report: FullReport) -> str:
+    """The page for a :class:`~sglang_logscope.staleness.report.FullReport`."""
+    result, rb = report.check, report.run_budget
     parts = [
         _verdict_section(result),
         _timeline_section(result),
@@ -163,17 +108,17 @@ def _verdict_section(r: CheckReport) -> str:
     rows: list[tuple[str, str]] = []
     if r.run is not None:
         rows.append(("outcome", esc(r.run.outcome.value)))
-        rows.append(("run started", esc(_when(r.run.started_at))))
+        rows.append(("run started", esc(when(r.run.started_at))))
         if r.run.release_hint:
             rows.append(("SGLang release (hint)", esc(r.run.release_hint)))
-    rows.append(("you launched at", esc(_when(r.launched_at))))
-    rows.append(("log last modified", esc(_when(r.log_mtime))))
+    rows.append(("you launched at", esc(when(r.launched_at))))
+    rows.append(("log last modified", esc(when(r.log_mtime))))
     out = [
         "<section id='verdict'>",
         "<h2>Verdict</h2>",
         f"<p class='headline'><span class='badge' style='background:{colour}'>"
         f"{esc(verdict.upper())}</span> {esc(r.headline)}</p>",
-        _kv_table(rows),
+        kv_table(rows),
     ]
     failure = r.run.failure if r.run else None
     if failure is not None:
@@ -205,15 +150,15 @@ def _timeline_section(r: CheckReport) -> str:
         checked = " (checked)" if r.run is not None and run.index == r.run.index else ""
         failure = (
             f"{esc(run.failure.kind.value)} (line {run.failure.line})<br>"
-            f"<code>{esc(_cut(run.failure.message, 300))}</code>"
+            f"<code>{esc(cut(run.failure.message, 300))}</code>"
             if run.failure
             else "-"
         )
         rows.append(
             [
                 f"{run.index}{checked}",
-                esc(_when(run.started_at)),
-                esc(_when(run.ended_at)),
+                esc(when(run.started_at)),
+                esc(when(run.ended_at)),
                 f"{run.first_line}-{run.last_line}",
                 f"<span class='dot' style='background:{_OUTCOME_COLOUR[run.outcome]}'></span>"
                 + esc(run.outcome.value),
@@ -221,7 +166,7 @@ def _timeline_section(r: CheckReport) -> str:
                 esc(run.release_hint or "-"),
             ]
         )
-    out.append(_table(["run", "started", "ended", "lines", "outcome", "failure", "release"], rows))
+    out.append(table(["run", "started", "ended", "lines", "outcome", "failure", "release"], rows))
     out.append("</section>")
     return "\n".join(out)
 
@@ -250,7 +195,7 @@ def _arg_section(r: CheckReport) -> str:
                     why,
                 ]
             )
-        out.append(_table(["argument", "you intended", "the run had", "status", "why"], rows))
+        out.append(table(["argument", "you intended", "the run had", "status", "why"], rows))
     else:
         out.append("<p>No differences in the arguments the run shows.</p>")
     if r.matched_args:
@@ -330,7 +275,7 @@ def _findings_section(r: CheckReport) -> str:
         [
             "<section id='findings'>",
             "<h2>Findings</h2>",
-            _table(["code", "severity", "name", "message"], rows)
+            table(["code", "severity", "name", "message"], rows)
             if rows
             else "<p class='muted'>None.</p>",
             "</section>",
@@ -342,7 +287,7 @@ def _tail_section(run: Run | None) -> str:
     if run is None or not run.events:
         return ""
     tail = run.events[-TAIL_EVENTS:]
-    lines = "\n".join(_cut(e.text or e.message, 2000) for e in tail)
+    lines = "\n".join(cut(e.text or e.message, 2000) for e in tail)
     return (
         "<section id='tail'>"
         f"<h2>Last lines of the checked run (from line {tail[0].line})</h2>"
@@ -354,11 +299,6 @@ _SEVERITY_CLASS = {"error": "bad", "warning": "warn", "info": "info"}
 
 
 # ------------------------------------------------------------------------------------- SVG
-
-
-def _x_scale(lo: float, hi: float, x0: float, x1: float) -> Callable[[float], float]:
-    span = (hi - lo) or 1.0
-    return lambda t: x0 + (t - lo) / span * (x1 - x0)
 
 
 def _ts(value: datetime) -> float:
@@ -416,7 +356,7 @@ def timeline_svg(
     lo, hi = min(marks), max(marks)
     pad = max((hi - lo) * 0.03, 1.0)
     lo, hi = lo - pad, hi + pad
-    x = _x_scale(lo, hi, left, width - right)
+    x = x_scale(lo, hi, left, width - right)
     axis_y = top + row_h * len(runs) + 4
     parts.append(
         f"<line x1='{left}' y1='{axis_y}' x2='{width - right}' y2='{axis_y}' class='axis'/>"
@@ -441,7 +381,7 @@ def timeline_svg(
         parts.append(
             f"<rect class='run' x='{start:.1f}' y='{y + 4}' width='{w:.1f}' height='{row_h - 8}' "
             f"rx='3' fill='{colour}'><title>run {run.index}: {esc(run.outcome.value)}, "
-            f"{esc(_when(run.started_at))} → {esc(_when(run.ended_at))}</title></rect>"
+            f"{esc(when(run.started_at))} → {esc(when(run.ended_at))}</title></rect>"
         )
         if run.failure is not None:
             fx = start + w
@@ -496,24 +436,6 @@ def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return [points[round(i * step)] for i in range(MAX_POINTS)]
 
 
-def _nice_max(value: float) -> float:
-    if value <= 0:
-        return 1.0
-    mag = 10.0 ** math.floor(math.log10(value))
-    for f in (1, 2, 2.5, 5, 10):
-        if value <= f * mag:
-            return f * mag
-    return 10 * mag
-
-
-def _num(v: float) -> str:
-    if v >= 1e6:
-        return f"{v / 1e6:g}M"
-    if v >= 1e3:
-        return f"{v / 1e3:g}k"
-    return f"{v:g}"
-
-
 def line_chart(
     title: str,
     series: Mapping[str, Sequence[tuple[float, float]]],
@@ -538,15 +460,15 @@ def line_chart(
         )
         return "".join(parts)
     t_lo, t_hi = min(p[0] for p in points), max(p[0] for p in points)
-    y_hi = _nice_max(max(p[1] for p in points))
-    x = _x_scale(t_lo, t_hi, left, width - right)
-    y = _x_scale(0.0, y_hi, height - bottom, top)
+    y_hi = nice_max(max(p[1] for p in points))
+    x = x_scale(t_lo, t_hi, left, width - right)
+    y = x_scale(0.0, y_hi, height - bottom, top)
     for i in range(5):
         v = y_hi * i / 4
         parts.append(
             f"<line x1='{left}' y1='{y(v):.1f}' x2='{width - right}' y2='{y(v):.1f}' "
             f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' text-anchor='end'>"
-            f"{esc(_num(v))}</text>"
+            f"{esc(num(v))}</text>"
         )
     ticks = _time_ticks(t_lo, t_hi, 4)
     for i, (t, label) in enumerate(ticks):
@@ -578,149 +500,7 @@ def line_chart(
     return "".join(parts)
 
 
-def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
-    g = b.per_gpu
-    out = []
-    for label, attr, colour in SEGMENTS:
-        reserve = g.mm_reserve_gib + g.draft_kv_gib
-        value = reserve if attr == "_reserve" else float(getattr(g, attr))
-        out.append((label, max(value, 0.0), colour))
-    return out
-
-
-def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900) -> str:
-    """Stacked bars, one per GPU: the pools SGLang carves out of the memory free at start (F0),
-    against the GPU's capacity (or F0 when the capacity is unknown)."""
-    g = b.per_gpu
-    segs = _segment_values(b)
-    need = sum(v for _, v, _ in segs)
-    ranks = list(f0_by_rank) if len(f0_by_rank) == b.gpus else [f"GPU {i}" for i in range(b.gpus)]
-    f0s = [f0_by_rank.get(r, g.f0_gib) for r in ranks]
-    caps = [g.total_gib if g.total_gib is not None else f0 for f0 in f0s]
-    scale_max = max([*caps, need, *f0s]) or 1.0
-    left, right, row_h, top = 80, 150, 30, 8
-    height = top + row_h * len(ranks) + 26
-    x = _x_scale(0.0, scale_max, left, width - right)
-    verdict = (
-        "<span class='tag good'>fits</span>"
-        if b.fits
-        else f"<span class='tag bad'>does not fit</span> "
-        f"({esc(b.failure_kind.value if b.failure_kind else 'no request slots')}, "
-        f"short by {b.shortfall_gib:.2f} GiB)"
-    )
-    parts = [
-        f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
-        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
-        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
-        f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>",
-        f"<svg class='chart budget-svg' role='img' width='{width}' height='{height}' "
-        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
-        "<title>Memory budget per GPU</title>",
-    ]
-    for i, (rank, f0, cap) in enumerate(zip(ranks, f0s, caps, strict=True)):
-        y = top + i * row_h
-        parts.append(f"<text x='4' y='{y + 18}'>{esc(rank)}</text>")
-        pos = 0.0
-        if g.total_gib is not None and cap > f0:
-            parts.append(_rect(x(0), x(cap - f0), y, "not free at start", cap - f0, _NOT_FREE))
-            pos = cap - f0
-        for label, value, colour in segs:
-            if value <= 0:
-                continue
-            parts.append(_rect(x(pos), x(pos + value), y, label, value, colour))
-            pos += value
-        cx = x(cap)
-        parts.append(
-            f"<line x1='{cx:.1f}' y1='{y}' x2='{cx:.1f}' y2='{y + row_h - 2}' class='capacity' "
-            "stroke='#000' stroke-width='2'/>"
-        )
-        cap_label = "capacity" if g.total_gib is not None else "F0"
-        over = " over!" if pos > cap + 1e-6 else ""
-        parts.append(
-            f"<text x='{width - right + 6}' y='{y + 18}'>{pos:.2f} / {cap:.2f} GiB "
-            f"{cap_label}{over}</text>"
-        )
-    axis_y = top + row_h * len(ranks) + 2
-    step = _nice_max(scale_max / 6)
-    v = 0.0
-    while v <= scale_max + 1e-9:
-        parts.append(
-            f"<line x1='{x(v):.1f}' y1='{axis_y - 2}' x2='{x(v):.1f}' y2='{axis_y + 2}' "
-            f"stroke='#888'/><text x='{x(v):.1f}' y='{axis_y + 14}' text-anchor='middle'>"
-            f"{_num(v)}</text>"
-        )
-        v += step
-    parts.append(f"<text x='{width - right + 6}' y='{axis_y + 14}'>GiB per GPU</text></svg>")
-    rows = [[esc(label), f"{value:.2f}"] for label, value, _ in segs if value > 0]
-    rows.append(["free before weights (F0)", f"{g.f0_gib:.2f}"])
-    if g.total_gib is not None:
-        rows.append(["GPU capacity", f"{g.total_gib:.2f}"])
-    parts.append("<details><summary>figures (GiB per GPU)</summary>")
-    parts.append(_table(["part", "GiB"], rows))
-    parts.append("</details>")
-    if b.suggestions:
-        parts.append("<p><b>Each of these alone makes it fit:</b></p><ul>")
-        parts.extend(
-            f"<li><code>{esc(s.change)}</code> — {esc(s.effect)}</li>" for s in b.suggestions
-        )
-        parts.append("</ul>")
-    if b.assumptions:
-        parts.append(
-            "<p class='muted'>Assumptions: " + "; ".join(esc(a) for a in b.assumptions) + "</p>"
-        )
-    parts.append("</div>")
-    return "\n".join(parts)
-
-
-def _rect(x0: float, x1: float, y: float, label: str, value: float, colour: str) -> str:
-    return (
-        f"<rect class='seg' x='{x0:.1f}' y='{y + 3}' width='{max(x1 - x0, 0.5):.1f}' "
-        f"height='20' fill='{colour}'><title>{esc(label)}: {value:.2f} GiB</title></rect>"
-    )
-
-
-_SWATCH = "display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px;"
-
-
-def legend() -> str:
-    """The colour key of the budget bars."""
-    items = [("not free at start", _NOT_FREE), *((label, c) for label, _, c in SEGMENTS)]
-    return (
-        "<p class='legend'>"
-        + " ".join(
-            f"<span style='margin-right:10px;white-space:nowrap'><span style='{_SWATCH}"
-            f"background:{c}'></span>{esc(label)}</span>"
-            for label, c in items
-        )
-        + f" <span><span style='{_SWATCH}width:2px;background:#000'></span>capacity</span></p>"
-    )
-
-
 # ----------------------------------------------------------------------------------- helpers
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _when(value: datetime | None) -> str:
-    if value is None:
-        return "-"
-    if value.year == 1900:
-        return value.strftime("%H:%M:%S")
-    return value.isoformat(sep=" ", timespec="seconds")
-
-
-def _kv_table(rows: Sequence[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
-    return f"<table class='kv'>{body}</table>"
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table whose cells are already HTML (callers escape)."""
-    th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
 _CSS = """

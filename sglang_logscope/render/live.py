@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Group
+from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
@@ -116,7 +118,6 @@ class LiveSink:
     """A rich live view of the phases, the last notes below it; the result printed after."""
 
     def __init__(self, console: Console, keep_notes: int = 6) -> None:
-        from rich.live import Live
 
         self.console = console
         self._notes: list[Note] = []
@@ -186,7 +187,6 @@ def _bar(fraction: float, width: int = 8) -> str:
 
 
 def live_view(watcher: Watcher, notes: Sequence[Note]) -> Group:
-    from rich.console import Group
 
     tracker = watcher.tracker
     head = Text.assemble(("logscope watch ", "bold"), report.plain(watcher.path))

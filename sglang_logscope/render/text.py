@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # rich is imported when something is rendered, not for JSON o
 
 def plain(text: str, style: str = "", limit: int | None = None) -> Text:
     """A rich ``Text`` holding ``text`` literally (no markup is ever parsed from log content)."""
+    # start-up: rich loads only for text output (JSON never needs it)
     from rich.text import Text
 
     return Text(visible(text, limit), style=style)
@@ -27,6 +28,7 @@ def plain(text: str, style: str = "", limit: int | None = None) -> Text:
 
 def console(stderr: bool = False) -> Console:
     """A console honouring ``NO_COLOR`` (and no colour when not a terminal)."""
+    # start-up: rich loads only for text output (JSON never needs it)
     from rich.console import Console
 
     no_color = bool(os.environ.get("NO_COLOR"))

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from .. import _text
@@ -108,7 +109,6 @@ _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 def render_check(con: Console, data: dict[str, Any]) -> None:
     """The five-second read: verdict line, runs, arg diff, failure, memory, next steps."""
-    from rich.table import Table
 
     con.print(
         Text.assemble(
@@ -216,7 +216,6 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
 
 def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
     """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal."""
-    from rich.table import Table
 
     table = Table(
         "argument",

@@ -1,0 +1,242 @@
+"""HTML pieces every layer may use: escaping, tables, the per-GPU budget bars, and the
+``_repr_html_`` views of a :class:`~sglang_logscope.log.reader.Log` and a
+:class:`~sglang_logscope.memory.budget_types.Budget` in Jupyter.
+
+Log text is untrusted: :func:`esc` escapes ``&<>"'`` and makes control characters visible, and
+every piece of log text goes through it. The whole report page is
+:mod:`sglang_logscope.render.html`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ._text import visible
+
+if TYPE_CHECKING:
+    from .log.reader import Log
+    from .memory.budget_types import Budget
+
+
+#: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
+SEGMENTS: tuple[tuple[str, str, str], ...] = (
+    ("weights", "weights_gib", "#4e79a7"),
+    ("draft", "draft_weights_gib", "#76b7b2"),
+    ("state", "mamba_state_gib", "#b07aa1"),
+    ("scratch", "spec_scratch_gib", "#e15759"),
+    ("KV", "kv_gib", "#59a14f"),
+    ("reserve", "_reserve", "#9c755f"),
+    ("slack", "slack_gib", "#edc948"),
+)
+
+
+NOT_FREE = "#bab0ac"
+
+
+def esc(value: object) -> str:
+    """``value`` as HTML text: ``&<>"'`` escaped, control characters made visible."""
+    return html.escape(visible(str(value)), quote=True)
+
+
+def x_scale(lo: float, hi: float, x0: float, x1: float) -> Callable[[float], float]:
+    span = (hi - lo) or 1.0
+    return lambda t: x0 + (t - lo) / span * (x1 - x0)
+
+
+def nice_max(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    mag = 10.0 ** math.floor(math.log10(value))
+    for f in (1, 2, 2.5, 5, 10):
+        if value <= f * mag:
+            return f * mag
+    return 10 * mag
+
+
+def num(v: float) -> str:
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1e3:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
+    g = b.per_gpu
+    out = []
+    for label, attr, colour in SEGMENTS:
+        reserve = g.mm_reserve_gib + g.draft_kv_gib
+        value = reserve if attr == "_reserve" else float(getattr(g, attr))
+        out.append((label, max(value, 0.0), colour))
+    return out
+
+
+def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900) -> str:
+    """Stacked bars, one per GPU: the pools SGLang carves out of the memory free at start (F0),
+    against the GPU's capacity (or F0 when the capacity is unknown)."""
+    g = b.per_gpu
+    segs = _segment_values(b)
+    need = sum(v for _, v, _ in segs)
+    ranks = list(f0_by_rank) if len(f0_by_rank) == b.gpus else [f"GPU {i}" for i in range(b.gpus)]
+    f0s = [f0_by_rank.get(r, g.f0_gib) for r in ranks]
+    caps = [g.total_gib if g.total_gib is not None else f0 for f0 in f0s]
+    scale_max = max([*caps, need, *f0s]) or 1.0
+    left, right, row_h, top = 80, 150, 30, 8
+    height = top + row_h * len(ranks) + 26
+    x = x_scale(0.0, scale_max, left, width - right)
+    verdict = (
+        "<span class='tag good'>fits</span>"
+        if b.fits
+        else f"<span class='tag bad'>does not fit</span> "
+        f"({esc(b.failure_kind.value if b.failure_kind else 'no request slots')}, "
+        f"short by {b.shortfall_gib:.2f} GiB)"
+    )
+    parts = [
+        f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
+        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
+        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
+        f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>",
+        f"<svg class='chart budget-svg' role='img' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
+        "<title>Memory budget per GPU</title>",
+    ]
+    for i, (rank, f0, cap) in enumerate(zip(ranks, f0s, caps, strict=True)):
+        y = top + i * row_h
+        parts.append(f"<text x='4' y='{y + 18}'>{esc(rank)}</text>")
+        pos = 0.0
+        if g.total_gib is not None and cap > f0:
+            parts.append(_rect(x(0), x(cap - f0), y, "not free at start", cap - f0, NOT_FREE))
+            pos = cap - f0
+        for label, value, colour in segs:
+            if value <= 0:
+                continue
+            parts.append(_rect(x(pos), x(pos + value), y, label, value, colour))
+            pos += value
+        cx = x(cap)
+        parts.append(
+            f"<line x1='{cx:.1f}' y1='{y}' x2='{cx:.1f}' y2='{y + row_h - 2}' class='capacity' "
+            "stroke='#000' stroke-width='2'/>"
+        )
+        cap_label = "capacity" if g.total_gib is not None else "F0"
+        over = " over!" if pos > cap + 1e-6 else ""
+        parts.append(
+            f"<text x='{width - right + 6}' y='{y + 18}'>{pos:.2f} / {cap:.2f} GiB "
+            f"{cap_label}{over}</text>"
+        )
+    axis_y = top + row_h * len(ranks) + 2
+    step = nice_max(scale_max / 6)
+    v = 0.0
+    while v <= scale_max + 1e-9:
+        parts.append(
+            f"<line x1='{x(v):.1f}' y1='{axis_y - 2}' x2='{x(v):.1f}' y2='{axis_y + 2}' "
+            f"stroke='#888'/><text x='{x(v):.1f}' y='{axis_y + 14}' text-anchor='middle'>"
+            f"{num(v)}</text>"
+        )
+        v += step
+    parts.append(f"<text x='{width - right + 6}' y='{axis_y + 14}'>GiB per GPU</text></svg>")
+    rows = [[esc(label), f"{value:.2f}"] for label, value, _ in segs if value > 0]
+    rows.append(["free before weights (F0)", f"{g.f0_gib:.2f}"])
+    if g.total_gib is not None:
+        rows.append(["GPU capacity", f"{g.total_gib:.2f}"])
+    parts.append("<details><summary>figures (GiB per GPU)</summary>")
+    parts.append(table(["part", "GiB"], rows))
+    parts.append("</details>")
+    if b.suggestions:
+        parts.append("<p><b>Each of these alone makes it fit:</b></p><ul>")
+        parts.extend(
+            f"<li><code>{esc(s.change)}</code> — {esc(s.effect)}</li>" for s in b.suggestions
+        )
+        parts.append("</ul>")
+    if b.assumptions:
+        parts.append(
+            "<p class='muted'>Assumptions: " + "; ".join(esc(a) for a in b.assumptions) + "</p>"
+        )
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _rect(x0: float, x1: float, y: float, label: str, value: float, colour: str) -> str:
+    return (
+        f"<rect class='seg' x='{x0:.1f}' y='{y + 3}' width='{max(x1 - x0, 0.5):.1f}' "
+        f"height='20' fill='{colour}'><title>{esc(label)}: {value:.2f} GiB</title></rect>"
+    )
+
+
+_SWATCH = "display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px;"
+
+
+def legend() -> str:
+    """The colour key of the budget bars."""
+    items = [("not free at start", NOT_FREE), *((label, c) for label, _, c in SEGMENTS)]
+    return (
+        "<p class='legend'>"
+        + " ".join(
+            f"<span style='margin-right:10px;white-space:nowrap'><span style='{_SWATCH}"
+            f"background:{c}'></span>{esc(label)}</span>"
+            for label, c in items
+        )
+        + f" <span><span style='{_SWATCH}width:2px;background:#000'></span>capacity</span></p>"
+    )
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def when(value: datetime | None) -> str:
+    if value is None:
+        return "-"
+    if value.year == 1900:
+        return value.strftime("%H:%M:%S")
+    return value.isoformat(sep=" ", timespec="seconds")
+
+
+def kv_table(rows: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    return f"<table class='kv'>{body}</table>"
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table whose cells are already HTML (callers escape)."""
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def log_html(log: Log) -> str:
+    """The runs of ``log`` (times, lines, outcome, failure, release) and its event kinds."""
+    rows = [
+        [
+            str(r.index),
+            esc(when(r.started_at)),
+            esc(when(r.ended_at)),
+            f"{r.first_line}-{r.last_line}",
+            esc(r.outcome.value),
+            esc(f"{r.failure.kind.value} (line {r.failure.line})") if r.failure else "-",
+            esc(r.release_hint or "-"),
+        ]
+        for r in log.runs
+    ]
+    kinds = Counter(e.kind.value for e in log.events)
+    counts = ", ".join(f"{esc(k)} {n}" for k, n in kinds.most_common(12))
+    more = f", … ({len(kinds) - 12} more kinds)" if len(kinds) > 12 else ""
+    runs = (
+        table(["run", "started", "ended", "lines", "outcome", "failure", "release"], rows)
+        if rows
+        else "<p>No SGLang run.</p>"
+    )
+    return (
+        f"<div class='logscope-log'><p><b>Log</b> <code>{esc(log.name)}</code>: "
+        f"{len(log.events):,} events, {len(log.runs)} run(s)</p>{runs}"
+        f"<p style='font-size:smaller'>events by kind: {counts}{more}</p></div>"
+    )
+
+
+def budget_html(budget: Budget) -> str:
+    """The budget as stacked bars per GPU with its figures, suggestions and assumptions."""
+    return f"<div class='logscope-budget'>{legend()}{budget_block(budget, {})}</div>"

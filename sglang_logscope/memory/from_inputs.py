@@ -1,0 +1,66 @@
+"""The one library call behind ``logscope budget``: a budget from a command file or a log."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..command.parse import parse_launch_command, read_command_file
+from ..errors import LogscopeError
+from ..log.reader import read_log
+from .budget import budget
+from .budget_types import Budget
+from .from_run import budget_for_run
+from .gpus import gpu_list
+from .models import resolve_model
+
+
+def budget_from_inputs(
+    *,
+    expect_args: str | None,
+    log: str | None,
+    run_index: int | None,
+    model_config: Path | None,
+    gpus: int | None,
+    gpu_memory: str | None,
+    sglang_version: str | None,
+) -> Budget:
+    """The one library call behind ``logscope budget``."""
+    if (expect_args is None) == (log is None):
+        raise LogscopeError("give exactly one of --expect-args FILE or --log LOG")
+    hardware = gpu_list(gpus, gpu_memory)
+    if expect_args is not None:
+        text, base = read_command_file(expect_args)
+        cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
+        model = resolve_model(cmd.args, model_config)
+        b = budget(
+            cmd.args,
+            gpus=hardware,
+            model=model,
+            sglang_version=sglang_version or cmd.sglang_version,
+            explicit=cmd.explicit,
+        )
+        if sglang_version is None:
+            b = replace(
+                b,
+                assumptions=(
+                    f"SGLang version not given: {cmd.sglang_version} assumed",
+                    *b.assumptions,
+                ),
+            )
+        return b
+    assert log is not None
+    parsed = read_log(log)
+    if not parsed.runs:
+        raise LogscopeError(f"{parsed.name}: no runs found")
+    index = -1 if run_index is None else run_index
+    try:
+        run = parsed.runs[index]
+    except IndexError:
+        raise LogscopeError(f"{parsed.name}: no run {index} (it has {len(parsed.runs)})") from None
+    if run.server_args is None:
+        raise LogscopeError(
+            f"run {run.index} of {parsed.name} has no server_args line; use --expect-args with the launch command"
+        )
+    model = resolve_model(run.server_args, model_config)
+    return budget_for_run(run, gpus=hardware, model=model, sglang_version=sglang_version)

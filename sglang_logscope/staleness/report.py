@@ -1,0 +1,64 @@
+"""What ``logscope report`` shows: the check over the whole file (every run's timeline) and the
+checked run's own memory budget, computed once here and rendered by
+:func:`sglang_logscope.render.html.render_html`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from ..command.parse import LaunchCommand
+from ..errors import LogscopeError
+from ..log.runs import Run
+from ..memory.budget_types import Budget
+from ..memory.from_run import budget_for_run, measured_from_run
+from ..parse.source import Source
+from .judge import check
+from .verdict import CheckReport
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """The checked run's own budget, or why there is none."""
+
+    budget: Budget | None
+    f0_by_rank: Mapping[str, float]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class FullReport:
+    """The check of a log (every run parsed) and the checked run's own budget."""
+
+    check: CheckReport
+    run_budget: RunBudget
+
+
+def run_budget(run: Run | None, sglang_version: str | None = None) -> RunBudget:
+    """:func:`~sglang_logscope.memory.from_run.budget_for_run` for ``run``, never raising."""
+    if run is None:
+        return RunBudget(None, {}, "no run in the log")
+    by_rank = dict(measured_from_run(run).f0_by_rank)
+    if run.server_args is None:
+        return RunBudget(None, by_rank, "the run printed no server_args banner")
+    try:
+        b = budget_for_run(run, sglang_version=sglang_version)
+    except LogscopeError as exc:
+        return RunBudget(None, by_rank, str(exc))
+    return RunBudget(b, by_rank)
+
+
+def full_report(
+    log: Source,
+    expect: LaunchCommand | str | os.PathLike[str] | None = None,
+    launched_at: datetime | str | None = None,
+    log_tz: tzinfo | str | None = None,
+    *,
+    sglang_version: str | None = None,
+) -> FullReport:
+    """The report of ``log`` (arguments as :func:`~sglang_logscope.staleness.judge.check`)."""
+    # A report shows every run's timeline: parse the whole file, not just its end.
+    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version, full_scan=True)
+    return FullReport(result, run_budget(result.run, sglang_version))
