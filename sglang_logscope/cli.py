@@ -6,22 +6,25 @@ place that maps errors to exit codes). Results go to stdout; messages to stderr.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
-from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from . import _text
+from ._direct import direct_call
 from .errors import LogscopeError
+from .events import EventKind
 from .render import text as report
+from .render.emit import emit
 
 if TYPE_CHECKING:
-    from .events import EventKind
+    from rich.console import Console
+
+    from .command.parse import LaunchCommand
+    from .watch.launch import Launched
 
 # Start-up matters (``logscope check`` before every launch): every import that only some
 # commands need (rich tables, the parser, pandas, the memory arithmetic, ...) lives inside
@@ -81,52 +84,10 @@ def events(
     ] = TableFormat.table,
 ) -> None:
     """List the events of a log."""
-    from .render.views import select_events
+    # start-up: each command loads only the library and renderer it needs
+    from .log.select import select_events
 
-    wanted = _kinds(kind)
-    selected = select_events(log, kinds=wanted, run=run)
-    if fmt is TableFormat.jsonl:
-        report.write_jsonl(e.to_dict() for e in selected)
-    elif fmt is TableFormat.json:
-        report.write_json(
-            {
-                "schema_version": _text.SCHEMA_VERSION,
-                "log": log,
-                "events": [e.to_dict() for e in selected],
-            }
-        )
-    elif fmt is TableFormat.csv:
-        import csv
-
-        writer = csv.writer(sys.stdout)
-        writer.writerow(["line", "end_line", "timestamp", "rank", "level", "kind", "message"])
-        for e in selected:
-            d = e.to_dict()
-            writer.writerow(
-                [
-                    d["line"],
-                    d["end_line"],
-                    d["timestamp"] or "",
-                    d["rank"] or "",
-                    d["level"] or "",
-                    d["kind"],
-                    d["message"],
-                ]
-            )
-    else:
-        from rich.table import Table
-
-        con = report.console()
-        table = Table("line", "time", "rank", "kind", "message", box=None, header_style="bold")
-        for e in selected:
-            table.add_row(
-                str(e.line),
-                report.plain(e.timestamp.strftime("%H:%M:%S") if e.timestamp else ""),
-                report.plain(e.rank.label if e.rank else ""),
-                e.kind.value,
-                report.plain(e.message, limit=160),
-            )
-        con.print(table)
+    emit(select_events(log, kinds=_kinds(kind), run=run), fmt)
 
 
 @app.command()
@@ -137,53 +98,10 @@ def runs(
     ] = RunsFormat.table,
 ) -> None:
     """List the runs (launches) a log holds and how each ended."""
-    from .log.reader import iter_runs
-    from .parse.source import describe
+    # start-up: each command loads only the library and renderer it needs
+    from .log.select import list_runs
 
-    runs = list(iter_runs(log))
-    rows = [
-        {
-            "index": r.index,
-            "started_at": r.started_at,
-            "ended_at": r.ended_at,
-            "first_line": r.first_line,
-            "last_line": r.last_line,
-            "outcome": r.outcome.value,
-            "failure": r.failure.kind.value if r.failure else None,
-            "has_banner": r.has_banner,
-            "sglang_version_hint": r.release_hint,
-        }
-        for r in runs
-    ]
-    if fmt is RunsFormat.json:
-        report.write_json(
-            {"schema_version": _text.SCHEMA_VERSION, "log": describe(log), "runs": rows}
-        )
-        return
-    from rich.table import Table
-
-    table = Table(
-        "run",
-        "started",
-        "ended",
-        "lines",
-        "outcome",
-        "failure",
-        "release",
-        box=None,
-        header_style="bold",
-    )
-    for r, row in zip(runs, rows, strict=True):
-        table.add_row(
-            str(row["index"]),
-            _text.when(r.started_at),
-            _text.when(r.ended_at),
-            f"{row['first_line']}-{row['last_line']}",
-            str(row["outcome"]),
-            str(row["failure"] or "-"),
-            str(row["sglang_version_hint"] or "-"),
-        )
-    report.console().print(table)
+    emit(list_runs(log), fmt)
 
 
 @app.command()
@@ -200,19 +118,10 @@ def summary(
 
     With several files (processed in parallel), JSON output is one summary per line (JSON lines).
     """
-    from .log.reader import summarize_files, summarize_source
+    # start-up: each command loads only the library and renderer it needs
+    from .log.select import summaries
 
-    results = summarize_files(log) if len(log) > 1 else [summarize_source(log[0])]
-    if fmt is TextFormat.json:
-        if len(results) == 1:
-            report.write_json(results[0])
-        else:
-            report.write_jsonl(results)
-        return
-    from .render.views import render_summary
-
-    for data in results:
-        render_summary(report.console(), data)
+    emit(summaries(log), fmt)
 
 
 class GpuSource(str, Enum):
@@ -229,13 +138,10 @@ def gpus(
     ] = GpuSource.auto,
 ) -> None:
     """Per GPU (under CUDA_VISIBLE_DEVICES): memory, and the processes holding it."""
-    from .machine.gpus import read_gpus, reader_for, render_text
+    # start-up: each command loads only the library and renderer it needs
+    from .machine.gpus import read_gpus, reader_for
 
-    result = read_gpus(reader=reader_for(source.value))
-    if fmt is TextFormat.json:
-        report.write_json(result.to_dict())
-        return
-    sys.stdout.write("\n".join(render_text(result)) + "\n")
+    emit(read_gpus(reader=reader_for(source.value)), fmt)
 
 
 @app.command()
@@ -266,6 +172,7 @@ def check(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
+    # start-up: each command loads only the library and renderer it needs
     from .staleness.judge import check as run_check
 
     result = run_check(
@@ -275,13 +182,7 @@ def check(
         log_tz=log_tz,
         sglang_version=sglang_version,
     )
-    data = result.to_dict()
-    if fmt is TextFormat.json:
-        report.write_json(data)
-    else:
-        from .render.views import render_check
-
-        render_check(report.console(), data)
+    emit(result, fmt)
     raise typer.Exit(result.exit_code)
 
 
@@ -307,6 +208,7 @@ def report_command(
     ] = None,
 ) -> None:
     """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue."""
+    # start-up: each command loads only the library and renderer it needs
     from .render.html import render_html
     from .staleness.report import full_report
 
@@ -329,16 +231,12 @@ def args_command(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
-    from .command.parse import describe, parse_launch_command, read_command_file
+    # start-up: each command loads only the library and renderer it needs
+    from .command.parse import parse_launch_command, read_command_file
 
     text, base_dir = read_command_file(file)
     cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
-    if fmt is TextFormat.json:
-        report.write_json({"schema_version": _text.SCHEMA_VERSION, **cmd.to_dict()})
-    else:
-        con = report.console()
-        for line in describe(cmd):
-            con.print(report.plain(line))
+    emit(cmd, fmt)
     if cmd.rejected:
         raise typer.Exit(1)
 
@@ -372,8 +270,8 @@ def budget_command(
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
+    # start-up: each command loads only the library and renderer it needs
     from .memory.from_inputs import budget_from_inputs
-    from .render.budget import render_budget
 
     result = budget_from_inputs(
         expect_args=expect_args,
@@ -384,10 +282,7 @@ def budget_command(
         gpu_memory=gpu_memory,
         sglang_version=sglang_version,
     )
-    if fmt is TextFormat.json:
-        report.write_json(result.to_dict())
-    else:
-        render_budget(report.console(), result)
+    emit(result, fmt)
     if not result.fits:
         raise typer.Exit(1)
 
@@ -407,9 +302,9 @@ def preflight(
     ] = GpuSource.auto,
 ) -> None:
     """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems."""
+    # start-up: each command loads only the library and renderer it needs
     from .machine.gpus import reader_for
     from .machine.preflight import preflight as run_preflight
-    from .machine.preflight import render_text
 
     try:
         text = expect_args.read_text(encoding="utf-8", errors="replace")
@@ -421,10 +316,7 @@ def preflight(
         base_dir=expect_args.parent,
         reader=reader_for(source.value),
     )
-    if fmt is TextFormat.json:
-        report.write_json(result.to_dict())
-    else:
-        sys.stdout.write("\n".join(render_text(result)) + "\n")
+    emit(result, fmt)
     raise typer.Exit(result.exit_code)
 
 
@@ -451,6 +343,7 @@ _WatchPoll = Annotated[
 
 def _watch_run(log: str, prepared: object, fmt: WatchFormat, poll: float, pid: int | None) -> None:
     """Run a watch to its end; Ctrl-C stops watching (exit 130) and leaves the server running."""
+    # start-up: each command loads only the library and renderer it needs
     from .render.live import make_sink
     from .watch.loop import Prepared
     from .watch.loop import watch as run_watch
@@ -487,6 +380,7 @@ def watch(
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
+    # start-up: each command loads only the library and renderer it needs
     from .watch.loop import parse_duration, prepare
 
     prepared = prepare(
@@ -529,7 +423,7 @@ def launch(
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""
-    from .errors import CommandError
+    # start-up: each command loads only the library and renderer it needs
     from .timing import parse_launched_at
     from .watch import launch as launcher
     from .watch.loop import Prepared, parse_duration
@@ -538,47 +432,11 @@ def launch(
     wait_s = parse_duration(timeout, "--timeout")
     quiet_s = parse_duration(quiet_after, "--quiet-after")
     err = report.console(stderr=True)
-    cwd = Path.cwd()
-    env = dict(os.environ)
-    command = list(command or [])
+    cwd, env, command = Path.cwd(), dict(os.environ), list(command or [])
     launcher.resolve_program(command, env, cwd)
-    intended = None
-    try:
-        checked = launcher.run_preflight(command, env, cwd)
-    except CommandError as exc:
-        if not force:
-            raise LogscopeError(
-                f"not an SGLang launch, so no pre-flight: {exc} (--force launches it anyway)"
-            ) from None
-        err.print(report.plain(f"pre-flight skipped: {exc}"))
-    else:
-        intended = checked.command
-        from .machine.preflight import render_text
-
-        for line in render_text(checked):
-            err.print(report.plain(line))
-        if launcher.preflight_blocks(checked):
-            if not force:
-                err.print(
-                    report.plain(
-                        "logscope: the pre-flight found errors; nothing was launched (--force launches anyway)"
-                    )
-                )
-                raise typer.Exit(1)
-            err.print(report.plain("pre-flight errors ignored (--force)"))
+    intended = _launch_preflight(command, env, cwd, force=force, err=err)
     started = launcher.start(command, log, keep=keep, env=env, cwd=cwd)
-    if started.rotated_to is not None:
-        err.print(report.plain(f"kept the previous log as {started.rotated_to}"))
-    err.print(
-        report.plain(f"started pid {started.pid}; log {started.log}; record {started.record_file}")
-    )
-    code = launcher.confirm_alive(started, wait=alive_after)
-    if code is not None:
-        err.print(
-            report.plain(f"the server exited at once (exit code {code}); the end of its log:")
-        )
-        for line in launcher.tail(started.log):
-            err.print(report.plain(f"  {line}"))
+    code = _confirm_started(started, alive_after, err)
     if no_watch:
         if code is None:
             err.print(report.plain(f"follow it with: logscope watch {started.log}"))
@@ -596,11 +454,62 @@ def launch(
     _watch_run(str(started.log), Prepared(options), fmt, poll, started.pid)
 
 
+def _launch_preflight(
+    command: list[str], env: dict[str, str], cwd: Path, *, force: bool, err: Console
+) -> LaunchCommand | None:
+    """The pre-flight of ``logscope launch``: its lines on stderr; exit 1 on errors unless
+    ``--force``. Returns the command as SGLang reads it (None when it is not an SGLang launch)."""
+    # start-up: each command loads only the library and renderer it needs
+    from .errors import CommandError
+    from .render.machine import preflight_lines
+    from .watch import launch as launcher
+
+    try:
+        checked = launcher.run_preflight(command, env, cwd)
+    except CommandError as exc:
+        if not force:
+            raise LogscopeError(
+                f"not an SGLang launch, so no pre-flight: {exc} (--force launches it anyway)"
+            ) from None
+        err.print(report.plain(f"pre-flight skipped: {exc}"))
+        return None
+    for line in preflight_lines(checked):
+        err.print(report.plain(line))
+    if launcher.preflight_blocks(checked):
+        if not force:
+            err.print(
+                report.plain(
+                    "logscope: the pre-flight found errors; nothing was launched (--force launches anyway)"
+                )
+            )
+            raise typer.Exit(1)
+        err.print(report.plain("pre-flight errors ignored (--force)"))
+    return checked.command
+
+
+def _confirm_started(started: Launched, alive_after: float, err: Console) -> int | None:
+    """Say what was started; the exit code when the server died at once (with its log's end)."""
+    # start-up: each command loads only the library and renderer it needs
+    from .watch import launch as launcher
+
+    if started.rotated_to is not None:
+        err.print(report.plain(f"kept the previous log as {started.rotated_to}"))
+    err.print(
+        report.plain(f"started pid {started.pid}; log {started.log}; record {started.record_file}")
+    )
+    code = launcher.confirm_alive(started, wait=alive_after)
+    if code is not None:
+        err.print(
+            report.plain(f"the server exited at once (exit code {code}); the end of its log:")
+        )
+        for line in launcher.tail(started.log):
+            err.print(report.plain(f"  {line}"))
+    return code
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None
-    from .events import EventKind
-
     out: set[EventKind] = set()
     for name in names:
         for part in name.split(","):
@@ -612,92 +521,10 @@ def _kinds(names: list[str] | None) -> set[EventKind] | None:
     return out
 
 
-#: Commands that :func:`_direct_call` may run without typer's argument parsing.
-_DIRECT = ("check", "runs", "args")
-
-
-def _direct_call(argv: list[str]) -> Callable[[], object] | None:
-    """A plain command line of a ``_DIRECT`` command, as a call of its function; else None.
-
-    typer coerces every parameter through pydantic (~0.1 s to import and build) — a third of
-    ``logscope check``'s start-up on a small log. A plain command line needs none of that: the
-    command name, then long/short options declared on the command (each at most once, as
-    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), and its one
-    positional argument. Anything else (``--help``, a repeated or unknown option, a value
-    that starts with ``-``, a bad choice, a missing argument) returns None: typer parses it,
-    with its own messages. The function receives exactly what typer would pass it.
-    """
-    if not argv or argv[0] not in _DIRECT:
-        return None
-    import inspect
-    import typing
-
-    from typer.models import ArgumentInfo, OptionInfo
-
-    func = next(
-        c.callback
-        for c in app.registered_commands
-        if (c.name or (c.callback.__name__ if c.callback else "")) == argv[0]
-    )
-    assert func is not None
-    hints = typing.get_type_hints(func, include_extras=True)
-    convert: dict[str, Callable[[str], object]] = {}
-    flags: dict[str, str] = {}
-    positional: list[str] = []
-    values: dict[str, object] = {}
-    for name, param in inspect.signature(func).parameters.items():
-        hint = hints[name]
-        info = hint.__metadata__[0]
-        kinds = [t for t in typing.get_args(hint.__origin__) if t is not type(None)]
-        base = kinds[0] if len(kinds) == 1 else hint.__origin__
-        if not (base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))):
-            return None
-        convert[name] = base
-        if isinstance(info, ArgumentInfo):
-            positional.append(name)
-        elif isinstance(info, OptionInfo):
-            decls = [info.default, *(info.param_decls or ())]
-            for decl in decls:
-                if not isinstance(decl, str):
-                    return None
-                flags[decl] = name
-            if param.default is not inspect.Parameter.empty:
-                values[name] = param.default
-        else:
-            return None
-    if len(positional) != 1:
-        return None
-    given: dict[str, str] = {}
-    rest = iter(argv[1:])
-    for token in rest:
-        if token.startswith("-") and token != "-":
-            flag, eq, value = token.partition("=")
-            target = flags.get(flag)
-            if target is None or target in given or (eq and not flag.startswith("--")):
-                return None
-            if not eq:
-                value = next(rest, "-")
-            if value.startswith("-"):
-                return None
-            given[target] = value
-        elif positional[0] in given:
-            return None
-        else:
-            given[positional[0]] = token
-    if positional[0] not in given:
-        return None
-    for name, text in given.items():
-        try:
-            values[name] = convert[name](text)
-        except ValueError:
-            return None
-    return functools.partial(func, **values)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, mapping every LogscopeError to exit code 2."""
     try:
-        direct = _direct_call(sys.argv[1:] if argv is None else argv)
+        direct = direct_call(app, sys.argv[1:] if argv is None else argv)
         if direct is not None:
             direct()
             sys.exit(0)

@@ -29,9 +29,9 @@ from sglang_logscope.machine.gpus import (
     inspect_gpus,
     parse_nvidia_smi,
     read_gpus,
-    render_text,
     select_visible,
 )
+from sglang_logscope.render.machine import gpus_lines
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "gpus"
 H200 = FIX / "h200x2"
@@ -170,7 +170,7 @@ def test_nvml_recording_with_holder(procroot: Path) -> None:
     assert g0.unattributed_bytes == 22123708416 - 22114467840 < 64 * MIB
     assert g1.processes == () and g1.free_bytes == 150106472448
     assert not report.foreign_pids and report.notes == ()
-    text = "\n".join(render_text(report))
+    text = "\n".join(gpus_lines(report))
     assert "pid      801    20.60 GiB  sglang::scheduler_TP0 tests/gpu/holder.py" in text
     assert "[SGLang]" in text and "free 119.20 GiB" in text
     assert "beyond the listed" not in text  # 8.8 MiB of context is noise
@@ -226,7 +226,7 @@ def test_container_host_pids_are_not_given_local_names(procroot: Path) -> None:
     assert not other.is_sglang
     assert report.foreign_pids
     assert any("host PIDs" in n for n in report.notes)
-    text = "\n".join(render_text(report))
+    text = "\n".join(gpus_lines(report))
     assert "pid        7     1.00 GiB  not visible here (host PID; PID 7 here is 'bash -l'" in text
     # 55270440960 used - 40 GiB - 1 GiB listed: 10.5 GiB nobody here accounts for
     assert g0.unattributed_bytes == 55270440960 - 41 * GIB
@@ -243,7 +243,7 @@ def test_unreadable_fds_leave_the_pid_unverified(procroot: Path) -> None:
     r = inspect_gpus(NvmlReader(nvml(SYN / "container-nvml.json")).read(), procfs=ProcFs(procroot))
     p = r.gpus[0].processes[1]
     assert p.visibility is Visibility.UNVERIFIED and p.cmdline == "python3 serve.py"
-    assert "cannot confirm" in "\n".join(render_text(r))
+    assert "cannot confirm" in "\n".join(gpus_lines(r))
 
 
 # --------------------------------------------------------------------------- SGLang zombie
@@ -259,7 +259,7 @@ def test_leftover_sglang_schedulers_are_named(procroot: Path) -> None:
     assert p0.visibility is Visibility.HERE and p0.is_sglang and p0.used_bytes == 41216 * MIB
     # a zombie has closed its fds, yet is not "another program": its memory is still being freed
     assert p1.visibility is Visibility.EXITING and p1.state == "Z" and p1.is_sglang
-    text = "\n".join(render_text(report))
+    text = "\n".join(gpus_lines(report))
     assert "pid    48213    40.25 GiB  sglang::scheduler_TP0 [SGLang]" in text
     assert "[exiting, state Z: memory not released yet]" in text
     assert report.gpus[2].free_bytes == 81046 * MIB
@@ -324,7 +324,7 @@ def test_process_list_refused_is_reported(procroot: Path) -> None:
     r = inspect_gpus(NvmlReader(fake).read(), procfs=ProcFs(procroot))
     assert not r.gpus[0].process_list_known
     assert "the driver would not list processes: Insufficient Permissions" in r.notes
-    assert "processes: the driver would not list them" in "\n".join(render_text(r))
+    assert "processes: the driver would not list them" in "\n".join(gpus_lines(r))
 
 
 def test_nvml_error_mid_read_is_a_read_error_and_shuts_down() -> None:
@@ -366,7 +366,7 @@ def test_smi_names_with_commas_and_not_available_values() -> None:
     assert p11 == g.RawProcess(11, 1000 * MIB, None)
     report = inspect_gpus(r, procfs=ProcFs("/nonexistent-proc"))
     assert report.gpus[0].unattributed_bytes is None
-    assert "memory per process not reported" in "\n".join(render_text(report))
+    assert "memory per process not reported" in "\n".join(gpus_lines(report))
 
 
 @pytest.mark.parametrize(
@@ -425,7 +425,7 @@ def test_subset_renumbers_cuda_ordinals_and_hides_the_rest(procroot: Path) -> No
     assert report.physical_count == 4
     assert report.by_cuda_index(1) is report.gpus[1] and report.by_cuda_index(2) is None
     assert report.gpus[1].processes[0].pid == 48214  # held TP1, seen through cuda:1
-    assert "2 GPU(s) visible of 4 (CUDA_VISIBLE_DEVICES=3,1)" in next(iter(render_text(report)))
+    assert "2 GPU(s) visible of 4 (CUDA_VISIBLE_DEVICES=3,1)" in next(iter(gpus_lines(report)))
 
 
 # --------------------------------------------------------------------------- misc
@@ -452,7 +452,7 @@ def test_stat_state_survives_odd_process_names(procroot: Path) -> None:
 def test_untrusted_command_lines_are_made_visible(procroot: Path) -> None:
     proc(procroot, HOLDER_PID, ["python3", "\x1b]8;;http://x\x07evil"], comm="python3")
     r = inspect_gpus(NvmlReader(nvml(H200 / "nvml-holder.json")).read(), procfs=ProcFs(procroot))
-    text = "\n".join(render_text(r))
+    text = "\n".join(gpus_lines(r))
     assert "\x1b" not in text and "\\x1b]8;;http://x\\x07evil" in text
 
 

@@ -17,6 +17,7 @@ PKG = Path(__file__).resolve().parent.parent / "sglang_logscope"
 #: Each layer may import only from the layers listed after it (and from itself).
 LAYERS: dict[str, int] = {
     "cli": 6,
+    "_direct": 5,  # the CLI's fast path: below cli, beside render
     "__main__": 7,
     "render": 5,
     "staleness": 4,

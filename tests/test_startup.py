@@ -13,6 +13,7 @@ import pytest
 
 import sglang_logscope
 from sglang_logscope import cli
+from sglang_logscope._direct import direct_call
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -145,7 +146,7 @@ def test_direct_call_passes_what_typer_passes(
 ) -> None:
     calls = _record(monkeypatch, argv[0])
     cli.app(args=argv, standalone_mode=False)
-    direct = cli._direct_call(argv)
+    direct = direct_call(cli.app, argv)
     assert direct is not None
     direct()
     assert len(calls) == 2
@@ -155,7 +156,7 @@ def test_direct_call_passes_what_typer_passes(
 
 @pytest.mark.parametrize("argv", _TYPER_ONLY, ids=" ".join)
 def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
-    assert cli._direct_call(argv) is None
+    assert direct_call(cli.app, argv) is None
 
 
 @pytest.mark.parametrize("fmt", ["json", "text"])
@@ -166,7 +167,7 @@ def test_main_direct_and_typer_paths_agree(
     with pytest.raises(SystemExit) as direct:
         cli.main(argv)
     out_direct = capsys.readouterr()
-    monkeypatch.setattr(cli, "_direct_call", lambda argv: None)
+    monkeypatch.setattr(cli, "direct_call", lambda app, argv: None)
     with pytest.raises(SystemExit) as typer_path:
         cli.main(argv)
     assert direct.value.code == typer_path.value.code == 1

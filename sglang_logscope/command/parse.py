@@ -14,7 +14,6 @@ Here: the :class:`LaunchCommand` model and the entry points.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from .unwrap import find_launch
 
 __all__ = [
     "LaunchCommand",
-    "describe",
     "parse_launch_command",
     "read_argv",
     "read_command_file",
@@ -156,40 +154,3 @@ def read_command_file(path: str) -> tuple[str, Path | None]:
         return p.read_text(encoding="utf-8", errors="replace"), p.resolve().parent
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def describe(cmd: LaunchCommand) -> list[str]:
-    """Plain-text lines for ``logscope args``: the argv SGLang sees and every problem."""
-
-    lines = [
-        f"program: {cmd.program}",
-        f"sglang release table: {cmd.sglang_version}",
-        f"wrappers: {', '.join(cmd.wrappers) or '-'}",
-        f"log: {cmd.log_path or '-'}{' (append)' if cmd.log_append else ''}",
-    ]
-    if cmd.env:
-        lines.append("env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in cmd.env.items()))
-    if cmd.config_path:
-        lines.append(f"config: {cmd.config_path} (its options come first; the CLI overrides)")
-    lines.append("argv SGLang sees:")
-    lines.append("  " + (shlex.join(cmd.argv) or "(none)"))
-    if cmd.explicit:
-        lines.append("explicit args:")
-        for name in sorted(cmd.explicit):
-            flag = cmd.flags_used.get(name, "")
-            lines.append(f"  {name} = {cmd.args[name]!r}" + (f"   (from {flag})" if flag else ""))
-    for fld, (before, after) in cmd.rewrites.items():
-        lines.append(f"rewrite: SGLang turns {fld}={before!r} into {after!r}")
-    for flag in cmd.unknown:
-        hint = cmd.suggestions.get(flag)
-        lines.append(f"unrecognized flag: {flag}" + (f" (did you mean {hint}?)" if hint else ""))
-    for flag, candidates in cmd.ambiguous.items():
-        lines.append(f"ambiguous flag: {flag} could match {', '.join(candidates)}")
-    for err in cmd.errors:
-        lines.append(f"argparse error: {err}")
-    if cmd.rejected:
-        lines.append(
-            "SGLang's argparse would reject this command and exit at once (status 2) "
-            "before loading anything."
-        )
-    return lines

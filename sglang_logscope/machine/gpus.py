@@ -9,7 +9,7 @@ Three layers, each replaceable in tests:
 * a :class:`ProcFs` (:mod:`.procfs`) looks each PID up in ``/proc`` (name, command line, state,
   whether it has a ``/dev/nvidia*`` device open);
 * :func:`inspect_gpus` (here) joins the two, applies ``CUDA_VISIBLE_DEVICES`` and classifies every
-  PID into the :class:`GpuReport` model; :func:`render_text` shows it.
+  PID into the :class:`GpuReport` model; :func:`sglang_logscope.render.machine.gpus_lines` shows it.
 
 The readers' and ``/proc``'s names are re-exported here.
 
@@ -21,7 +21,7 @@ instead of putting another program's name on the memory.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -74,13 +74,12 @@ __all__ = [
     "parse_nvidia_smi",
     "read_gpus",
     "reader_for",
-    "render_text",
     "select_visible",
 ]
 
 #: Memory used on a GPU but held by no process the driver lists, above which the report flags it.
 UNATTRIBUTED_FLAG_BYTES = 1 * GIB
-_NOISE_BYTES = 64 * MIB  # below this, unattributed memory is not worth a line
+NOISE_BYTES = 64 * MIB  # below this, unattributed memory is not worth a line
 
 
 class Visibility(str, Enum):
@@ -367,52 +366,3 @@ def read_gpus(
 
 
 # --------------------------------------------------------------------------- text
-
-
-def _fmt_gib(value: int | None) -> str:
-    return "?" if value is None else f"{value / GIB:.2f} GiB"
-
-
-def render_text(report: GpuReport) -> Iterable[str]:
-    """Plain text lines (untrusted names made visible, no markup)."""
-    cvd = report.cuda_visible_devices
-    head = f"{len(report.gpus)} GPU(s) visible"
-    if cvd is not None:
-        head += f" of {report.physical_count} (CUDA_VISIBLE_DEVICES={visible(cvd)!s})"
-    head += f" — via {report.source}"
-    if report.driver_version:
-        head += f", driver {report.driver_version}"
-    yield head
-    for g in report.gpus:
-        yield ""
-        yield (
-            f"cuda:{g.cuda_index} = GPU {g.index}  {visible(g.name)}  {g.uuid}\n"
-            f"  total {_fmt_gib(g.total_bytes)}  used {_fmt_gib(g.used_bytes)}  "
-            f"free {_fmt_gib(g.free_bytes)}"
-            + (f"  (driver reserved {_fmt_gib(g.reserved_bytes)})" if g.reserved_bytes else "")
-        )
-        if not g.processes:
-            yield (
-                "  no compute process listed"
-                if g.process_list_known
-                else ("  processes: the driver would not list them")
-            )
-        for p in g.processes:
-            tag = " [SGLang]" if p.is_sglang else ""
-            state = ""
-            if p.visibility is Visibility.EXITING:
-                state = f" [exiting, state {p.state}: memory not released yet]"
-            elif p.visibility is Visibility.UNVERIFIED:
-                state = " [cannot confirm it has the GPU open]"
-            yield f"  pid {p.pid:>8}  {_fmt_gib(p.used_bytes):>11}  {p.label}{tag}{state}"
-        un = g.unattributed_bytes
-        if un is None:
-            yield "  memory per process not reported by the driver"
-        elif un >= UNATTRIBUTED_FLAG_BYTES:
-            yield f"  {_fmt_gib(un)} used by processes that cannot be seen"
-        elif un >= _NOISE_BYTES:
-            yield f"  {_fmt_gib(un)} used beyond the listed processes (driver, contexts)"
-    if report.notes:
-        yield ""
-        for note in report.notes:
-            yield f"note: {note}"

@@ -527,32 +527,3 @@ def preflight(
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: (order[f.severity], f.code))
     return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
-
-
-def render_text(result: Preflight) -> list[str]:
-    """Plain text lines: a verdict, then each finding with its code."""
-    cmd = result.command
-    plan = result.plan
-    lines = [
-        f"preflight: {'CLEAR' if result.clear else 'PROBLEMS'} — SGLang {cmd.sglang_version}, "
-        f"tp {cmd.args.get('tp_size')} pp {cmd.args.get('pp_size')} dp {cmd.args.get('dp_size')}"
-        f" -> {plan.ranks} GPU(s) cuda:{','.join(map(str, plan.ordinals))}"
-        + (
-            f" (CUDA_VISIBLE_DEVICES={visible(plan.cuda_visible_devices)} from {plan.cvd_origin})"
-            if plan.cuda_visible_devices is not None
-            else ""
-        )
-    ]
-    if result.gpus is not None:
-        for o in plan.ordinals:
-            g = result.gpus.by_cuda_index(o)
-            if g is not None:
-                lines.append(
-                    f"  cuda:{o} = GPU {g.index} {visible(g.name)}: free {_gib(g.free_bytes)} "
-                    f"of {_gib(g.total_bytes)}, {len(g.processes)} process(es)"
-                )
-    for f in result.findings:
-        lines.append(f"{f.code} {f.severity.value:<7} {f.message}")
-        if f.suggestion:
-            lines.append(f"        -> {f.suggestion}")
-    return lines

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..memory.budget_types import Budget
-from .text import plain
+from .text import console, plain
 
 BAR_WIDTH = 60
 _SEGMENTS = (
@@ -128,3 +128,7 @@ def render_budget(con: Console, b: Budget) -> None:
     con.print(plain("sources:", style="bold"))
     for k, v in b.sources.items():
         con.print(plain(f"  {k}: {v}"))
+
+
+def budget_text(result: Budget) -> None:
+    render_budget(console(), result)

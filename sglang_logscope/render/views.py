@@ -10,11 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import _text
-from ..errors import LogscopeError
-from ..events import Event, EventKind
-from ..log.reader import read_log
-from ..parse.lines import iter_events
+from ..log.select import Summaries
+from ..staleness.verdict import CheckReport
 from . import text as report
+from .text import console
 
 _ARGS_THAT_MATTER = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
@@ -24,21 +23,6 @@ _ARGS_THAT_MATTER = (
     "speculative_num_draft_tokens", "mamba_full_memory_ratio", "max_mamba_cache_size",
     "mamba_ssm_dtype", "page_size", "cuda_graph_max_bs", "disable_cuda_graph",
 )  # fmt: skip
-
-
-def select_events(source: str, kinds: set[EventKind] | None, run: int | None) -> Iterable[Event]:
-    """Events of ``source`` filtered by kind and run; streams when no run is asked for."""
-    if run is None:
-        stream = iter_events(source)
-        return (e for e in stream if kinds is None or e.kind in kinds)
-    log = read_log(source)
-    if not log.runs:
-        raise LogscopeError(f"{log.name}: holds no run")
-    try:
-        chosen = log.runs[run]
-    except IndexError:
-        raise LogscopeError(f"{log.name}: no run {run} (the log holds {len(log.runs)})") from None
-    return [e for e in chosen.events if kinds is None or e.kind in kinds]
 
 
 def render_summary(con: Console, data: dict[str, Any]) -> None:
@@ -240,3 +224,12 @@ def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
             report.plain(why, limit=160),
         )
     return table
+
+
+def summaries_text(result: Summaries) -> None:
+    for data in result.items:
+        render_summary(console(), data)
+
+
+def check_text(result: CheckReport) -> None:
+    render_check(console(), result.to_dict())

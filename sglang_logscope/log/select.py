@@ -1,0 +1,96 @@
+"""What the listing commands answer, as result objects a renderer takes in one call:
+:class:`EventSelection` (``logscope events``), :class:`RunList` (``runs``), :class:`Summaries`
+(``summary``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._text import SCHEMA_VERSION
+from ..errors import LogscopeError
+from ..events import Event, EventKind
+from ..parse.lines import iter_events
+from ..parse.source import Source, describe
+from .reader import iter_runs, read_log, summarize_files, summarize_source
+from .runs import Run
+
+
+@dataclass(frozen=True)
+class EventSelection:
+    """The events of a log chosen by kind and run; ``events`` streams when no run is asked for
+    (a renderer consumes it once)."""
+
+    log: str
+    events: Iterable[Event]
+
+
+@dataclass(frozen=True)
+class RunList:
+    """The runs a log holds (thin: no events kept)."""
+
+    log: str
+    runs: tuple[Run, ...]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per run: the ``runs`` JSON shape."""
+        return [
+            {
+                "index": r.index,
+                "started_at": r.started_at,
+                "ended_at": r.ended_at,
+                "first_line": r.first_line,
+                "last_line": r.last_line,
+                "outcome": r.outcome.value,
+                "failure": r.failure.kind.value if r.failure else None,
+                "has_banner": r.has_banner,
+                "sglang_version_hint": r.release_hint,
+            }
+            for r in self.runs
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema_version": SCHEMA_VERSION, "log": self.log, "runs": self.rows()}
+
+
+@dataclass(frozen=True)
+class Summaries:
+    """The ``summary`` of each log given, in input order."""
+
+    items: tuple[dict[str, Any], ...]
+
+
+def select_events(
+    source: str, kinds: set[EventKind] | None = None, run: int | None = None
+) -> EventSelection:
+    """The events of ``source`` of ``kinds`` (all when None) in run ``run`` (all when None)."""
+    return EventSelection(source, _events_of(source, kinds, run))
+
+
+def list_runs(source: Source) -> RunList:
+    """The runs of ``source``, streamed (memory follows a run, not the file)."""
+    return RunList(describe(source), tuple(iter_runs(source)))
+
+
+def summaries(sources: Sequence[str]) -> Summaries:
+    """:func:`~sglang_logscope.log.reader.summarize_source` of each source (in parallel when
+    there are several)."""
+    if len(sources) > 1:
+        return Summaries(tuple(summarize_files(sources)))
+    return Summaries((summarize_source(sources[0]),))
+
+
+def _events_of(source: str, kinds: set[EventKind] | None, run: int | None) -> Iterable[Event]:
+    """Events of ``source`` filtered by kind and run; streams when no run is asked for."""
+    if run is None:
+        stream = iter_events(source)
+        return (e for e in stream if kinds is None or e.kind in kinds)
+    log = read_log(source)
+    if not log.runs:
+        raise LogscopeError(f"{log.name}: holds no run")
+    try:
+        chosen = log.runs[run]
+    except IndexError:
+        raise LogscopeError(f"{log.name}: no run {run} (the log holds {len(log.runs)})") from None
+    return [e for e in chosen.events if kinds is None or e.kind in kinds]

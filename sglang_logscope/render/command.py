@@ -1,0 +1,56 @@
+"""A launch command as text: ``logscope args``."""
+
+from __future__ import annotations
+
+import shlex
+
+from .._text import SCHEMA_VERSION
+from ..command.parse import LaunchCommand
+from .text import console, plain, write_json
+
+
+def command_lines(cmd: LaunchCommand) -> list[str]:
+    """Plain-text lines for ``logscope args``: the argv SGLang sees and every problem."""
+
+    lines = [
+        f"program: {cmd.program}",
+        f"sglang release table: {cmd.sglang_version}",
+        f"wrappers: {', '.join(cmd.wrappers) or '-'}",
+        f"log: {cmd.log_path or '-'}{' (append)' if cmd.log_append else ''}",
+    ]
+    if cmd.env:
+        lines.append("env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in cmd.env.items()))
+    if cmd.config_path:
+        lines.append(f"config: {cmd.config_path} (its options come first; the CLI overrides)")
+    lines.append("argv SGLang sees:")
+    lines.append("  " + (shlex.join(cmd.argv) or "(none)"))
+    if cmd.explicit:
+        lines.append("explicit args:")
+        for name in sorted(cmd.explicit):
+            flag = cmd.flags_used.get(name, "")
+            lines.append(f"  {name} = {cmd.args[name]!r}" + (f"   (from {flag})" if flag else ""))
+    for fld, (before, after) in cmd.rewrites.items():
+        lines.append(f"rewrite: SGLang turns {fld}={before!r} into {after!r}")
+    for flag in cmd.unknown:
+        hint = cmd.suggestions.get(flag)
+        lines.append(f"unrecognized flag: {flag}" + (f" (did you mean {hint}?)" if hint else ""))
+    for flag, candidates in cmd.ambiguous.items():
+        lines.append(f"ambiguous flag: {flag} could match {', '.join(candidates)}")
+    for err in cmd.errors:
+        lines.append(f"argparse error: {err}")
+    if cmd.rejected:
+        lines.append(
+            "SGLang's argparse would reject this command and exit at once (status 2) "
+            "before loading anything."
+        )
+    return lines
+
+
+def command_text(cmd: LaunchCommand) -> None:
+    con = console()
+    for line in command_lines(cmd):
+        con.print(plain(line))
+
+
+def command_json(cmd: LaunchCommand) -> None:
+    write_json({"schema_version": SCHEMA_VERSION, **cmd.to_dict()})

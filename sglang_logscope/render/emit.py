@@ -1,0 +1,71 @@
+"""One call renders any result: :func:`emit` (result, format) → stdout.
+
+Every command of the CLI hands its library result to :func:`emit` with the ``--format`` it was
+given; what each format does with each kind of result is the table :data:`RENDERERS` below
+(pip-audit's one-call formats). ``json`` falls back to the result's ``to_dict()``. The renderer
+modules are imported when their result is first emitted (start-up: ``logscope check`` must
+not load the HTML report, the live view or pandas).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections.abc import Callable
+from typing import Any, cast
+
+from ..errors import LogscopeError
+from .text import write_json
+
+
+class Format(str, enum.Enum):
+    """Every output format of the CLI (a command's ``--format`` offers its subset)."""
+
+    TEXT = "text"
+    TABLE = "table"
+    JSON = "json"
+    JSONL = "jsonl"
+    CSV = "csv"
+
+
+#: (result type name, format) → ``module:function`` under ``sglang_logscope.render``; each
+#: function takes the result and writes it to stdout.
+RENDERERS: dict[tuple[str, Format], str] = {
+    ("EventSelection", Format.TABLE): "tables:events_table",
+    ("EventSelection", Format.JSON): "tables:events_json",
+    ("EventSelection", Format.JSONL): "tables:events_jsonl",
+    ("EventSelection", Format.CSV): "tables:events_csv",
+    ("RunList", Format.TABLE): "tables:runs_table",
+    ("Summaries", Format.TEXT): "views:summaries_text",
+    ("Summaries", Format.JSON): "tables:summaries_json",
+    ("CheckReport", Format.TEXT): "views:check_text",
+    ("GpuReport", Format.TEXT): "machine:gpus_text",
+    ("Preflight", Format.TEXT): "machine:preflight_text",
+    ("LaunchCommand", Format.TEXT): "command:command_text",
+    ("LaunchCommand", Format.JSON): "command:command_json",
+    ("Budget", Format.TEXT): "budget:budget_text",
+}
+
+
+def renderer(result: object, fmt: Format | str) -> Callable[[Any], None]:
+    """The function that writes ``result`` in ``fmt``."""
+    fmt = Format(getattr(fmt, "value", fmt))
+    name = type(result).__name__
+    where = RENDERERS.get((name, fmt))
+    if where is None:
+        if fmt is Format.JSON and hasattr(result, "to_dict"):
+            return _json
+        raise LogscopeError(f"{name} has no {fmt.value} form")
+    module, func = where.split(":")
+    return cast(
+        Callable[[Any], None], getattr(importlib.import_module(f"{__package__}.{module}"), func)
+    )
+
+
+def emit(result: object, fmt: Format | str) -> None:
+    """Write ``result`` to stdout in ``fmt``: the one rendering call of every command."""
+    renderer(result, fmt)(result)
+
+
+def _json(result: Any) -> None:
+    write_json(result.to_dict())

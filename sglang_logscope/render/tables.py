@@ -1,0 +1,75 @@
+"""Listings as tables, JSON, JSON lines and CSV: ``logscope events``, ``runs``, ``summary``."""
+
+from __future__ import annotations
+
+import csv
+import sys
+
+from rich.table import Table
+
+from .._text import SCHEMA_VERSION, when
+from ..log.select import EventSelection, RunList, Summaries
+from .text import console, plain, write_json, write_jsonl
+
+_CSV_COLUMNS = ("line", "end_line", "timestamp", "rank", "level", "kind", "message")
+
+
+def events_table(result: EventSelection) -> None:
+    table = Table("line", "time", "rank", "kind", "message", box=None, header_style="bold")
+    for e in result.events:
+        table.add_row(
+            str(e.line),
+            plain(e.timestamp.strftime("%H:%M:%S") if e.timestamp else ""),
+            plain(e.rank.label if e.rank else ""),
+            e.kind.value,
+            plain(e.message, limit=160),
+        )
+    console().print(table)
+
+
+def events_json(result: EventSelection) -> None:
+    write_json(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "log": result.log,
+            "events": [e.to_dict() for e in result.events],
+        }
+    )
+
+
+def events_jsonl(result: EventSelection) -> None:
+    write_jsonl(e.to_dict() for e in result.events)
+
+
+def events_csv(result: EventSelection) -> None:
+    writer = csv.writer(sys.stdout)
+    writer.writerow(_CSV_COLUMNS)
+    for e in result.events:
+        d = e.to_dict()
+        writer.writerow([d[c] if d[c] is not None else "" for c in _CSV_COLUMNS])
+
+
+def runs_table(result: RunList) -> None:
+    table = Table(
+        "run", "started", "ended", "lines", "outcome", "failure", "release",
+        box=None, header_style="bold",
+    )  # fmt: skip
+    for r, row in zip(result.runs, result.rows(), strict=True):
+        table.add_row(
+            str(row["index"]),
+            when(r.started_at),
+            when(r.ended_at),
+            f"{row['first_line']}-{row['last_line']}",
+            str(row["outcome"]),
+            str(row["failure"] or "-"),
+            str(row["sglang_version_hint"] or "-"),
+        )
+    console().print(table)
+
+
+def summaries_json(result: Summaries) -> None:
+    """One log: its summary document; several: one summary per line (JSON lines)."""
+    if len(result.items) == 1:
+        write_json(result.items[0])
+    else:
+        write_jsonl(result.items)
