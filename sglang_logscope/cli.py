@@ -381,7 +381,7 @@ def watch(
 ) -> None:
     """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
     # start-up: each command loads only the library and renderer it needs
-    from .watch.loop import parse_duration, prepare
+    from .watch.loop import parse_duration, prepare, settle_for
 
     prepared = prepare(
         log,
@@ -390,7 +390,7 @@ def watch(
         log_tz=log_tz,
         timeout=parse_duration(timeout, "--timeout"),
         quiet_after=parse_duration(quiet_after, "--quiet-after"),
-        settle=min(2.0, max(0.3, 4 * poll)),
+        settle=settle_for(poll),
     )
     _watch_run(log, prepared, fmt, poll, prepared.options.pid)
 
@@ -426,7 +426,7 @@ def launch(
     # start-up: each command loads only the library and renderer it needs
     from .timing import parse_launched_at
     from .watch import launch as launcher
-    from .watch.loop import Prepared, parse_duration
+    from .watch.loop import Prepared, parse_duration, settle_for
     from .watch.watcher import WatchOptions
 
     wait_s = parse_duration(timeout, "--timeout")
@@ -446,7 +446,7 @@ def launch(
         expect=intended,
         timeout=wait_s,
         quiet_after=quiet_s,
-        settle=min(2.0, max(0.3, 4 * poll)),
+        settle=settle_for(poll),
         fresh_file=True,
         pid=started.pid,
         alive=started.alive,

@@ -218,3 +218,11 @@ def test_all_is_sorted_and_complete() -> None:
 
     assert list(names) == sorted(names, key=lambda n: (kind(n), n))
     assert set(names) == set(sglang_logscope._WHERE) | {"__version__"}
+
+
+def test_subpackage_inits_hold_only_their_docstring() -> None:
+    for init in PKG.glob("*/__init__.py"):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        body = [n for n in tree.body if not isinstance(n, ast.Expr)]
+        assert not body, f"{init.relative_to(PKG.parent)}: import from the defining module instead"
+        assert ast.get_docstring(tree), init

@@ -46,7 +46,7 @@ def run_memory(run: Run) -> dict[str, Any]:
         "weights_gib": max(weights.values()) if weights else None,
         "free_after_weights_gib": min(after_weights.values()) if after_weights else None,
         "kv_tokens": kv_tokens,
-        "kv_gib": _kv_gib(kv[0]) if kv else None,
+        "kv_gib": kv_pool_gib(kv[0]) if kv else None,
         "mamba_slots": _first(mamba, "max_mamba_cache_size"),
         "mamba_gib": _mamba_gib(mamba[0]) if mamba else None,
         "free_after_pools_gib": min(_per_rank(pool, "avail_gib").values(), default=None),
@@ -58,7 +58,8 @@ def run_memory(run: Run) -> dict[str, Any]:
     return out
 
 
-def _kv_gib(e: Event) -> float | None:
+def kv_pool_gib(e: Event) -> float | None:
+    """The KV pool's size from a ``KV Cache is allocated`` line: K + V (or the one KV size)."""
     parts = [e.fields.get(k) for k in ("k_gib", "v_gib", "kv_gib")]
     nums = [float(p) for p in parts if isinstance(p, (int, float))]
     return round(sum(nums), 2) if nums else None

@@ -67,13 +67,17 @@ FAILURE_OF: dict[EventKind, FailureKind] = {
 }
 _FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
 _TERMINAL = set(FAILURE_OF) | {EventKind.SIGQUIT, EventKind.SHUTDOWN, EventKind.ARGPARSE_USAGE}
-_PREAMBLE = {
-    EventKind.ARGS_ADJUSTED,
-    EventKind.ATTENTION_BACKEND,
-    EventKind.LAUNCH_WARNING,
-    EventKind.UNKNOWN,
-    EventKind.TEXT,
-}
+#: Lines SGLang (or the shell) prints before the ``server_args`` banner of a run: they belong to
+#: the run that follows when they come within :data:`PREAMBLE_WINDOW` of its start.
+PREAMBLE_KINDS = frozenset(
+    {
+        EventKind.ARGS_ADJUSTED,
+        EventKind.ATTENTION_BACKEND,
+        EventKind.LAUNCH_WARNING,
+        EventKind.UNKNOWN,
+        EventKind.TEXT,
+    }
+)
 _READY = {EventKind.SERVER_READY}
 _SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
 
@@ -160,7 +164,7 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
     cut = len(current)
     while cut > 0:
         e = current[cut - 1]
-        if e.kind not in _PREAMBLE:
+        if e.kind not in PREAMBLE_KINDS:
             break
         if (
             e.timestamp is not None
@@ -449,7 +453,7 @@ class _Group:
 
     def append(self, event: Event) -> None:
         self.last_kind = event.kind
-        if event.kind in _PREAMBLE:
+        if event.kind in PREAMBLE_KINDS:
             self.tail.append(event)
             return
         if self.tail:
@@ -528,7 +532,7 @@ class _Group:
     @property
     def progress(self) -> bool:
         """Anything beyond preamble noise? (The tail is preamble: it adds none.)"""
-        return not self.kinds <= _PREAMBLE
+        return not self.kinds <= PREAMBLE_KINDS
 
     def split_preamble(self, starter: Event | None) -> list[Event]:
         """Commit what stays, return what moves to ``starter``'s run (``None``: a block of

@@ -33,7 +33,7 @@ from ..parse.lines import iter_events
 from ..parse.messages import CATALOG
 from ..parse.source import MAX_LINE_BYTES, Source, decode_line, describe
 from .reader import Log, read_log
-from .runs import Outcome, Run, split_runs
+from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs
 
 #: Files smaller than this are simply parsed whole.
 FAST_MIN_BYTES = 4 << 20
@@ -49,13 +49,6 @@ _NL_U = 0x0A | ord("u") << 8
 #: More '=' than this in a block: look for the banner itself instead.
 _DENSE = 2000
 _STARTERS = (EventKind.SERVER_ARGS, EventKind.ARGPARSE_USAGE)
-_PREAMBLE = {
-    EventKind.ARGS_ADJUSTED,
-    EventKind.ATTENTION_BACKEND,
-    EventKind.LAUNCH_WARNING,
-    EventKind.UNKNOWN,
-    EventKind.TEXT,
-}
 
 
 @dataclass(frozen=True)
@@ -206,7 +199,7 @@ def _settled(events: list[Event], runs: list[Run], line: int) -> int | None:
     for e in events[1:]:
         if e.line >= first:
             return None
-        if e.timestamp is not None and e.has_date and e.kind not in _PREAMBLE:
+        if e.timestamp is not None and e.has_date and e.kind not in PREAMBLE_KINDS:
             return idx
     return None
 
@@ -271,7 +264,7 @@ def read_last_run(source: Source, *, min_bytes: int | None = None, window: int =
     stubs: list[Run] = []
     if earlier and earlier[0].offset > 0:
         head = _parse_from(path, 0, 1, limit=min(earlier[0].offset, HEAD_BYTES))
-        if any(e.kind not in _PREAMBLE for e in head):
+        if any(e.kind not in PREAMBLE_KINDS for e in head):
             stamped = [e.timestamp for e in head if e.timestamp is not None]
             stubs.append(
                 Run(

@@ -12,6 +12,7 @@ import regex
 
 from ..errors import LogscopeError
 from ..events import EventKind
+from ..log.figures import kv_pool_gib
 from ..log.runs import FailureKind, Run
 from .budget import budget
 from .budget_types import Budget, MeasuredFigures
@@ -93,9 +94,7 @@ def reported_from_run(run: Run) -> dict[str, Any]:
         "max_running_requests": summary.fields.get("max_running_requests") if summary else None,
     }
     if kv is not None:
-        parts = [kv.fields.get(k) for k in ("k_gib", "v_gib", "kv_gib")]
-        nums = [float(p) for p in parts if isinstance(p, (int, float))]
-        out["kv_gib"] = round(sum(nums), 2) if nums else None
+        out["kv_gib"] = kv_pool_gib(kv)
     return out
 
 

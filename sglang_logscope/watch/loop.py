@@ -40,6 +40,12 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------------------------ durations
 
+
+def settle_for(poll_interval: float) -> float:
+    """How long a file must stay quiet before a watch judges it: four polls, 0.3–2 s."""
+    return min(2.0, max(0.3, 4 * poll_interval))
+
+
 _DURATION = regex.compile(
     r"(?:(?P<h>\d+(?:\.\d+)?)h)?(?:(?P<m>\d+(?:\.\d+)?)m)?(?:(?P<s>\d+(?:\.\d+)?)s?)?"
 )

@@ -17,6 +17,7 @@ import regex
 
 from .. import _text
 from ..events import Event, EventKind
+from ..log.figures import kv_pool_gib
 
 
 class Phase(str, enum.Enum):
@@ -250,13 +251,9 @@ class PhaseTracker:
         elif kind is EventKind.KV_CACHE_ALLOCATED:
             if f.get("tokens") is not None:
                 st.figures["kv_tokens"] = f["tokens"]
-            sizes = [
-                float(f[k])
-                for k in ("k_gib", "v_gib", "kv_gib")
-                if isinstance(f.get(k), (int, float))
-            ]
-            if sizes:
-                st.figures["kv_gib"] = round(sum(sizes), 2)
+            size = kv_pool_gib(event)
+            if size is not None:
+                st.figures["kv_gib"] = size
         elif kind is EventKind.MAMBA_CACHE_ALLOCATED:
             if f.get("max_mamba_cache_size") is not None:
                 st.figures["mamba_slots"] = f["max_mamba_cache_size"]
