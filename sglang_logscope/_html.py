@@ -79,8 +79,35 @@ def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
 def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900) -> str:
     """Stacked bars, one per GPU: the pools SGLang carves out of the memory free at start (F0),
     against the GPU's capacity (or F0 when the capacity is unknown)."""
-    g = b.per_gpu
     segs = _segment_values(b)
+    parts = [_budget_headline(b), _budget_svg(b, f0_by_rank, segs, width)]
+    parts.extend(_budget_details(b, segs))
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _budget_headline(b: Budget) -> str:
+    g = b.per_gpu
+    verdict = (
+        "<span class='tag good'>fits</span>"
+        if b.fits
+        else f"<span class='tag bad'>does not fit</span> "
+        f"({esc(b.failure_kind.value if b.failure_kind else 'no request slots')}, "
+        f"short by {b.shortfall_gib:.2f} GiB)"
+    )
+    return (
+        f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
+        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
+        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
+        f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>"
+    )
+
+
+def _budget_svg(
+    b: Budget, f0_by_rank: Mapping[str, float], segs: list[tuple[str, float, str]], width: int
+) -> str:
+    """One stacked bar per GPU against its capacity (or F0), with a GiB axis."""
+    g = b.per_gpu
     need = sum(v for _, v, _ in segs)
     ranks = list(f0_by_rank) if len(f0_by_rank) == b.gpus else [f"GPU {i}" for i in range(b.gpus)]
     f0s = [f0_by_rank.get(r, g.f0_gib) for r in ranks]
@@ -89,45 +116,13 @@ def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900
     left, right, row_h, top = 80, 150, 30, 8
     height = top + row_h * len(ranks) + 26
     x = x_scale(0.0, scale_max, left, width - right)
-    verdict = (
-        "<span class='tag good'>fits</span>"
-        if b.fits
-        else f"<span class='tag bad'>does not fit</span> "
-        f"({esc(b.failure_kind.value if b.failure_kind else 'no request slots')}, "
-        f"short by {b.shortfall_gib:.2f} GiB)"
-    )
     parts = [
-        f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
-        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
-        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
-        f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>",
         f"<svg class='chart budget-svg' role='img' width='{width}' height='{height}' "
         f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
         "<title>Memory budget per GPU</title>",
     ]
     for i, (rank, f0, cap) in enumerate(zip(ranks, f0s, caps, strict=True)):
-        y = top + i * row_h
-        parts.append(f"<text x='4' y='{y + 18}'>{esc(rank)}</text>")
-        pos = 0.0
-        if g.total_gib is not None and cap > f0:
-            parts.append(_rect(x(0), x(cap - f0), y, "not free at start", cap - f0, NOT_FREE))
-            pos = cap - f0
-        for label, value, colour in segs:
-            if value <= 0:
-                continue
-            parts.append(_rect(x(pos), x(pos + value), y, label, value, colour))
-            pos += value
-        cx = x(cap)
-        parts.append(
-            f"<line x1='{cx:.1f}' y1='{y}' x2='{cx:.1f}' y2='{y + row_h - 2}' class='capacity' "
-            "stroke='#000' stroke-width='2'/>"
-        )
-        cap_label = "capacity" if g.total_gib is not None else "F0"
-        over = " over!" if pos > cap + 1e-6 else ""
-        parts.append(
-            f"<text x='{width - right + 6}' y='{y + 18}'>{pos:.2f} / {cap:.2f} GiB "
-            f"{cap_label}{over}</text>"
-        )
+        parts.extend(_budget_row(b, segs, x, top + i * row_h, row_h, width - right, rank, f0, cap))
     axis_y = top + row_h * len(ranks) + 2
     step = nice_max(scale_max / 6)
     v = 0.0
@@ -139,6 +134,48 @@ def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900
         )
         v += step
     parts.append(f"<text x='{width - right + 6}' y='{axis_y + 14}'>GiB per GPU</text></svg>")
+    return "\n".join(parts)
+
+
+def _budget_row(
+    b: Budget,
+    segs: list[tuple[str, float, str]],
+    x: Callable[[float], float],
+    y: int,
+    row_h: int,
+    label_x: int,
+    rank: str,
+    f0: float,
+    cap: float,
+) -> list[str]:
+    g = b.per_gpu
+    parts = [f"<text x='4' y='{y + 18}'>{esc(rank)}</text>"]
+    pos = 0.0
+    if g.total_gib is not None and cap > f0:
+        parts.append(_rect(x(0), x(cap - f0), y, "not free at start", cap - f0, NOT_FREE))
+        pos = cap - f0
+    for label, value, colour in segs:
+        if value <= 0:
+            continue
+        parts.append(_rect(x(pos), x(pos + value), y, label, value, colour))
+        pos += value
+    cx = x(cap)
+    parts.append(
+        f"<line x1='{cx:.1f}' y1='{y}' x2='{cx:.1f}' y2='{y + row_h - 2}' class='capacity' "
+        "stroke='#000' stroke-width='2'/>"
+    )
+    cap_label = "capacity" if g.total_gib is not None else "F0"
+    over = " over!" if pos > cap + 1e-6 else ""
+    parts.append(
+        f"<text x='{label_x + 6}' y='{y + 18}'>{pos:.2f} / {cap:.2f} GiB {cap_label}{over}</text>"
+    )
+    return parts
+
+
+def _budget_details(b: Budget, segs: list[tuple[str, float, str]]) -> list[str]:
+    """The figures table, the suggestions and the assumptions under the bars."""
+    g = b.per_gpu
+    parts: list[str] = []
     rows = [[esc(label), f"{value:.2f}"] for label, value, _ in segs if value > 0]
     rows.append(["free before weights (F0)", f"{g.f0_gib:.2f}"])
     if g.total_gib is not None:
@@ -156,8 +193,7 @@ def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900
         parts.append(
             "<p class='muted'>Assumptions: " + "; ".join(esc(a) for a in b.assumptions) + "</p>"
         )
-    parts.append("</div>")
-    return "\n".join(parts)
+    return parts
 
 
 def _rect(x0: float, x1: float, y: float, label: str, value: float, colour: str) -> str:

@@ -192,10 +192,16 @@ class PhaseTracker:
         return changes
 
     def _figures(self, phase: Phase, event: Event) -> list[PhaseChange]:
-        st = self.states[phase]
-        f = event.fields
-        kind = event.kind
+        """Fold ``event`` into its phase's figures; the changes worth a note."""
+        reader = _FIGURE_READERS.get(event.kind)
+        if reader is None:
+            return []
         changes: list[PhaseChange] = []
+        reader(self, phase, self.states[phase], event, changes)
+        return changes
+
+    def _args(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        f, kind = event.fields, event.kind
         if kind is EventKind.SERVER_ARGS:
             args = f.get("args")
             if isinstance(args, Mapping):
@@ -204,24 +210,27 @@ class PhaseTracker:
                         st.figures[key] = args[key]
         elif kind is EventKind.ARGS_ADJUSTED:
             st.figures["adjusted"] = int(st.figures.get("adjusted", 0)) + 1
-            changes.append(
+            out.append(
                 PhaseChange("warning", phase, f"SGLang adjusted: {event.message}", event.line)
             )
-        elif kind is EventKind.ATTENTION_BACKEND and f.get("backend"):
+        elif f.get("backend"):  # ATTENTION_BACKEND
             st.figures["attention_backend"] = f["backend"]
-        elif kind is EventKind.DIST_INIT_END:
+
+    def _dist(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        f = event.fields
+        if event.kind is EventKind.DIST_INIT_END:
             self._max(st, "elapsed_s", f.get("elapsed_s"))
             self._max(st, "mem_usage_gib", f.get("mem_usage_gib"))
             st.done = True
             st.ended_at = event.timestamp
-        elif kind is EventKind.MEMORY_UNBALANCED:
+        else:  # MEMORY_UNBALANCED
             st.figures["unbalanced"] = True
-            changes.append(
-                PhaseChange(
-                    "warning", phase, f"memory capacity is unbalanced: {event.message}", event.line
-                )
-            )
-        elif kind is EventKind.LOAD_WEIGHT_BEGIN:
+            text = f"memory capacity is unbalanced: {event.message}"
+            out.append(PhaseChange("warning", phase, text, event.line))
+
+    def _weights(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        f, kind = event.fields, event.kind
+        if kind is EventKind.LOAD_WEIGHT_BEGIN:
             self._low(phase, st, "free_before_gib", f.get("avail_gib"))
         elif kind is EventKind.WEIGHT_PROGRESS:
             done, total, percent = f.get("done"), f.get("total"), f.get("percent")
@@ -230,16 +239,11 @@ class PhaseTracker:
                 if st.progress is None or new > st.progress:
                     st.progress = new
                     st.figures["shards"] = f"{done}/{total}"
-                    changes.append(
-                        PhaseChange(
-                            "progress",
-                            phase,
-                            f"{done}/{total} shards ({percent if percent is not None else round(100 * new)}%)",
-                            event.line,
-                            {"done": done, "total": total},
-                        )
-                    )
-        elif kind is EventKind.LOAD_WEIGHT_END:
+                    shown = percent if percent is not None else round(100 * new)
+                    text = f"{done}/{total} shards ({shown}%)"
+                    detail = {"done": done, "total": total}
+                    out.append(PhaseChange("progress", phase, text, event.line, detail))
+        else:  # LOAD_WEIGHT_END
             self._max(st, "weights_gib", f.get("mem_usage_gib"))
             self._low(phase, st, "free_after_gib", f.get("avail_gib"))
             self._max(st, "elapsed_s", f.get("elapsed_s"))
@@ -248,7 +252,10 @@ class PhaseTracker:
             if st.progress is not None:
                 st.progress = 1.0
             st.ended_at = event.timestamp
-        elif kind is EventKind.KV_CACHE_ALLOCATED:
+
+    def _pools(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        f, kind = event.fields, event.kind
+        if kind is EventKind.KV_CACHE_ALLOCATED:
             if f.get("tokens") is not None:
                 st.figures["kv_tokens"] = f["tokens"]
             size = kv_pool_gib(event)
@@ -264,11 +271,14 @@ class PhaseTracker:
                 st.figures["mamba_gib"] = round(sum(sizes), 2)
         elif kind is EventKind.MEMORY_POOL_END:
             self._low(phase, st, "free_after_gib", f.get("avail_gib"))
-        elif kind is EventKind.TOKEN_SUMMARY:
+        else:  # TOKEN_SUMMARY
             for key in ("max_total_num_tokens", "max_running_requests", "context_len"):
                 if f.get(key) is not None:
                     st.figures[key] = f[key]
-        elif kind is EventKind.CUDA_GRAPH_BEGIN:
+
+    def _graphs(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        f, kind = event.fields, event.kind
+        if kind is EventKind.CUDA_GRAPH_BEGIN:
             self._low(phase, st, "free_before_gib", f.get("avail_gib"))
         elif kind is EventKind.CUDA_GRAPH_PROGRESS:
             if f.get("bs") is not None:
@@ -279,23 +289,16 @@ class PhaseTracker:
                 new = int(m.group(1)) / int(m.group(2))
                 if st.progress is None or new > st.progress:
                     st.progress = new
-                    changes.append(
-                        PhaseChange(
-                            "progress", phase, f"{m.group(1)}/{m.group(2)} batch sizes", event.line
-                        )
-                    )
-        elif kind is EventKind.CUDA_GRAPH_END:
+                    text = f"{m.group(1)}/{m.group(2)} batch sizes"
+                    out.append(PhaseChange("progress", phase, text, event.line))
+        else:  # CUDA_GRAPH_END
             self._max(st, "elapsed_s", f.get("elapsed_s"))
             self._low(phase, st, "free_after_gib", f.get("avail_gib"))
             st.ended_at = event.timestamp
-        elif (
-            kind is EventKind.SERVER_READY
-            and self.first_time
-            and event.has_date
-            and event.timestamp
-        ):
+
+    def _ready(self, phase: Phase, st: PhaseState, event: Event, out: list[PhaseChange]) -> None:
+        if self.first_time and event.has_date and event.timestamp:
             st.figures["startup_s"] = round((event.timestamp - self.first_time).total_seconds(), 1)
-        return changes
 
     def _max(self, st: PhaseState, key: str, value: Any) -> None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -347,3 +350,32 @@ def figures_text(figures: Mapping[str, Any]) -> str:
 
 def _summary(st: PhaseState) -> str:
     return f"{st.phase.label} done" + (f": {figures_text(st.figures)}" if st.figures else "")
+
+
+_FigureReader = Callable[[PhaseTracker, Phase, PhaseState, Event, list[PhaseChange]], None]
+#: Which reader folds each kind of event into its phase's figures.
+_FIGURE_READERS: dict[EventKind, _FigureReader] = {
+    **dict.fromkeys(
+        (EventKind.SERVER_ARGS, EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND),
+        PhaseTracker._args,
+    ),
+    **dict.fromkeys((EventKind.DIST_INIT_END, EventKind.MEMORY_UNBALANCED), PhaseTracker._dist),
+    **dict.fromkeys(
+        (EventKind.LOAD_WEIGHT_BEGIN, EventKind.WEIGHT_PROGRESS, EventKind.LOAD_WEIGHT_END),
+        PhaseTracker._weights,
+    ),
+    **dict.fromkeys(
+        (
+            EventKind.KV_CACHE_ALLOCATED,
+            EventKind.MAMBA_CACHE_ALLOCATED,
+            EventKind.MEMORY_POOL_END,
+            EventKind.TOKEN_SUMMARY,
+        ),
+        PhaseTracker._pools,
+    ),
+    **dict.fromkeys(
+        (EventKind.CUDA_GRAPH_BEGIN, EventKind.CUDA_GRAPH_PROGRESS, EventKind.CUDA_GRAPH_END),
+        PhaseTracker._graphs,
+    ),
+    EventKind.SERVER_READY: PhaseTracker._ready,
+}
