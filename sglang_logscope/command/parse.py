@@ -144,6 +144,33 @@ def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None)
     )
 
 
+def with_suggestions(cmd: LaunchCommand) -> LaunchCommand:
+    """The command with each unknown flag replaced by argparse's suggestion (``--mem-fracion-static``
+    → ``--mem-fraction-static``): what its author meant, for the arg diff and the budget."""
+    if not cmd.suggestions:
+        return cmd
+    argv = []
+    for a in cmd.argv:
+        flag, eq, value = a.partition("=")
+        fixed = cmd.suggestions.get(a) or cmd.suggestions.get(flag)
+        argv.append((fixed + eq + value if eq else fixed) if fixed else a)
+    table = load_arg_table(cmd.sglang_version)
+    parsed = read_argv(table, argv)
+    return replace(
+        cmd,
+        argv=tuple(argv),
+        args=MappingProxyType(parsed.args),
+        explicit=frozenset(parsed.explicit),
+        unknown=tuple(parsed.unknown),
+        ambiguous=MappingProxyType(parsed.ambiguous),
+        suggestions=MappingProxyType(parsed.suggestions),
+        rewrites=MappingProxyType(_rewrites(table, parsed.args)),
+        errors=tuple(parsed.errors),
+        flags_used=MappingProxyType(parsed.flags_used),
+        meant=None,
+    )
+
+
 def _nothing_found(text: str) -> str:
     stripped = text.strip()
     if not stripped:

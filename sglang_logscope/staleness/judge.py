@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..command.lint import LogFacts, lint, remote_check
-from ..command.parse import LaunchCommand, parse_launch_command
+from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..findings import Finding
@@ -52,6 +52,7 @@ def check(
     full_scan: bool = False,
     live: bool = True,
     server: str | None = None,
+    here: bool = False,
 ) -> CheckReport:
     """Judge whether the last run of ``log`` is the launch described by ``expect``.
 
@@ -63,7 +64,8 @@ def check(
     and the run count are exact, earlier runs are known from their banner only
     (``full_scan=True`` parses every line). ``live`` adds this machine's evidence (the
     processes holding the log, the launch record's pid, the live server's arguments — asked on
-    loopback, or at ``server``); it is skipped for a command that runs on another host.
+    loopback, or at ``server``); it is skipped for a command that runs on another host unless
+    ``here`` says this machine is that host.
     """
     if isinstance(log, Log):
         parsed = log
@@ -73,7 +75,7 @@ def check(
         parsed = read_last_run(log)  # big plain files: only the end is parsed
     path = None if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
-    record = _launch_record(path) if path and (expect is None or launched_at is None) else {}
+    record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
         expect = str(record["command"])
     if launched_at is None and record.get("launched_at"):
@@ -92,6 +94,7 @@ def check(
         live=live,
         server=server,
         command_file=os.fspath(expect) if isinstance(expect, os.PathLike) else None,
+        here=here,
     )
     return _judge(inputs)
 
@@ -183,6 +186,7 @@ class _Inputs:
     live: bool = False
     server: str | None = None
     command_file: str | None = None
+    here: bool = False
 
 
 @dataclass
@@ -208,8 +212,9 @@ def _judge(inp: _Inputs) -> CheckReport:
         return _no_run(inp, j)
     _earlier_runs(runs, j)
     meant = _meant(inp.intended)
-    if meant is not None:
-        j.diffs, j.matched, j.unverified = arg_diff(run, meant)
+    fixed = with_suggestions(meant) if meant is not None else None
+    if fixed is not None:
+        j.diffs, j.matched, j.unverified = arg_diff(run, fixed)
     _command_findings(run, inp.intended, meant, j)
     verdict = _time_verdict(run, inp, meant, j)
     verdict = _mtime_evidence(verdict, j)
@@ -221,7 +226,7 @@ def _judge(inp: _Inputs) -> CheckReport:
     if inp.with_budget:
         oom, budget = _memory(
             run,
-            meant,
+            fixed,
             stale=verdict in (Verdict.STALE, Verdict.MISMATCH),
             findings=j.findings,
             version=inp.version,
@@ -444,7 +449,8 @@ def _lint(inp: _Inputs, verdict: Verdict, j: _Judgement) -> None:
     j.findings.extend(hit.finding() for hit in hits)
     j.extra["lint"] = hits
     log = inp.intended.log_path if inp.intended and inp.intended.log_path else "LOG"
-    remote = remote_check(inp.text, f"logscope check --expect-args - {shlex.quote(log)}")
+    there = f"logscope check --here --expect-args - {shlex.quote(log)}"
+    remote = None if inp.here else remote_check(inp.text, there)
     if remote is not None:
         where, command = remote
         stdin = shlex.quote(inp.command_file) if inp.command_file else "YOUR_COMMAND_FILE"
