@@ -353,3 +353,28 @@ def test_remote_command_skips_this_machine_and_says_where(tmp_path: Path) -> Non
         "ssh root@gpu-box 'pct exec 129 -- logscope check --here --expect-args - /root/sglang-serve.log'"
         f" < {DEMO / 'command.txt'}"
     )
+
+
+def test_a_holder_running_other_arguments_shows_them(tmp_path: Path) -> None:
+    """The effective arguments are read from the holder's own command line."""
+    log = _ready_log(tmp_path)
+    module = f"sglang_zzholder_{os.getpid()}"
+    (tmp_path / module).mkdir()
+    (tmp_path / module / "__init__.py").write_text("")
+    (tmp_path / module / "launch_server.py").write_text(
+        f"import time\nf = open({str(log)!r}, 'a')\ntime.sleep(30)\n"
+    )
+    argv = ["--model-path", "/root/models/Qwen3.6-27B", "--mem-fraction-static", "0.85"]
+    holder = subprocess.Popen([sys.executable, "-m", f"{module}.launch_server", *argv], cwd=tmp_path)
+    try:
+        for _ in range(100):
+            if gather(str(log)).holders:
+                break
+            time.sleep(0.05)
+        report = check(log, READY_CMD, "2026-05-09 09:31:05")
+        held = next(f.message for f in report.findings if f.code == "LS044")
+        assert f"Process {holder.pid} (" in held
+        assert "mem_fraction_static=0.85 (you: 0.88)" in held
+    finally:
+        holder.kill()
+        holder.wait()

@@ -6,8 +6,11 @@ import shlex
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..command.parse import parse_launch_command
+from ..errors import LogscopeError
 from ..findings import Finding
 from ..log.runs import Outcome, Run
+from .argdiff import same_value
 from .process import LiveProcess, ProcessEvidence, gather
 from .server import server_evidence
 
@@ -95,9 +98,22 @@ def _process_findings(
 
 def _describe(p: LiveProcess, intended: LaunchCommand | None) -> str:
     started = f", started {p.started_at:%Y-%m-%d %H:%M:%S}" if p.started_at else ""
-    mine = (
-        "your command"
-        if intended is not None and tuple(p.cmdline[-len(intended.argv) :]) == intended.argv
-        else shlex.join(p.cmdline)[:120]
-    )
-    return f"{p.pid} ({mine}{started})"
+    if intended is not None and tuple(p.cmdline[-len(intended.argv) :]) == intended.argv:
+        return f"{p.pid} (your command{started})"
+    return f"{p.pid} ({shlex.join(p.cmdline)[:120]}{started}{_args_differ(p, intended)})"
+
+
+def _args_differ(p: LiveProcess, intended: LaunchCommand | None) -> str:
+    """The process's own arguments (read from its command line) that differ from yours."""
+    if intended is None:
+        return ""
+    try:
+        theirs = parse_launch_command(shlex.join(p.cmdline), sglang_version=intended.sglang_version)
+    except LogscopeError:
+        return ""  # not an SGLang launch
+    differ = [
+        f"{k}={theirs.args.get(k)!r} (you: {v!r})"
+        for k, v in intended.explicit_args().items()
+        if not same_value(theirs.args.get(k), v)
+    ]
+    return f"; it runs with {', '.join(differ[:4])}" if differ else "; same explicit arguments"
