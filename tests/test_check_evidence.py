@@ -365,7 +365,9 @@ def test_a_holder_running_other_arguments_shows_them(tmp_path: Path) -> None:
         f"import time\nf = open({str(log)!r}, 'a')\ntime.sleep(30)\n"
     )
     argv = ["--model-path", "/root/models/Qwen3.6-27B", "--mem-fraction-static", "0.85"]
-    holder = subprocess.Popen([sys.executable, "-m", f"{module}.launch_server", *argv], cwd=tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-m", f"{module}.launch_server", *argv], cwd=tmp_path
+    )
     try:
         for _ in range(100):
             if gather(str(log)).holders:
