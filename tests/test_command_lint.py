@@ -160,6 +160,16 @@ def test_pkill_self_match_in_a_real_bash_and_the_fixed_line(tmp_path: Path) -> N
             old.kill()
 
 
+def test_the_issues_probe_terminated_143(tmp_path: Path) -> None:
+    """The issue's own check: `bash -c "pkill -f P; echo survived; true P"` never says survived."""
+    probe = f"zzprobe{os.getpid()}"
+    text = f'bash -c "pkill -f {probe}; echo survived; true {probe}"'
+    done = _bash(text, tmp_path)
+    assert done.returncode in (-15, 143) and "survived" not in done.stdout
+    hit = lint(text)[0]
+    assert hit.code == "LS030" and "SIGTERM (bash reports 'Terminated', status 143)" in hit.message
+
+
 def test_escaped_space_is_what_bash_passes(tmp_path: Path) -> None:
     """``\\ `` before a flag: the argv logscope reports is the argv bash hands the program."""
     dump = tmp_path / "dump.py"

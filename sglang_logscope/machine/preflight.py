@@ -508,13 +508,35 @@ def preflight(
     plan = plan_gpus(command, env)
     if remote is not None:
         return _elsewhere(command, plan, findings, remote, command_file)
+    report, gpu_findings, budget_data, live_f0, empty_f0 = _gpu_checks(
+        command, plan, env, reader, procfs, sglang_version
+    )
+    findings.extend(gpu_findings)
+    findings.extend(_port_findings(command, port_probe))
+    findings.extend(_model_findings(command, cwd))
+    findings.extend(_log_findings(command, cwd))
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    findings.sort(key=lambda f: (order[f.severity], f.code))
+    return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
+
+
+def _gpu_checks(
+    command: LaunchCommand,
+    plan: GpuPlan,
+    env: Mapping[str, str],
+    reader: GpuReader | None,
+    procfs: ProcFs | None,
+    sglang_version: str | None,
+) -> tuple[GpuReport | None, list[Finding], dict[str, Any] | None, float | None, float | None]:
+    """The GPUs the launch will use: missing ones, holders, balance, and the memory budget."""
+    out: list[Finding] = []
     report: GpuReport | None = None
     budget_data: dict[str, Any] | None = None
     live_f0 = empty_f0 = None
     try:
         reading = (reader or _AutoReader()).read()
     except LogscopeError as exc:
-        findings.append(Finding("PF013", str(exc)))
+        out.append(Finding("PF013", str(exc)))
     else:
         report = inspect_gpus(
             reading, cuda_visible_devices=plan.cuda_visible_devices, procfs=procfs
@@ -523,7 +545,7 @@ def preflight(
         missing = [o for o in plan.ordinals if report.by_cuda_index(o) is None]
         if missing:
             cvd = plan.cuda_visible_devices
-            findings.append(
+            out.append(
                 Finding(
                     "PF002",
                     f"the launch uses {plan.ranks} GPU(s), cuda:{','.join(map(str, plan.ordinals))}"
@@ -536,21 +558,16 @@ def preflight(
                 )
             )  # fmt: skip
         for ordinal, gpu in used:
-            findings.extend(_gpu_findings(gpu, ordinal))
+            out.extend(_gpu_findings(gpu, ordinal))
         balance = _balance(used, command, env)
         if balance is not None:
-            findings.append(balance)
+            out.append(balance)
         if report.foreign_pids:
-            findings.append(Finding("PF018", report.notes[-1] if report.notes else "host PIDs"))
+            out.append(Finding("PF018", report.notes[-1] if report.notes else "host PIDs"))
         if used:
             extra, budget_data, live_f0, empty_f0 = _budget_findings(command, used, sglang_version)
-            findings.extend(extra)
-    findings.extend(_port_findings(command, port_probe))
-    findings.extend(_model_findings(command, cwd))
-    findings.extend(_log_findings(command, cwd))
-    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    findings.sort(key=lambda f: (order[f.severity], f.code))
-    return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
+            out.extend(extra)
+    return report, out, budget_data, live_f0, empty_f0
 
 
 def _elsewhere(
