@@ -107,7 +107,7 @@ CODES: dict[str, Code] = {
              "Your command writes the server's output to another file than the one being checked.",
              "Check the file the command writes to, or change the redirect."),
         Code("LS036", "fixed-sleep-after-kill", Severity.WARNING,
-             "A fixed `sleep` after `kill -9` stands in for waiting until the killed server's GPU memory is released; "
+             "A fixed `sleep` (or nothing) after `kill -9` stands in for waiting until the killed server's GPU memory is released; "
              "SIGKILL only queues the driver's teardown (SGLang's own CI waits for the pids to leave NVML, "
              "sgl-project/sglang#39545).",
              "Wait for the GPU to be free: `while nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -q .; "

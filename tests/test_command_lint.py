@@ -210,3 +210,23 @@ def test_where_and_the_command_that_runs_there() -> None:
 def test_lint_never_raises(text: str) -> None:
     for hit in lint(text, STALE):
         assert hit.code in CODES and hit.fix
+
+
+SCRIPTS = ROOT / "fixtures" / "commands" / "scripts"
+
+
+def test_real_script_kills_with_sigkill_and_launches_at_once() -> None:
+    """gongyisheng/oss-workspace run_sglang.sh: the last `pkill -9 python` is followed by no wait."""
+    hits = lint((SCRIPTS / "run_sglang.sh").read_text())
+    assert [h.code for h in hits] == ["LS036"]
+    assert hits[0].message.startswith("Nothing waits between `pkill -9 python` and the launch")
+
+
+def test_real_script_echoes_the_right_pid_and_writes_its_own_log() -> None:
+    """wuyuVerse/code2sql sglang_start_command.sh: `$!` after the `&` is right; its log is its own."""
+    text = (SCRIPTS / "sglang_start_command.sh").read_text()
+    assert _codes(text) == []
+    assert _codes(text, LogFacts("code2sql_sglang_8001.log", untouched=False)) == []
+    other = lint(text, LogFacts("sglang-serve.log", untouched=False))
+    assert [h.code for h in other] == ["LS035"]
+    assert "code2sql_sglang_8001.log" in other[0].message

@@ -404,20 +404,27 @@ def _sleep_after_kill(ctx: Context) -> list[LintHit]:
     ]
     if not kills or any(s.head in _WAITS for s in earlier if s.position > kills[-1].position):
         return []
-    sleeps = [s for s in earlier if s.head == "sleep" and s.position > kills[-1].position]
-    if not sleeps:
-        return []
-    sleep = sleeps[-1]
+    kill = kills[-1]
+    sleeps = [s for s in earlier if s.head == "sleep" and s.position > kill.position]
+    fix = (
+        "wait for the GPU to be free instead: `while nvidia-smi "
+        "--query-compute-apps=pid --format=csv,noheader | grep -q .; do sleep 1; done`."
+    )
+    if sleeps:
+        what = f"`{sleeps[-1].line}` after `{kill.line}` waits a fixed time"
+        short = f"`{sleeps[-1].line}` after `kill -9` is a guess"
+    else:
+        what = f"Nothing waits between `{kill.line}` and the launch"
+        short = f"Nothing waits after `{kill.line}`"
     return [
         LintHit(
             "LS036",
-            f"`{sleep.line}` after `{kills[-1].line}` waits a fixed time: SIGKILL only queues "
-            "the driver's teardown, and the killed server's GPU memory stays charged until its "
-            "processes are gone, so the new launch can find the memory still taken.",
-            "wait for the GPU to be free instead of a fixed sleep: `while nvidia-smi "
-            "--query-compute-apps=pid --format=csv,noheader | grep -q .; do sleep 1; done`.",
-            _order(ctx, sleep),
-            short=f"`{sleep.line}` after `kill -9` is a guess: the GPU memory may still be held when the launch starts.",
+            f"{what}: SIGKILL only queues the driver's teardown, and the killed server's GPU "
+            "memory stays charged until its processes are gone, so the new launch can find the "
+            "memory still taken.",
+            fix,
+            _order(ctx, sleeps[-1] if sleeps else kill),
+            short=f"{short}: the GPU memory may still be held when the launch starts.",
         )
     ]
 
