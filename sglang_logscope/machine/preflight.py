@@ -489,7 +489,7 @@ def preflight(
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     command = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
-    findings: list[Finding] = [Finding(h.code, h.message, None, h.fix) for h in lint(text)]
+    findings = [Finding(h.code, visible(h.message), None, visible(h.fix)) for h in lint(text)]
     remote = None if here else remote_check(text, "logscope preflight --here --expect-args -")
     if command.rejected:
         parts = [f"unknown {u}" for u in command.unknown]
@@ -505,16 +505,17 @@ def preflight(
                 hints or None,
             )
         )
-    plan = plan_gpus(command, env)
+    meant = command.meant or command  # '\\ --tp 2' read as meant (PF001/LS037 say the rest)
+    plan = plan_gpus(meant, env)
     if remote is not None:
         return _elsewhere(command, plan, findings, remote, command_file)
     report, gpu_findings, budget_data, live_f0, empty_f0 = _gpu_checks(
-        command, plan, env, reader, procfs, sglang_version
+        meant, plan, env, reader, procfs, sglang_version
     )
     findings.extend(gpu_findings)
-    findings.extend(_port_findings(command, port_probe))
-    findings.extend(_model_findings(command, cwd))
-    findings.extend(_log_findings(command, cwd))
+    findings.extend(_port_findings(meant, port_probe))
+    findings.extend(_model_findings(meant, cwd))
+    findings.extend(_log_findings(meant, cwd))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: (order[f.severity], f.code))
     return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
