@@ -230,3 +230,11 @@ def test_real_script_echoes_the_right_pid_and_writes_its_own_log() -> None:
     other = lint(text, LogFacts("sglang-serve.log", untouched=False))
     assert [h.code for h in other] == ["LS035"]
     assert "code2sql_sglang_8001.log" in other[0].message
+
+
+def test_ssh_remote_command_kills_its_login_shell() -> None:
+    """ssh runs the remote words in the user's login shell (`bash -c '...'`): it matches too."""
+    text = "ssh gpu1 'pkill -f sglang; nohup python3 -m sglang.launch_server --model-path m > s.log 2>&1 &'"
+    hit = lint(text)[0]
+    assert hit.code == "LS030" and "`bash -c pkill -f sglang;" in hit.message
+    assert hit.fix.startswith("`pkill -f ^python3.-m.sglang.launch_server`")
