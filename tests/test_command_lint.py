@@ -238,3 +238,23 @@ def test_ssh_remote_command_kills_its_login_shell() -> None:
     hit = lint(text)[0]
     assert hit.code == "LS030" and "`bash -c pkill -f sglang;" in hit.message
     assert hit.fix.startswith("`pkill -f ^python3.-m.sglang.launch_server`")
+
+
+def test_real_script_run_by_its_shebang_kills_itself(tmp_path: Path) -> None:
+    """run_sglang.sh runs `pkill -9 sglang` (process names): run as ./run_sglang.sh, its own
+    name matches. Checked on a miniature of it in bash; the real script is only linted."""
+    real = (SCRIPTS / "run_sglang.sh").read_text()
+    hits = lint(real, script="run_sglang.sh")
+    assert [h.code for h in hits] == ["LS030", "LS036"]
+    assert "its name is 'run_sglang.sh'" in hits[0].message
+    assert hits[0].fix.startswith("`pkill -9 -f ^python.-m.sglang.launch_server`")
+    assert "LS030" not in _codes(real)  # without the file name nothing says how it is run
+    tag = f"zz{os.getpid() % 100000}"
+    script = tmp_path / f"run_{tag}.sh"
+    script.write_text(f"#!/bin/bash\npkill -9 {tag}\necho survived\n")
+    script.chmod(0o755)
+    done = subprocess.run(
+        [f"./{script.name}"], cwd=tmp_path, capture_output=True, text=True, timeout=20
+    )
+    assert done.returncode in (-9, 137) and "survived" not in done.stdout
+    assert lint(script.read_text(), script=f"./{script.name}")[0].code == "LS030"

@@ -170,14 +170,16 @@ def _self_match(ctx: Context) -> list[LintHit]:
         pattern, full = got
         for shell in _enclosing(ctx.walk, step):
             target = shell.cmdline or ""
-            seen = target if full else target.split(" ", 1)[0].rsplit("/", 1)[-1]
+            seen = target if full else shell.comm or target.split(" ", 1)[0].rsplit("/", 1)[-1]
             if not _matches(pattern, seen) or shell.size < 2:
                 continue
             skipped = [s.line for s in _later(ctx, step)][:4]
             shells = _enclosing(ctx.walk, step)
             pattern_fix, why = _kill_pattern(ctx.launch, shells, pattern) or ("", "")
             fixed = (
-                " ".join([*step.words[:-1], pattern_fix, *step.redirects])
+                " ".join(
+                    [*step.words[:-1], *(() if full else ("-f",)), pattern_fix, *step.redirects]
+                )
                 if step.head == "pkill"
                 else f"pkill -f {pattern_fix}"
             )
@@ -185,7 +187,12 @@ def _self_match(ctx: Context) -> list[LintHit]:
                 LintHit(
                     "LS030",
                     f"`{step.line}` matches its own shell: the `{_short(shell.cmdline)}` "
-                    f"process has {pattern!r} in its command line, so it receives "
+                    + (
+                        f"process has {pattern!r} in its command line"
+                        if full or not shell.comm
+                        else f"process (run as a script, its name is {shell.comm!r}) matches {pattern!r}"
+                    )
+                    + ", so it receives "
                     f"{_signal_name(step)} and nothing after it runs"
                     + (f" (not {'; '.join(f'`{s[:60]}`' for s in skipped)})" if skipped else "")
                     + ".",
@@ -483,10 +490,13 @@ def _launch_step(w: Walk) -> Step | None:
     return None
 
 
-def lint(text: str, log: LogFacts | None = None) -> tuple[LintHit, ...]:
-    """Every lint hit for the command ``text``, in the order the offending lines run."""
+def lint(text: str, log: LogFacts | None = None, script: str | None = None) -> tuple[LintHit, ...]:
+    """Every lint hit for the command ``text``, in the order the offending lines run.
+
+    ``script``: the file ``text`` came from (a ``#!`` script runs as its own shell process).
+    """
     try:
-        walked = walk(text)
+        walked = walk(text, script)
     except CommandError:
         return ()
     ctx = Context(walked, _launch_step(walked), log)

@@ -72,6 +72,7 @@ class Shell:
     hops: tuple[Hop, ...]
     size: int
     namespace: int  # shells with the same number see each other's processes
+    comm: str | None = None  # its process name, when not its argv[0] (a script run by its shebang)
 
 
 @dataclass(frozen=True)
@@ -175,14 +176,34 @@ def _command_string(words: list[str]) -> str | None:
     return None
 
 
-def walk(text: str) -> Walk:
-    """Every simple command of ``text``, nested wrappers included, in the order they run."""
+def walk(text: str, script: str | None = None) -> Walk:
+    """Every simple command of ``text``, nested wrappers included, in the order they run.
+
+    ``script`` is the file the text was read from: when it starts with ``#!``, it runs as
+    ``./script`` — a shell process whose command line is ``INTERPRETER script`` and whose name
+    is the script's file name (what ``pkill`` without ``-f`` matches).
+    """
     walker = _Walker()
+    cmdline, comm = _script_shell(text, script)
     try:
-        walker.text(text, (), None, 0)
+        walker.text(text, (), cmdline, 0)
     except RecursionError:
         raise CommandError("the command text nests too deeply") from None
-    return Walk(tuple(walker.steps), tuple(walker.shells))
+    shells = list(walker.shells)
+    if comm is not None and shells:
+        top = shells[0]
+        shells[0] = Shell(top.cmdline, top.text, top.hops, top.size, top.namespace, comm)
+    return Walk(tuple(walker.steps), tuple(shells))
+
+
+def _script_shell(text: str, script: str | None) -> tuple[str | None, str | None]:
+    if script is None or not text.startswith("#!"):
+        return None, None
+    words = text[2:].split("\n", 1)[0].split()
+    if not words:
+        return None, None
+    interp = words[-1] if words[0].endswith("/env") and len(words) > 1 else words[0]
+    return f"{interp} {script}", script.rsplit("/", 1)[-1][:15]
 
 
 def remote_hops(hops: tuple[Hop, ...]) -> tuple[Hop, ...]:

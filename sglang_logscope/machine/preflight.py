@@ -489,7 +489,10 @@ def preflight(
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     command = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
-    findings = [Finding(h.code, visible(h.message), None, visible(h.fix)) for h in lint(text)]
+    findings = [
+        Finding(h.code, visible(h.message), None, visible(h.fix))
+        for h in lint(text, script=command_file)
+    ]
     remote = None if here else remote_check(text, "logscope preflight --here --expect-args -")
     if command.rejected:
         parts = [f"unknown {u}" for u in command.unknown]

@@ -445,7 +445,7 @@ def _lint(inp: _Inputs, verdict: Verdict, j: _Judgement) -> None:
     codes = {f.code for f in j.findings}
     untouched = verdict is Verdict.STALE or "LS002" in codes
     facts = LogFacts(inp.path or inp.log.name, untouched) if inp.path else None
-    hits = lint(inp.text, facts)
+    hits = lint(inp.text, facts, script=inp.command_file)
     j.findings.extend(hit.finding() for hit in hits)
     j.extra["lint"] = hits
     log = inp.intended.log_path if inp.intended and inp.intended.log_path else "LOG"
