@@ -321,9 +321,8 @@ def _command_findings(
         j.findings.append(
             Finding.of(
                 "LS006",
-                f"SGLang's argparse would reject {flags}"
-                + (f" (did you mean: {hints})" if hints else "")
-                + ".",
+                f"SGLang's argparse would reject {flags}: it exits at once (status 2)."
+                + (f" Fixed: {hints}" if hints else ""),
             )
         )
     for d in j.diffs:
@@ -343,10 +342,13 @@ def _time_verdict(run: Run, inp: _Inputs, meant: LaunchCommand | None, j: _Judge
     started = run.started_at if run.started_at and run.started_at.year != 1900 else None
     launch = j.launch
     if argparse_own:
+        hints = {k: v for k, v in (meant.suggestions if meant else {}).items() if k in argparse_own}
+        fixed = "; ".join(f"{k} → {v}" for k, v in hints.items())
         j.findings.append(
             Finding.of(
                 "LS007",
-                f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command.",
+                f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command"
+                + (f". Fixed: {fixed}" if fixed else "."),
             )
         )
         return Verdict.FRESH

@@ -132,8 +132,6 @@ def next_steps(
 
 def _cause_step(f: Finding, first: bool, short: str | None) -> str:
     message, _, fix = f.message.partition(FIXED)
-    if f.code == "LS006":
-        message = f"{message} Fix the flag and launch again."
     text = short or (f"{message} Fixed: {fix}" if fix else message)
     return (
         f"Likely root cause ({f.code}): {text}"
