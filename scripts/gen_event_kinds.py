@@ -52,7 +52,9 @@ def render() -> str:
             if spec.anywhere:
                 out.append("- matched anywhere in the message")
             if spec.bulk:
-                out.append("- high-volume: blocks of these lines are parsed in bulk (`parse/bulk.py`)")
+                out.append(
+                    "- high-volume: blocks of these lines are parsed in bulk (`parse/bulk.py`)"
+                )
             if spec.description:
                 out.append(f"- {spec.description}")
             out.append("")
