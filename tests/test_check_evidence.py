@@ -380,3 +380,31 @@ def test_a_holder_running_other_arguments_shows_them(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_cli_server_option_asks_that_url(
+    tmp_path: Path, server: tuple[int, type[_Info]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    port, handler = server
+    handler.info = {"model_path": "/root/models/Qwen3.6-27B", "tp_size": 4}
+    cmd = tmp_path / "cmd.txt"
+    cmd.write_text(READY_CMD.replace("--host 127.0.0.1", "--host 10.9.8.7"))  # not local
+    log = _ready_log(tmp_path)
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "check",
+                "-e",
+                str(cmd),
+                "--server",
+                f"http://127.0.0.1:{port}",
+                "-f",
+                "json",
+                str(log),
+            ]
+        )
+    data = json.loads(capsys.readouterr().out)
+    assert data["server"]["reachable"] and data["server"]["arg_diff"] == [
+        {"arg": "tp_size", "intended": 2, "live": 4}
+    ]
+    assert check(log, cmd).server is None  # a non-local host is not asked without --server

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope.command.lint import RULES, LogFacts, lint
+from sglang_logscope.command.lint import RULES, LogFacts, launch_step, lint
 from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.command.walk import run_there, walk, where
 from sglang_logscope.findings import CODES
@@ -258,3 +258,24 @@ def test_real_script_run_by_its_shebang_kills_itself(tmp_path: Path) -> None:
     )
     assert done.returncode in (-9, 137) and "survived" not in done.stdout
     assert lint(script.read_text(), script=f"./{script.name}")[0].code == "LS030"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *COMMANDS,
+        DEMO / "command.txt",
+        DEMO / "command-multiline.txt",
+        *sorted(SCRIPTS.glob("*.sh")),
+    ],
+    ids=lambda p: p.name,
+)
+def test_the_walk_finds_the_same_launch_as_the_parser(path: Path) -> None:
+    """The lint's launch step is the command `parse_launch_command` reads (same argv)."""
+    text = path.read_text()
+    step = launch_step(walk(text))
+    assert step is not None
+    assert (
+        tuple(step.words[-len(parse_launch_command(text).argv) :])
+        == parse_launch_command(text).argv
+    )

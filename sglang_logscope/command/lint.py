@@ -21,7 +21,16 @@ from ..findings import CODES, Finding, Severity
 from .unwrap import find_launch
 from .walk import Shell, Step, Walk, remote_hops, run_there, walk, where
 
-__all__ = ["RULES", "LintHit", "LintRule", "LogFacts", "lint", "lint_findings", "remote_check"]
+__all__ = [
+    "RULES",
+    "LintHit",
+    "LintRule",
+    "LogFacts",
+    "launch_step",
+    "lint",
+    "lint_findings",
+    "remote_check",
+]
 
 
 @dataclass(frozen=True)
@@ -482,7 +491,7 @@ RULES: tuple[LintRule, ...] = (
 _WRAPPERS = frozenset({"ssh", "pct", "docker", "podman", "kubectl", "oc", "bash", "sh", "zsh"})
 
 
-def _launch_step(w: Walk) -> Step | None:
+def launch_step(w: Walk) -> Step | None:
     """The innermost step that is the SGLang launch itself (not a wrapper around it)."""
     for step in w.steps:
         if step.words and step.head not in _WRAPPERS and find_launch(shlex.join(step.words)):
@@ -499,7 +508,7 @@ def lint(text: str, log: LogFacts | None = None, script: str | None = None) -> t
         walked = walk(text, script)
     except CommandError:
         return ()
-    ctx = Context(walked, _launch_step(walked), log)
+    ctx = Context(walked, launch_step(walked), log)
     hits = [hit for rule in RULES for hit in rule.detect(ctx)]
     severity = {c: CODES[c].severity for c in {h.code for h in hits}}
     return tuple(sorted(hits, key=lambda h: (severity[h.code] is not Severity.ERROR, h.step)))
@@ -512,7 +521,7 @@ def lint_findings(text: str, log: LogFacts | None = None) -> list[Finding]:
 def remote_check(text: str, command: str) -> tuple[str, str] | None:
     """Where the launch in ``text`` runs, and ``command`` wrapped to run there (None: here)."""
     try:
-        launch = _launch_step(walk(text))
+        launch = launch_step(walk(text))
     except CommandError:
         return None
     if launch is None or not remote_hops(launch.hops):

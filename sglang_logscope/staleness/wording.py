@@ -92,7 +92,9 @@ def _fresh_headline(run: Run, started: str, findings: list[Finding]) -> str:
     gone = _by_code(findings, "LS045")
     if gone:
         said = gone[0].message
-        return f"FRESH, EXITED: the last run ({started}) is your launch; {said[:1].lower()}{said[1:]}"
+        return (
+            f"FRESH, EXITED: the last run ({started}) is your launch; {said[:1].lower()}{said[1:]}"
+        )
     if run.outcome is Outcome.READY:
         return f"FRESH: the last run ({started}) is your launch and it is ready."
     return f"FRESH: the last run ({started}) is your launch; it is {run.outcome.value}."
