@@ -508,6 +508,30 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
 # ------------------------------------------------------------------------------------ memory
 
 
+def _measured(run: Run, intended: LaunchCommand) -> Any:
+    """What the run measured on these GPUs that the intended budget may use: free memory (same
+    tp size), and the weights too when model, tp size and quantization are the same."""
+    # start-up: the memory model loads only for a check that budgets something
+    from ..memory.budget_types import MeasuredFigures
+    from ..memory.from_run import measured_from_run
+
+    args = run.server_args
+    if args is None or not same_value(args.get("tp_size"), intended.args.get("tp_size")):
+        return None
+    seen = measured_from_run(run)
+    if seen.f0_gib is None:
+        return None
+    same = all(
+        same_value(args.get(k), intended.args.get(k))
+        for k in ("model_path", "tp_size", "quantization")
+    )
+    if same:
+        return replace(seen, origin="log (the checked run, same GPUs)")
+    return MeasuredFigures(
+        f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
+    )
+
+
 def _memory(
     run: Run,
     intended: LaunchCommand | None,
@@ -524,32 +548,13 @@ def _memory(
     """
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
-    from ..memory.budget_types import MeasuredFigures
-    from ..memory.from_run import measured_from_run, version_for_run
+    from ..memory.from_run import version_for_run
     from ..memory.verdict import oom_verdict
 
     budget = None
     if intended is not None:
         era_version = version or version_for_run(run, None)[0] or intended.sglang_version
-        measured = None
-        same = run.server_args is not None and all(
-            same_value(run.server_args.get(k), intended.args.get(k))
-            for k in ("model_path", "tp_size", "quantization")
-        )
-        if run.server_args is not None and same_value(
-            run.server_args.get("tp_size"), intended.args.get("tp_size")
-        ):
-            seen = measured_from_run(run)
-            if seen.f0_gib is not None:
-                measured = (
-                    replace(seen, origin="log (the checked run, same GPUs)")
-                    if same
-                    else MeasuredFigures(
-                        f0_gib=seen.f0_gib,
-                        f0_by_rank=seen.f0_by_rank,
-                        origin="log (free memory of these GPUs)",
-                    )
-                )
+        measured = _measured(run, intended)
         try:
             budget = memory_budget(
                 intended.args,
