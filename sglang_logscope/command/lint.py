@@ -74,7 +74,8 @@ Detector = Callable[[Context], list[LintHit]]
 
 @dataclass(frozen=True)
 class LintRule:
-    """A lint rule as data: its code, the commands it reads, and its detector."""
+    """A lint rule as data: its code, the shell words it is about (documentation, and what its
+    detector looks for), its detector, and whether it needs the checked log's facts."""
 
     code: str
     programs: tuple[str, ...]
@@ -509,7 +510,8 @@ def lint(text: str, log: LogFacts | None = None, script: str | None = None) -> t
     except CommandError:
         return ()
     ctx = Context(walked, launch_step(walked), log)
-    hits = [hit for rule in RULES for hit in rule.detect(ctx)]
+    rules = [r for r in RULES if log is not None or not r.needs_log]
+    hits = [hit for rule in rules for hit in rule.detect(ctx)]
     severity = {c: CODES[c].severity for c in {h.code for h in hits}}
     return tuple(sorted(hits, key=lambda h: (severity[h.code] is not Severity.ERROR, h.step)))
 
