@@ -31,7 +31,7 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     typer coerces every parameter through pydantic (~0.1 s to import and build) — a third of
     ``logscope check``'s start-up on a small log. A plain command line needs none of that: the
     command name, then long/short options declared on the command (each at most once, as
-    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), and its one
+    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), on/off flags (bool, no value), and its one
     positional argument. Anything else (``--help``, a repeated or unknown option, a value
     that starts with ``-``, a bad choice, a missing argument) returns None: typer parses it,
     with its own messages. The function receives exactly what typer would pass it.
@@ -49,6 +49,7 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     flags: dict[str, str] = {}
     positional: list[str] = []
     values: dict[str, object] = {}
+    switches: set[str] = set()
     for name, param in inspect.signature(func).parameters.items():
         hint = hints[name]
         if not hasattr(hint, "__metadata__"):  # 3.10: Annotated[X | None, ...] = None → Optional
@@ -59,7 +60,11 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
         info = hint.__metadata__[0]
         kinds = [t for t in typing.get_args(hint.__origin__) if t is not type(None)]
         base = kinds[0] if len(kinds) == 1 else hint.__origin__
-        if not (base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))):
+        if base is bool:  # an on/off flag such as --here: it takes no value
+            switches.add(name)
+        elif not (
+            base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))
+        ):
             return None
         convert[name] = base
         if isinstance(info, ArgumentInfo):
@@ -84,6 +89,11 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
             target = flags.get(flag)
             if target is None or target in given or (eq and not flag.startswith("--")):
                 return None
+            if target in switches:
+                if eq:
+                    return None
+                given[target] = "on"
+                continue
             if not eq:
                 value = next(rest, "-")
             if value.startswith("-"):
@@ -96,6 +106,9 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     if positional[0] not in given:
         return None
     for name, text in given.items():
+        if name in switches:
+            values[name] = True
+            continue
         try:
             values[name] = convert[name](text)
         except ValueError:

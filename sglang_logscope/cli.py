@@ -170,17 +170,35 @@ def check(
         ),
     ] = None,
     fmt: TextFormatOpt = TextFormat.text,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="URL of the live server to ask for its arguments (default: the command's port on 127.0.0.1).",
+        ),
+    ] = None,
+    here: Annotated[
+        bool,
+        typer.Option(
+            "--here", help="The command runs on this machine (even through ssh/pct/docker/kubectl)."
+        ),
+    ] = False,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
     # start-up: each command loads only the library and renderer it needs
     from .staleness.judge import check as run_check
 
+    expect: Path | str | None = expect_args
+    if expect_args is not None and str(expect_args) == "-":
+        expect = sys.stdin.read()  # the command on stdin (the remote check logscope prints)
     result = run_check(
         log,
-        expect=expect_args,
+        expect=expect,
         launched_at=launched_at,
         log_tz=log_tz,
         sglang_version=sglang_version,
+        server=server,
+        here=here,
     )
     emit(result, fmt)
     raise typer.Exit(result.exit_code)
@@ -300,21 +318,29 @@ def preflight(
     source: Annotated[
         GpuSource, typer.Option("--source", help="Read GPUs through NVML, nvidia-smi, or auto.")
     ] = GpuSource.auto,
+    here: Annotated[
+        bool,
+        typer.Option(
+            "--here",
+            help="Judge this machine even for a command run through ssh/pct/docker/kubectl.",
+        ),
+    ] = False,
 ) -> None:
-    """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems."""
+    """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems,
+    2 when the command runs elsewhere (it prints the command that runs the check there)."""
     # start-up: each command loads only the library and renderer it needs
+    from .command.parse import read_command_file
     from .machine.gpus import reader_for
     from .machine.preflight import preflight as run_preflight
 
-    try:
-        text = expect_args.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise LogscopeError(f"cannot read {expect_args}: {exc.strerror or exc}") from None
+    text, base_dir = read_command_file(str(expect_args))
     result = run_preflight(
         text,
         sglang_version=sglang_version,
-        base_dir=expect_args.parent,
+        base_dir=base_dir,
         reader=reader_for(source.value),
+        here=here,
+        command_file=None if str(expect_args) == "-" else str(expect_args),
     )
     emit(result, fmt)
     raise typer.Exit(result.exit_code)
@@ -417,6 +443,10 @@ def launch(
     alive_after: Annotated[
         float, typer.Option("--alive-after", help="Seconds to wait before confirming it is alive.")
     ] = 1.0,
+    here: Annotated[
+        bool,
+        typer.Option("--here", help="Pre-flight this machine even for an ssh/pct/docker command."),
+    ] = False,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
     fmt: _WatchFmt = WatchFormat.text,
@@ -434,7 +464,7 @@ def launch(
     err = report.console(stderr=True)
     cwd, env, command = Path.cwd(), dict(os.environ), list(command or [])
     launcher.resolve_program(command, env, cwd)
-    intended = _launch_preflight(command, env, cwd, force=force, err=err)
+    intended = _launch_preflight(command, env, cwd, force=force, err=err, here=here)
     started = launcher.start(command, log, keep=keep, env=env, cwd=cwd)
     code = _confirm_started(started, alive_after, err)
     if no_watch:
@@ -455,7 +485,13 @@ def launch(
 
 
 def _launch_preflight(
-    command: list[str], env: dict[str, str], cwd: Path, *, force: bool, err: Console
+    command: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    *,
+    force: bool,
+    err: Console,
+    here: bool = False,
 ) -> LaunchCommand | None:
     """The pre-flight of ``logscope launch``: its lines on stderr; exit 1 on errors unless
     ``--force``. Returns the command as SGLang reads it (None when it is not an SGLang launch)."""
@@ -465,7 +501,7 @@ def _launch_preflight(
     from .watch import launch as launcher
 
     try:
-        checked = launcher.run_preflight(command, env, cwd)
+        checked = launcher.run_preflight(command, env, cwd, here=here)
     except CommandError as exc:
         if not force:
             raise LogscopeError(

@@ -80,6 +80,81 @@ CODES: dict[str, Code] = {
         Code("LS016", "args-match", Severity.INFO,
              "Every argument you passed explicitly has the same effective value in the run.",
              "Nothing to do."),
+        Code("LS030", "kill-matches-own-shell", Severity.ERROR,
+             "A `pkill -f`/`pgrep -f`/`killall` in your command matches the command line of the shell that runs it "
+             "(`bash -c \"...sglang...\"`, an ssh remote command): the shell kills itself, and nothing after that line runs.",
+             "Use a pattern that matches only the server's own command line, anchored at the interpreter "
+             "(`pkill -9 -f '^[^ ]*python[^ ]* -m sglang[.]launch_server'`), or kill by the pid you saved at launch. "
+             "The `[r]` trick (`sglang.launch_serve[r]`) does not help when the same `bash -c` string also holds the launch."),
+        Code("LS031", "log-deleted-but-still-there", Severity.ERROR,
+             "Your command deletes or truncates the log before the launch, yet the log still holds a run from before your "
+             "launch: the shell never reached that line.",
+             "Find what stopped the shell earlier in the script (usually LS030); run the script by hand and read `echo $?` "
+             "after each line."),
+        Code("LS032", "background-without-nohup", Severity.WARNING,
+             "The launch is put in the background with `&` inside an `ssh`/`pct exec`/`docker exec`/`kubectl exec` "
+             "session without nohup, setsid or disown: it belongs to the session and can die with it.",
+             "Start it as `nohup setsid CMD > LOG 2>&1 < /dev/null &`."),
+        Code("LS033", "pid-echo-without-background", Severity.WARNING,
+             "`$!` is expanded by a shell in which nothing was started in the background (often the outer shell, when the "
+             "inner script is in double quotes): `echo PID=$!` prints no pid.",
+             "Escape it (`\\$!`) so the inner shell expands it after its `&`, or single-quote the inner script."),
+        Code("LS034", "redirect-order", Severity.ERROR,
+             "`2>&1 > LOG` duplicates stderr onto the old stdout before stdout moves to LOG: SGLang's log lines and "
+             "tracebacks (stderr) do not reach the file.",
+             "Write `> LOG 2>&1` (the file first, then stderr onto it)."),
+        Code("LS035", "log-is-not-the-redirect-target", Severity.WARNING,
+             "Your command writes the server's output to another file than the one being checked.",
+             "Check the file the command writes to, or change the redirect."),
+        Code("LS036", "fixed-sleep-after-kill", Severity.WARNING,
+             "A fixed `sleep` (or nothing) after `kill -9` stands in for waiting until the killed server's GPU memory is released; "
+             "SIGKILL only queues the driver's teardown (SGLang's own CI waits for the pids to leave NVML, "
+             "sgl-project/sglang#39545).",
+             "Wait for the GPU to be free: `while nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -q .; "
+             "do sleep 1; done` (or `logscope gpus`)."),
+        Code("LS037", "escaped-space-before-flag", Severity.ERROR,
+             "A `\\ ` before a flag (a line continuation whose newline was lost in a paste) is an escaped space: bash passes "
+             "`' --tp-size'` with a leading space (and `\\ >` a one-space argument), and SGLang's argparse exits 2.",
+             "Remove the `\\ ` between arguments, or put each `\\` at the end of its line."),
+        Code("LS040", "not-an-sglang-log", Severity.ERROR,
+             "The file holds no line SGLang prints (a syslog, a binary, another server's log).",
+             "Check the path: SGLang's own output is what `> LOG 2>&1` captures from the launch."),
+        Code("LS041", "log-zone-assumed", Severity.WARNING,
+             "Your launch time carries a zone but the log's times do not: the zone the log was read in is an assumption.",
+             "Pass --log-tz with the server's time zone (an IANA name or an offset such as +02:00)."),
+        Code("LS042", "ambiguous-date", Severity.WARNING,
+             "The --launched-at date could be read day first or month first.",
+             "Write the date as YYYY-MM-DD."),
+        Code("LS043", "flag-not-received", Severity.ERROR,
+             "SGLang says an argument was not specified (\"X not specified, use ... by default\") that your command passes: "
+             "the flag never reached that process.",
+             "The run was started another way (a stale log, another script), or your flag was lost on the way "
+             "(quoting, a wrapper script, an env file). Compare the run's banner with your command."),
+        Code("LS044", "process-holds-log", Severity.INFO,
+             "A live process on this machine has the log open.",
+             "Nothing to do: this is the process writing the log (its command line says which launch it is)."),
+        Code("LS045", "launch-process-exited", Severity.ERROR,
+             "The process of the launch record has exited: whatever the log says, nothing serves this launch now.",
+             "Read the end of the log for the reason, then launch again."),
+        Code("LS046", "command-runs-elsewhere", Severity.WARNING,
+             "A live process runs your command but does not hold this log open: its output goes to another file.",
+             "Check the launch's redirect, or check the file it writes."),
+        Code("LS047", "no-process-holds-log", Severity.INFO,
+             "No process visible from here has the log open: nothing is writing it now.",
+             "Nothing to do when the server is meant to be stopped; otherwise its process has exited (read the end of the log)."),
+        Code("LS048", "live-server-differs", Severity.ERROR,
+             "The server answering on your command's port runs with other arguments (its /server_info): it is another launch.",
+             "Stop that server, then launch yours; or check the port you launched on."),
+        Code("LS049", "live-server-matches", Severity.INFO,
+             "The server answering on your command's port runs with your explicit arguments (its /server_info).",
+             "Nothing to do."),
+        Code("LS050", "launch-runs-remotely", Severity.INFO,
+             "Your command runs on another host or in a container (ssh, pct exec, docker exec, kubectl exec): this machine's "
+             "processes, GPUs and paths say nothing about it.",
+             "Run the same check where the command runs: the report prints the exact command (the command file goes on stdin)."),
+        Code("LS051", "processes-not-visible", Severity.INFO,
+             "This machine's processes could not be read (/proc unreadable): there is no live process evidence.",
+             "Run the check as the user that runs the server, on the server's host."),
         Code("LS020", "oom-ghost", Severity.ERROR,
              "The out-of-memory failure belongs to a stale run, not to your launch.",
              "Do not tune flags against it. Find out why your launch did not run; the budget says whether your command would fit."),

@@ -6,7 +6,9 @@ local time), time-only (``09:18`` = that time on the run's date), an epoch, or c
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
@@ -28,20 +30,68 @@ class LaunchTime:
     has_date: bool
     has_zone: bool
     text: str
+    has_year: bool = True
+    #: How an ambiguous date was read (``09.05.2026``: month first), said next to the verdict.
+    ambiguity: str | None = None
 
     def on(self, day: date | None) -> datetime:
-        """The launch time as a naive datetime, placed on ``day`` when only a time was given."""
+        """The launch time, placed on ``day`` when only a time was given, in ``day``'s year
+        when the date had none (``May 9 09:31``; the current year without a run date)."""
         value = self.value
         if not self.has_date and day is not None:
             value = datetime.combine(day, value.timetz())
+        elif not self.has_year:
+            year = day.year if day is not None else datetime.now().year
+            with contextlib.suppress(ValueError):  # 29 February in a year without one
+                value = value.replace(year=year)
         return value
 
 
+#: ``-5m``, ``-90s``, ``-2h``, ``-1d``: that long before now.
+_RELATIVE = re.compile(r"^-(\d{1,9})\s*([smhd])$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+#: A numeric date whose first two fields could each be the day or the month (``09.05.2026``).
+_DAY_MONTH = re.compile(r"^(\d{1,2})[./-](\d{1,2})[./-](\d{2,4})\b")
+
+
+def _relative(raw: str) -> LaunchTime | None:
+    """``now`` and ``-5m``: this machine's local wall-clock time (the log's, when written here)."""
+    if raw.lower() == "now":
+        return LaunchTime(datetime.now(), has_date=True, has_zone=False, text=raw)
+    m = _RELATIVE.match(raw)
+    if m is None:
+        return None
+    delta = timedelta(seconds=int(m.group(1)) * _UNIT[m.group(2)])
+    return LaunchTime(datetime.now() - delta, has_date=True, has_zone=False, text=raw)
+
+
+def _ambiguity(raw: str, value: datetime) -> str | None:
+    m = _DAY_MONTH.match(raw)
+    if m is None:
+        return None
+    first, second = int(m.group(1)), int(m.group(2))
+    if first == second or first > 12 or second > 12:
+        return None
+    try:
+        other = value.replace(month=first if value.month == second else second, day=value.month)
+    except ValueError:
+        return None
+    return (
+        f"--launched-at {raw!r} is ambiguous: read as {value:%Y-%m-%d} ({value:%d %B}, month "
+        f"first); day first it would be {other:%Y-%m-%d} ({other:%d %B}). Write the date as "
+        "YYYY-MM-DD to be sure."
+    )
+
+
 def parse_launched_at(text: str) -> LaunchTime:
-    """Parse ``--launched-at``: anything dateutil reads, ``HH:MM[:SS]``, or an epoch (s or ms)."""
+    """Parse ``--launched-at``: anything dateutil reads, ``HH:MM[:SS]``, an epoch (s or ms),
+    ``now`` or ``-5m`` (``s``/``m``/``h``/``d`` before now)."""
     raw = text.strip()
     if not raw:
         raise LogscopeError("--launched-at is empty")
+    relative = _relative(raw)
+    if relative is not None:
+        return relative
     if raw.replace(".", "", 1).isdigit() and len(raw.split(".")[0]) >= 9:
         seconds = float(raw)
         if seconds > 1e11:  # milliseconds
@@ -57,7 +107,15 @@ def parse_launched_at(text: str) -> LaunchTime:
     except (ValueError, OverflowError) as exc:
         raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
     has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(ch in raw for ch in "-/")
-    return LaunchTime(value, has_date=has_date, has_zone=value.tzinfo is not None, text=raw)
+    has_year = value.year != 1900 or "1900" in raw
+    return LaunchTime(
+        value,
+        has_date=has_date,
+        has_zone=value.tzinfo is not None,
+        text=raw,
+        has_year=has_year or not has_date,
+        ambiguity=_ambiguity(raw, value),
+    )
 
 
 def parse_tz(name: str | None) -> tzinfo | None:

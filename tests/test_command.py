@@ -31,7 +31,14 @@ ISSUE_EXAMPLE = (
 
 @pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
 def test_issue_example(version: str) -> None:
-    cmd = parse_launch_command(ISSUE_EXAMPLE, sglang_version=version)
+    """The flattened paste: bash passes ``' --model-path'`` (issue 15); as meant, it reads fine."""
+    raw = parse_launch_command(ISSUE_EXAMPLE, sglang_version=version)
+    assert raw.argv[:2] == (" --model-path", "/root/models/Qwen3.6-27B")
+    assert raw.rejected and "model_path" not in raw.explicit
+    assert any(e.startswith("unrecognized arguments:") for e in raw.errors)
+    assert raw.meant is not None
+    cmd = raw.meant
+    assert raw.to_dict()["meant_argv"] == list(cmd.argv)
     assert cmd.program == "sglang.launch_server"
     assert cmd.sglang_version == version
     assert cmd.wrappers == ("ssh", "pct exec", "bash -c", "nohup")
@@ -290,8 +297,12 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 
 def test_cli_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flattened = tmp_path / "flattened.txt"
+    flattened.write_text(ISSUE_EXAMPLE)
+    code, out, _ = _run(["args", str(flattened), "--sglang-version", "0.5.9"], capsys)
+    assert code == 1 and "' --model-path'" in out and "as you meant it:" in out
     good = tmp_path / "good.txt"
-    good.write_text(ISSUE_EXAMPLE)
+    good.write_text(ISSUE_EXAMPLE.replace("\\ --", "--"))
     code, out, _ = _run(
         ["args", str(good), "--format", "json", "--sglang-version", "0.5.9"], capsys
     )

@@ -272,7 +272,7 @@ def test_chromium_renders_the_report(tmp_path: Path, demo_page: str) -> None:
     page = tmp_path / "report.html"
     page.write_text(demo_page, encoding="utf-8")
     shot = tmp_path / "report.png"
-    _, err = run_chromium(page, screenshot=shot, window=(1000, 1600), timeout=30)
+    _, err = run_chromium(page, screenshot=shot, window=(1000, 2000), timeout=30)
     assert console_messages(err) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     image = pytest.importorskip("matplotlib.image", reason="matplotlib reads the screenshot")

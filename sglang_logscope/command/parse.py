@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import CommandError, InputError
 from .argtable import ArgTable, load_arg_table
 from .argv import merge_config, read_argv
-from .unwrap import find_launch
+from .unwrap import Found, find_launch
 
 __all__ = [
     "LaunchCommand",
@@ -54,6 +54,9 @@ class LaunchCommand:
     errors: tuple[str, ...] = ()
     config_path: str | None = None
     flags_used: Mapping[str, str] = field(default_factory=dict)
+    #: The command as its author meant it, when bash passes something else: words that start
+    #: with a space (``\ --tp-size`` in a flattened paste) stripped, space-only words dropped.
+    meant: LaunchCommand | None = field(default=None, repr=False, compare=False)
 
     @property
     def rejected(self) -> bool:
@@ -81,6 +84,7 @@ class LaunchCommand:
             "env": dict(self.env),
             "wrappers": list(self.wrappers),
             "config_path": self.config_path,
+            "meant_argv": list(self.meant.argv) if self.meant is not None else None,
         }
 
 
@@ -109,7 +113,16 @@ def parse_launch_command(
         raise CommandError("the command text nests too deeply") from None
     if found is None:
         raise CommandError(_nothing_found(text))
-    argv, config_path = merge_config(list(found.argv), table, base_dir)
+    command = _read(found, list(found.argv), table, base_dir)
+    meant_argv = [a.strip() for a in found.argv if a.strip()]
+    if meant_argv != found.argv:
+        meant = _read(found, meant_argv, table, base_dir)
+        command = replace(command, meant=meant)
+    return command
+
+
+def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None) -> LaunchCommand:
+    argv, config_path = merge_config(argv, table, base_dir)
     parsed = read_argv(table, argv)
     return LaunchCommand(
         program=found.program,
@@ -131,6 +144,33 @@ def parse_launch_command(
     )
 
 
+def with_suggestions(cmd: LaunchCommand) -> LaunchCommand:
+    """The command with each unknown flag replaced by argparse's suggestion (``--mem-fracion-static``
+    → ``--mem-fraction-static``): what its author meant, for the arg diff and the budget."""
+    if not cmd.suggestions:
+        return cmd
+    argv = []
+    for a in cmd.argv:
+        flag, eq, value = a.partition("=")
+        fixed = cmd.suggestions.get(a) or cmd.suggestions.get(flag)
+        argv.append((fixed + eq + value if eq else fixed) if fixed else a)
+    table = load_arg_table(cmd.sglang_version)
+    parsed = read_argv(table, argv)
+    return replace(
+        cmd,
+        argv=tuple(argv),
+        args=MappingProxyType(parsed.args),
+        explicit=frozenset(parsed.explicit),
+        unknown=tuple(parsed.unknown),
+        ambiguous=MappingProxyType(parsed.ambiguous),
+        suggestions=MappingProxyType(parsed.suggestions),
+        rewrites=MappingProxyType(_rewrites(table, parsed.args)),
+        errors=tuple(parsed.errors),
+        flags_used=MappingProxyType(parsed.flags_used),
+        meant=None,
+    )
+
+
 def _nothing_found(text: str) -> str:
     stripped = text.strip()
     if not stripped:
@@ -146,7 +186,6 @@ def _nothing_found(text: str) -> str:
 
 def read_command_file(path: str) -> tuple[str, Path | None]:
     """The text of a command file ('-' = stdin) and the folder ``--config`` is resolved against."""
-
     if path == "-":
         return sys.stdin.read(), Path.cwd()
     p = Path(path)

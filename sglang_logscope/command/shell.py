@@ -33,6 +33,8 @@ class ShellCommand:
     tee: str | None = None
     tee_append: bool = False
     piped_to: ShellCommand | None = None
+    background: bool = False  # ended by ``&``
+    redirects: list[str] = field(default_factory=list)  # in order: ``2>&1``, ``>log``
 
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
@@ -135,8 +137,9 @@ def split_commands(text: str) -> list[ShellCommand]:
     pipe_from: ShellCommand | None = None
     i = 0
 
-    def end(piped: bool) -> None:
+    def end(piped: bool, background: bool = False) -> None:
         nonlocal cur, pipe_from
+        cur.background = background
         if cur.words:
             if pipe_from is not None:
                 pipe_from.piped_to = cur
@@ -158,6 +161,7 @@ def split_commands(text: str) -> list[ShellCommand]:
             tgt = target.text if isinstance(target, _Word) else None
             fd = re.match(r"\d*", op).group()  # type: ignore[union-attr]
             kind = op[len(fd) :]
+            cur.redirects.append(op + (tgt or ""))
             if tgt is not None:
                 i += 1
                 if kind in ("&>", "&>>") or (kind in (">", ">>", ">|") and fd in ("", "1")):
@@ -166,7 +170,7 @@ def split_commands(text: str) -> list[ShellCommand]:
                     cur.stdout, cur.append = tgt, False
             i += 1
             continue
-        end(piped=op in ("|", "|&"))
+        end(piped=op in ("|", "|&"), background=op == "&")
         i += 1
     end(piped=False)
     for cmd in cmds:

@@ -17,8 +17,6 @@ _MAX_DEPTH = 24
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?[dmu]?$")
 _CONTINUATION = re.compile(r"\\\r?\n")
-# a backslash-space before a flag: a continuation whose newline was lost in a paste
-_LOST_NEWLINE = re.compile(r"\\[ \t]+(?=-)")
 
 
 @dataclass
@@ -136,7 +134,6 @@ def _search_text(text: str, ctx: _Ctx) -> Found | None:
     if ctx.depth >= _MAX_DEPTH:
         raise CommandError("the command text nests wrappers too deeply")
     text = _CONTINUATION.sub(" ", text)
-    text = _LOST_NEWLINE.sub(" ", text)
     env = dict(ctx.env)
     for cmd in split_commands(text):
         words = cmd.words

@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from .._text import SCHEMA_VERSION, visible
+from ..command.lint import lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command
 from ..errors import LogscopeError
+from ..findings import CODES as LS_CODES
 from ..findings import Code, Severity
 from ..memory.budget import budget
 from ..memory.budget_types import MeasuredFigures
@@ -92,8 +94,14 @@ CODES: dict[str, Code] = {
         Code("PF018", "foreign-pids", Severity.INFO,
                "The driver reports PIDs of another PID namespace (a container): holders may be "
                "unnamed."),
+        Code("PF019", "runs-elsewhere", Severity.ERROR,
+               "The command runs on another host or in a container (ssh, pct exec, docker exec, "
+               "kubectl exec): this machine's GPUs, ports and paths say nothing about it. Run the "
+               "printed command there, or pass --here to check this machine anyway."),
     )
 }  # fmt: skip
+#: The launch lint's codes (LS030-LS037) appear in the pre-flight too.
+_ALL_CODES = {**LS_CODES, **CODES}
 
 
 @dataclass(frozen=True)
@@ -106,11 +114,11 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code].severity
+        return _ALL_CODES[self.code].severity
 
     @property
     def name(self) -> str:
-        return CODES[self.code].name
+        return _ALL_CODES[self.code].name
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,6 +159,8 @@ class Preflight:
     budget: Mapping[str, Any] | None = None
     live_f0_gib: float | None = None
     empty_f0_gib: float | None = None
+    #: Where the command runs when not here: ``{"where", "command"}`` (the check was refused).
+    remote: Mapping[str, str] | None = None
 
     @property
     def clear(self) -> bool:
@@ -158,6 +168,9 @@ class Preflight:
 
     @property
     def exit_code(self) -> int:
+        """0 clear, 1 problems, 2 refused: the command runs elsewhere (see ``remote``)."""
+        if self.remote is not None:
+            return 2
         return 0 if self.clear else 1
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +184,7 @@ class Preflight:
             "budget": dict(self.budget) if self.budget is not None else None,
             "command": self.command.to_dict(),
             "gpus": self.gpus.to_dict() if self.gpus is not None else None,
+            "remote": dict(self.remote) if self.remote is not None else None,
         }
 
 
@@ -462,13 +476,24 @@ def preflight(
     procfs: ProcFs | None = None,
     port_probe: PortProbe = probe_port,
     cwd: Path | None = None,
+    here: bool = False,
+    command_file: str | None = None,
 ) -> Preflight:
     """Check the machine for the launch in ``text``. Raises :class:`.errors.CommandError` when
-    the text holds no SGLang launch (a usage error); everything else is a finding."""
+    the text holds no SGLang launch (a usage error); everything else is a finding.
+
+    A command that runs on another host or in a container is not judged against this machine
+    (its GPUs, ports and paths) unless ``here``: the result says where it runs and the command
+    that runs the same pre-flight there.
+    """
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     command = parse_launch_command(text, sglang_version=sglang_version, base_dir=base_dir)
-    findings: list[Finding] = []
+    findings = [
+        Finding(h.code, visible(h.message), None, visible(h.fix))
+        for h in lint(text, script=command_file)
+    ]
+    remote = None if here else remote_check(text, "logscope preflight --here --expect-args -")
     if command.rejected:
         parts = [f"unknown {u}" for u in command.unknown]
         parts += [f"ambiguous {k} ({', '.join(v)})" for k, v in command.ambiguous.items()]
@@ -483,14 +508,39 @@ def preflight(
                 hints or None,
             )
         )
-    plan = plan_gpus(command, env)
+    meant = command.meant or command  # '\\ --tp 2' read as meant (PF001/LS037 say the rest)
+    plan = plan_gpus(meant, env)
+    if remote is not None:
+        return _elsewhere(command, plan, findings, remote, command_file)
+    report, gpu_findings, budget_data, live_f0, empty_f0 = _gpu_checks(
+        meant, plan, env, reader, procfs, sglang_version
+    )
+    findings.extend(gpu_findings)
+    findings.extend(_port_findings(meant, port_probe))
+    findings.extend(_model_findings(meant, cwd))
+    findings.extend(_log_findings(meant, cwd))
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    findings.sort(key=lambda f: (order[f.severity], f.code))
+    return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
+
+
+def _gpu_checks(
+    command: LaunchCommand,
+    plan: GpuPlan,
+    env: Mapping[str, str],
+    reader: GpuReader | None,
+    procfs: ProcFs | None,
+    sglang_version: str | None,
+) -> tuple[GpuReport | None, list[Finding], dict[str, Any] | None, float | None, float | None]:
+    """The GPUs the launch will use: missing ones, holders, balance, and the memory budget."""
+    out: list[Finding] = []
     report: GpuReport | None = None
     budget_data: dict[str, Any] | None = None
     live_f0 = empty_f0 = None
     try:
         reading = (reader or _AutoReader()).read()
     except LogscopeError as exc:
-        findings.append(Finding("PF013", str(exc)))
+        out.append(Finding("PF013", str(exc)))
     else:
         report = inspect_gpus(
             reading, cuda_visible_devices=plan.cuda_visible_devices, procfs=procfs
@@ -499,7 +549,7 @@ def preflight(
         missing = [o for o in plan.ordinals if report.by_cuda_index(o) is None]
         if missing:
             cvd = plan.cuda_visible_devices
-            findings.append(
+            out.append(
                 Finding(
                     "PF002",
                     f"the launch uses {plan.ranks} GPU(s), cuda:{','.join(map(str, plan.ordinals))}"
@@ -512,18 +562,36 @@ def preflight(
                 )
             )  # fmt: skip
         for ordinal, gpu in used:
-            findings.extend(_gpu_findings(gpu, ordinal))
+            out.extend(_gpu_findings(gpu, ordinal))
         balance = _balance(used, command, env)
         if balance is not None:
-            findings.append(balance)
+            out.append(balance)
         if report.foreign_pids:
-            findings.append(Finding("PF018", report.notes[-1] if report.notes else "host PIDs"))
+            out.append(Finding("PF018", report.notes[-1] if report.notes else "host PIDs"))
         if used:
             extra, budget_data, live_f0, empty_f0 = _budget_findings(command, used, sglang_version)
-            findings.extend(extra)
-    findings.extend(_port_findings(command, port_probe))
-    findings.extend(_model_findings(command, cwd))
-    findings.extend(_log_findings(command, cwd))
-    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    findings.sort(key=lambda f: (order[f.severity], f.code))
-    return Preflight(command, plan, report, tuple(findings), budget_data, live_f0, empty_f0)
+            out.extend(extra)
+    return report, out, budget_data, live_f0, empty_f0
+
+
+def _elsewhere(
+    command: LaunchCommand,
+    plan: GpuPlan,
+    findings: list[Finding],
+    remote: tuple[str, str],
+    command_file: str | None,
+) -> Preflight:
+    """The refused pre-flight of a command that runs elsewhere: where, and what to run there."""
+    where, there = remote
+    stdin = visible(command_file) if command_file else "YOUR_COMMAND_FILE"
+    run = f"{there} < {stdin}"
+    findings.append(
+        Finding(
+            "PF019",
+            f"the command runs on {where}: this machine's GPUs, ports and paths are not the ones "
+            "it will use, so they are not checked",
+            None,
+            f"run the same pre-flight there: {run}   (or pass --here to check this machine)",
+        )
+    )
+    return Preflight(command, plan, None, tuple(findings), remote={"where": where, "command": run})

@@ -38,6 +38,12 @@ def command_lines(cmd: LaunchCommand) -> list[str]:
         lines.append(f"ambiguous flag: {flag} could match {', '.join(candidates)}")
     for err in cmd.errors:
         lines.append(f"argparse error: {err}")
+    if cmd.meant is not None:
+        lines.append(
+            "bash passes words that start with a space ('\\ ' before a flag: a line break lost"
+            " in a paste); as you meant it:"
+        )
+        lines.append("  " + shlex.join(cmd.meant.argv))
     if cmd.rejected:
         lines.append(
             "SGLang's argparse would reject this command and exit at once (status 2) "

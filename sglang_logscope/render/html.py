@@ -118,8 +118,13 @@ def _verdict_section(r: CheckReport) -> str:
         "<h2>Verdict</h2>",
         f"<p class='headline'><span class='badge' style='background:{colour}'>"
         f"{esc(verdict.upper())}</span> {esc(r.headline)}</p>",
-        kv_table(rows),
     ]
+    if r.cause is not None:
+        out.append(
+            f"<p><b>Likely cause ({esc(r.cause.get('code'))}):</b> {esc(r.cause.get('message'))}"
+            f"<br><b>Fixed:</b> <code>{esc(r.cause.get('fix'))}</code></p>"
+        )
+    out.append(kv_table(rows))
     failure = r.run.failure if r.run else None
     if failure is not None:
         out.append(
@@ -132,8 +137,12 @@ def _verdict_section(r: CheckReport) -> str:
             f"{esc(r.oom.get('explanation'))}</p>"
         )
     if r.next_steps:
+        steps = r.next_steps[1:] if r.cause is not None else r.next_steps  # the cause is above
+        shown = steps[:3]  # the page stays short; every step is also a finding below
         out.append("<h3>Next steps</h3><ul>")
-        out.extend(f"<li>{esc(s)}</li>" for s in r.next_steps)
+        out.extend(f"<li>{esc(s)}</li>" for s in shown)
+        if len(steps) > len(shown):
+            out.append(f"<li>{len(steps) - len(shown)} more: see the findings below.</li>")
         out.append("</ul>")
     out.append("</section>")
     return "\n".join(out)

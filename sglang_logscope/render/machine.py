@@ -66,7 +66,7 @@ def gpus_lines(report: GpuReport) -> Iterable[str]:
 
 def preflight_lines(result: Preflight) -> list[str]:
     """Plain text lines: a verdict, then each finding with its code."""
-    cmd = result.command
+    cmd = result.command.meant or result.command  # the plan was made for the command as meant
     plan = result.plan
     lines = [
         f"preflight: {'CLEAR' if result.clear else 'PROBLEMS'} — SGLang {cmd.sglang_version}, "

@@ -92,8 +92,16 @@ _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
 def render_check(con: Console, data: dict[str, Any]) -> None:
-    """The five-second read: verdict line, runs, arg diff, failure, memory, next steps."""
+    """The five-second read: verdict, likely cause, runs, arg diff, failure, memory, next."""
+    _check_header(con, data)
+    _check_runs(con, data)
+    _check_args(con, data)
+    _check_live(con, data)
+    _check_failure(con, data)
+    _check_findings(con, data)
 
+
+def _check_header(con: Console, data: dict[str, Any]) -> None:
     con.print(
         Text.assemble(
             (data["verdict"].upper(), _VERDICT_STYLE.get(data["verdict"], "bold")),
@@ -101,6 +109,20 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
             report.plain(data["headline"]),
         )
     )
+    cause = data.get("cause")
+    if cause:
+        con.print(
+            Text.assemble(
+                ("Likely cause ", "bold"),
+                f"({cause['code']}): ",
+                report.plain(cause["message"], limit=600),
+                ("\n  fixed: ", "bold"),
+                report.plain(cause["fix"], limit=600),
+            )
+        )
+    for f in data["findings"]:
+        if f["code"] in ("LS041", "LS042"):  # what was assumed, next to the verdict
+            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
     con.print(
         Text.assemble(
             ("log ", "dim"),
@@ -114,32 +136,49 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
             ("launched at ", "dim"), str(data.get("launched_at") or "-"),
             ("   log last modified ", "dim"), str(data.get("log_mtime") or "-"),
         ))  # fmt: skip
-    runs = [*data.get("earlier_runs", []), *([data["run"]] if data.get("run") else [])]
-    if runs:
-        con.print()
-        table = Table(
-            "run",
-            "started",
-            "ended",
-            "lines",
-            "outcome",
-            "release",
-            title="Runs in this file",
-            title_justify="left",
-            box=None,
-            header_style="bold",
-        )
-        for run in runs:
-            last = run is runs[-1]
-            table.add_row(
-                f"{run['index']}{' (checked)' if last else ''}",
-                str(run["started_at"] or "-"),
-                str(run["ended_at"] or "-"),
-                f"{run['first_line']}-{run['last_line']}",
-                run["outcome"],
-                str(run.get("sglang_version_hint") or "-"),
+    remote = data.get("remote")
+    if remote:
+        con.print(
+            Text.assemble(
+                ("Runs on ", "bold"),
+                report.plain(remote["where"]),
+                "; the same check there: ",
+                report.plain(remote["command"]),
             )
-        con.print(table)
+        )
+
+
+def _check_runs(con: Console, data: dict[str, Any]) -> None:
+    runs = [*data.get("earlier_runs", []), *([data["run"]] if data.get("run") else [])]
+    if not runs:
+        return
+    con.print()
+    table = Table(
+        "run",
+        "started",
+        "ended",
+        "lines",
+        "outcome",
+        "release",
+        title="Runs in this file",
+        title_justify="left",
+        box=None,
+        header_style="bold",
+    )
+    for run in runs:
+        last = run is runs[-1]
+        table.add_row(
+            f"{run['index']}{' (checked)' if last else ''}",
+            str(run["started_at"] or "-"),
+            str(run["ended_at"] or "-"),
+            f"{run['first_line']}-{run['last_line']}",
+            run["outcome"],
+            str(run.get("sglang_version_hint") or "-"),
+        )
+    con.print(table)
+
+
+def _check_args(con: Console, data: dict[str, Any]) -> None:
     if data["arg_diff"]:
         con.print()
         con.print(arg_diff_table(data["arg_diff"]))
@@ -149,6 +188,33 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     if data.get("unverified_args"):
         unseen = ", ".join(data["unverified_args"])
         con.print(Text.assemble(("Not visible in this run: ", "dim"), report.plain(unseen)))
+
+
+def _check_live(con: Console, data: dict[str, Any]) -> None:
+    proc = data.get("process")
+    if proc:
+        state = "alive" if proc["alive"] else "exited"
+        holds = ", holds this log" if proc.get("holds_log") else ""
+        started = f", started {proc['started_at']}" if proc.get("started_at") else ""
+        cmd = " ".join(proc.get("cmdline") or [])
+        con.print(
+            Text.assemble(
+                ("Process ", "bold"),
+                f"{proc['pid']} {state}{started}{holds}",
+                ("  " if cmd else ""),
+                report.plain(cmd, limit=200),
+            )
+        )
+    server = data.get("server")
+    if server and server.get("reachable"):
+        differs = len(server.get("arg_diff") or [])
+        verdict = f"{differs} argument(s) differ from yours" if differs else "runs your arguments"
+        con.print(
+            Text.assemble(("Live server ", "bold"), report.plain(server["url"]), f": {verdict}")
+        )
+
+
+def _check_failure(con: Console, data: dict[str, Any]) -> None:
     failure = data.get("failure")
     if failure:
         con.print()
@@ -180,6 +246,9 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
                     report.plain(str(s.get("effect")), limit=200),
                 )
             )
+
+
+def _check_findings(con: Console, data: dict[str, Any]) -> None:
     con.print()
     con.print(Text("Findings", style="bold"))
     for f in data["findings"]:
@@ -188,14 +257,14 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
                 "  ",
                 (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")),
                 " ",
-                report.plain(f["message"], limit=500),
+                report.plain(f["message"], limit=700),
             )
         )
     if data["next_steps"]:
         con.print()
         con.print(Text("Next", style="bold"))
         for step in data["next_steps"]:
-            con.print(Text.assemble("  → ", report.plain(step, limit=600)))
+            con.print(Text.assemble("  → ", report.plain(step, limit=900)))
 
 
 def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:

@@ -8,6 +8,7 @@ the same run (with its line), or a rule it applies silently (NEXTN â†’ EAGLE) â€
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,13 @@ from ..log.runs import Run
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
+
+
+#: SGLang's "X not specified, use default" lines: said of an argument the command passes, the
+#: flag never reached the process (``Attention backend not specified. Use aiter backend``).
+_NOT_GIVEN = re.compile(r"\bnot (?:explicitly )?(?:specified|set)\b", re.IGNORECASE)
+#: How an explanation that proves the flag was not received starts.
+NOT_GIVEN_PREFIX = "SGLang says it was not given"
 
 
 class DiffStatus(str, enum.Enum):
@@ -137,6 +145,11 @@ def arg_diff(
             unverified.append(arg)
             continue
         have = values[arg]
+        event = evidence.get(arg)
+        if event is not None and _NOT_GIVEN.search(event.message):
+            why = f"{NOT_GIVEN_PREFIX}: {event.message.strip()[:200]}"
+            diffs.append(ArgDiff(arg, want, have, DiffStatus.UNEXPLAINED, why, event.line))
+            continue
         if same_value(want, have):
             matched.append(arg)
             continue

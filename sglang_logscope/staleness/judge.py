@@ -1,9 +1,10 @@
 """The staleness check: is the log's last run the launch you intended?
 
-:func:`check` takes the log's last run and weighs three kinds of evidence — time (the run's
-banner time vs. the launch time, the file's mtime), arguments (the run's effective args vs.
-the intended command, each difference explained by SGLang's own adjustments or not), and
-what the run shows of its end — into one :class:`CheckReport` with a :class:`Verdict`.
+:func:`check` takes the log's last run and weighs the evidence — time (the run's banner time
+vs. the launch time, the file's mtime), arguments (the run's effective args vs. the intended
+command, each difference explained by SGLang's own adjustments or not), what the run shows of
+its end, what bash does with the command (the launch lint), and this machine's live processes
+and server — into one :class:`CheckReport` with a :class:`Verdict`.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..command.parse import LaunchCommand, parse_launch_command
+from ..command.lint import LogFacts, lint, remote_check
+from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
+from ..events import EventKind
 from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
@@ -32,12 +35,10 @@ from ..timing import (
     to_log_time,
     whole_hour_gap,
 )
-from .argdiff import ArgDiff, DiffStatus, arg_diff, same_value
+from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
+from .live import live_findings
 from .verdict import CheckReport, Verdict
-from .wording import wording
-
-if TYPE_CHECKING:
-    from ..command.parse import LaunchCommand
+from .wording import cause_of, headline_for, next_steps
 
 
 def check(
@@ -49,16 +50,22 @@ def check(
     sglang_version: str | None = None,
     with_budget: bool = True,
     full_scan: bool = False,
+    live: bool = True,
+    server: str | None = None,
+    here: bool = False,
 ) -> CheckReport:
     """Judge whether the last run of ``log`` is the launch described by ``expect``.
 
-    ``expect`` is a :class:`~sglang_logscope.command.parse.LaunchCommand`, the text of a launch
+    ``expect`` is a :class:`~sglang_logscope.command.LaunchCommand`, the text of a launch
     command, or a path to a file holding one. ``launched_at`` is when you ran it (a datetime,
     or text as ``--launched-at`` takes it). ``log_tz`` is the zone of the log's naive times.
     Without ``expect``/``launched_at``, a launch record beside the log (``LOG.launch.json``)
     is used when present. A big plain file is read from its end (:mod:`.tail`): the last run
     and the run count are exact, earlier runs are known from their banner only
-    (``full_scan=True`` parses every line).
+    (``full_scan=True`` parses every line). ``live`` adds this machine's evidence (the
+    processes holding the log, the launch record's pid, the live server's arguments — asked on
+    loopback, or at ``server``); it is skipped for a command that runs on another host unless
+    ``here`` says this machine is that host.
     """
     if isinstance(log, Log):
         parsed = log
@@ -68,16 +75,28 @@ def check(
         parsed = read_last_run(log)  # big plain files: only the end is parsed
     path = None if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
-    record = _launch_record(path) if path and (expect is None or launched_at is None) else {}
+    record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
         expect = str(record["command"])
     if launched_at is None and record.get("launched_at"):
         launched_at = str(record["launched_at"])
-    intended = _intended(expect, sglang_version)
-    when = _launch_time(launched_at)
-    return _judge(
-        parsed, intended, when, zone, path, with_budget=with_budget, version=sglang_version
+    intended, text = _intended(expect, sglang_version)
+    inputs = _Inputs(
+        parsed,
+        intended,
+        text,
+        _launch_time(launched_at),
+        zone,
+        path,
+        version=sglang_version,
+        with_budget=with_budget,
+        record_pid=record.get("pid"),
+        live=live,
+        server=server,
+        command_file=os.fspath(expect) if isinstance(expect, os.PathLike) else None,
+        here=here,
     )
+    return _judge(inputs)
 
 
 def _path_of(source: Source) -> str | None:
@@ -99,6 +118,8 @@ def _launch_record(path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         return {}
     out: dict[str, Any] = {}
+    if isinstance(data.get("pid"), int) and not isinstance(data.get("pid"), bool):
+        out["pid"] = data["pid"]
     if isinstance(data.get("launched_at"), str):
         out["launched_at"] = data["launched_at"]
     argv = data.get("argv")
@@ -109,12 +130,12 @@ def _launch_record(path: str) -> dict[str, Any]:
 
 def _intended(
     expect: LaunchCommand | str | os.PathLike[str] | None, version: str | None
-) -> LaunchCommand | None:
+) -> tuple[LaunchCommand | None, str | None]:
+    """The intended command, and its text (for the launch lint) when there is one."""
     if expect is None:
-        return None
-
+        return None, None
     if isinstance(expect, LaunchCommand):
-        return expect
+        return expect, None
     if isinstance(expect, os.PathLike) or (
         isinstance(expect, str) and "\n" not in expect and _is_file(expect)
     ):
@@ -125,8 +146,8 @@ def _intended(
             raise LogscopeError(
                 f"{file}: cannot read the command file ({exc.strerror or exc})"
             ) from None
-        return parse_launch_command(text, sglang_version=version, base_dir=file.parent)
-    return parse_launch_command(str(expect), sglang_version=version)
+        return parse_launch_command(text, sglang_version=version, base_dir=file.parent), text
+    return parse_launch_command(str(expect), sglang_version=version), str(expect)
 
 
 def _is_file(text: str) -> bool:
@@ -149,182 +170,311 @@ def _launch_time(value: datetime | str | LaunchTime | None) -> LaunchTime | None
 # --------------------------------------------------------------------------------------- judge
 
 
-def _judge(
-    log: Log,
-    intended: LaunchCommand | None,
-    when: LaunchTime | None,
-    zone: tzinfo | None,
-    path: str | None,
-    *,
-    with_budget: bool,
-    version: str | None = None,
-) -> CheckReport:
-    findings: list[Finding] = []
-    runs = log.runs
-    run = runs[-1] if runs else None
-    mtime = file_mtime(path, zone) if path else None
+@dataclass(frozen=True)
+class _Inputs:
+    """What the judgement starts from: the parsed log, the command, the launch time, the host."""
+
+    log: Log
+    intended: LaunchCommand | None
+    text: str | None  # the command text, for the launch lint
+    when: LaunchTime | None
+    zone: tzinfo | None
+    path: str | None
+    version: str | None = None
+    with_budget: bool = True
+    record_pid: int | None = None
+    live: bool = False
+    server: str | None = None
+    command_file: str | None = None
+    here: bool = False
+
+
+@dataclass
+class _Judgement:
+    """The evidence gathered so far (filled in step by step by the functions below)."""
+
+    findings: list[Finding]
     launch: datetime | None = None
     tz_hours: int | None = None
-    if when is not None:
-        day = (
-            run.started_at.date()
-            if run and run.started_at and run.started_at.year != 1900
-            else None
-        )
-        moment = when.on(day)
-        if moment.tzinfo is not None and zone is None and run and run.started_at:
-            # The log's zone is unknown: compare wall clocks, and watch for whole-hour gaps.
-            wall = moment.replace(tzinfo=None)
-            tz_hours = whole_hour_gap(run.started_at, wall) if run.started_at.year != 1900 else None
-            launch = to_log_time(moment, None) if tz_hours is None else wall
-        else:
-            launch = to_log_time(moment, zone)
-    if len(runs) > 1:
-        earlier = ", ".join(
-            f"#{r.index} {r.started_at:%Y-%m-%d %H:%M:%S} {r.outcome.value}"
-            if r.started_at
-            else f"#{r.index} {r.outcome.value}"
-            for r in runs[:-1]
-        )
-        findings.append(
-            Finding.of("LS011", f"The file holds {len(runs)} runs; earlier: {earlier}.")
-        )
-    if run is None:
-        findings.append(Finding.of("LS005"))
-        if launch is not None and mtime is not None and mtime < launch:
-            findings.append(
-                Finding.of(
-                    "LS002",
-                    f"Last modified {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
-                )
-            )
-        return _report(log, Verdict.NO_RUN, run, (), findings, launch, mtime, intended, (), ())
+    mtime: datetime | None = None
+    diffs: tuple[ArgDiff, ...] = ()
+    matched: tuple[str, ...] = ()
+    unverified: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    diffs, matched, unverified = arg_diff(run, intended) if intended else ((), (), ())
-    if intended is not None and not run.has_banner:
-        findings.append(Finding.of("LS012"))
-    if intended is not None and (intended.unknown or intended.ambiguous):
-        flags = ", ".join([*intended.unknown, *intended.ambiguous])
-        hints = "; ".join(f"{k} → {v}" for k, v in intended.suggestions.items())
-        findings.append(
+
+def _judge(inp: _Inputs) -> CheckReport:
+    runs = inp.log.runs
+    run = runs[-1] if runs and _looks_like_sglang(inp.log) else None
+    j = _Judgement(findings=[], mtime=file_mtime(inp.path, inp.zone) if inp.path else None)
+    _launch_moment(inp, run, j)
+    if run is None:
+        return _no_run(inp, j)
+    _earlier_runs(runs, j)
+    meant = _meant(inp.intended)
+    fixed = with_suggestions(meant) if meant is not None else None
+    if fixed is not None:
+        j.diffs, j.matched, j.unverified = arg_diff(run, fixed)
+    _command_findings(run, inp.intended, meant, j)
+    verdict = _time_verdict(run, inp, meant, j)
+    verdict = _mtime_evidence(verdict, j)
+    _diff_findings(j)
+    _outcome_findings(run, j)
+    _lint(inp, verdict, j)
+    _live_evidence(inp, run, j)
+    oom, budget = (None, None)
+    if inp.with_budget:
+        oom, budget = _memory(
+            run,
+            fixed,
+            stale=verdict in (Verdict.STALE, Verdict.MISMATCH),
+            findings=j.findings,
+            version=inp.version,
+        )
+    return _report(inp, verdict, run, j, oom, budget)
+
+
+def _meant(intended: LaunchCommand | None) -> LaunchCommand | None:
+    """The command as its author meant it (``\\ `` before flags repaired), for diff and budget."""
+    if intended is None:
+        return None
+    return intended.meant or intended
+
+
+def _looks_like_sglang(log: Log) -> bool:
+    """At least one line SGLang prints (a syslog, a binary, another server's log: none)."""
+    return any(
+        e.kind not in (EventKind.TEXT, EventKind.UNKNOWN) for r in log.runs for e in r.events
+    )
+
+
+def _launch_moment(inp: _Inputs, run: Run | None, j: _Judgement) -> None:
+    """The launch time on the log's naive clock, and what was assumed to get there."""
+    when = inp.when
+    if when is None:
+        return
+    started = run.started_at if run and run.started_at and run.started_at.year != 1900 else None
+    moment = when.on(started.date() if started else None)
+    if when.ambiguity:
+        j.findings.append(Finding.of("LS042", when.ambiguity))
+    if moment.tzinfo is None or inp.zone is not None:
+        j.launch = to_log_time(moment, inp.zone)
+        return
+    if when.text.replace(".", "", 1).isdigit():  # an epoch: no wall clock was typed
+        j.launch = to_log_time(moment, None)
+        assumed = f"this machine's zone ({j.launch:%H:%M:%S} local)"
+    else:
+        wall = moment.replace(tzinfo=None)
+        j.tz_hours = whole_hour_gap(started, wall) if started else None
+        j.launch = wall
+        assumed = f"the zone of your --launched-at ({moment:%z})"
+    j.findings.append(
+        Finding.of(
+            "LS041",
+            f"The log's times carry no zone; they were read as {assumed}. If the server's clock "
+            "is in another zone, pass --log-tz (e.g. --log-tz Europe/Berlin or --log-tz +02:00).",
+        )
+    )
+
+
+def _earlier_runs(runs: tuple[Run, ...], j: _Judgement) -> None:
+    if len(runs) < 2:
+        return
+    earlier = ", ".join(
+        f"#{r.index} {r.started_at:%Y-%m-%d %H:%M:%S} {r.outcome.value}"
+        if r.started_at
+        else f"#{r.index} {r.outcome.value}"
+        for r in runs[:-1]
+    )
+    j.findings.append(Finding.of("LS011", f"The file holds {len(runs)} runs; earlier: {earlier}."))
+
+
+def _no_run(inp: _Inputs, j: _Judgement) -> CheckReport:
+    if inp.log.runs:  # lines, but none SGLang prints
+        first = [e.message.strip()[:80] for r in inp.log.runs for e in r.events][:3]
+        shown = " | ".join(repr(line) for line in first)
+        j.findings.append(
+            Finding.of("LS040", f"This does not look like an SGLang log (first lines: {shown}).")
+        )
+    j.findings.append(Finding.of("LS005"))
+    if j.launch is not None and j.mtime is not None and j.mtime < j.launch:
+        j.findings.append(
+            Finding.of(
+                "LS002",
+                f"Last modified {j.mtime:%Y-%m-%d %H:%M:%S}, before your launch at {j.launch:%Y-%m-%d %H:%M:%S}.",
+            )
+        )
+    _lint(inp, Verdict.NO_RUN, j)
+    return _report(inp, Verdict.NO_RUN, None, j)
+
+
+def _command_findings(
+    run: Run, intended: LaunchCommand | None, meant: LaunchCommand | None, j: _Judgement
+) -> None:
+    if intended is None or meant is None:
+        return
+    if not run.has_banner:
+        j.findings.append(Finding.of("LS012"))
+    if meant.unknown or meant.ambiguous:
+        flags = ", ".join([*meant.unknown, *meant.ambiguous])
+        hints = "; ".join(f"{k} → {v}" for k, v in meant.suggestions.items())
+        j.findings.append(
             Finding.of(
                 "LS006",
-                f"SGLang's argparse would reject {flags}"
-                + (f" (did you mean: {hints})" if hints else "")
-                + ".",
+                f"SGLang's argparse would reject {flags}: it exits at once (status 2)."
+                + (f" Fixed: {hints}" if hints else ""),
             )
         )
+    for d in j.diffs:
+        if d.explanation and d.explanation.startswith(NOT_GIVEN_PREFIX):
+            j.findings.append(
+                Finding.of(
+                    "LS043",
+                    f"{d.arg}: your command passes {d.intended!r}, but the run says it was not "
+                    f"given (line {d.evidence_line}): the flag did not reach this process.",
+                )
+            )
 
-    verdict: Verdict
-    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
-    argparse_own = _argparse_from_intended(run, intended)
+
+def _time_verdict(run: Run, inp: _Inputs, meant: LaunchCommand | None, j: _Judgement) -> Verdict:
+    unexplained = [d for d in j.diffs if d.status is DiffStatus.UNEXPLAINED]
+    argparse_own = _argparse_from_intended(run, meant)
     started = run.started_at if run.started_at and run.started_at.year != 1900 else None
+    launch = j.launch
     if argparse_own:
-        verdict = Verdict.FRESH
-        findings.append(
+        hints = {k: v for k, v in (meant.suggestions if meant else {}).items() if k in argparse_own}
+        fixed = "; ".join(f"{k} → {v}" for k, v in hints.items())
+        j.findings.append(
             Finding.of(
                 "LS007",
-                f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command.",
+                f"The last run died at argparse on {', '.join(argparse_own)}, flags from your command"
+                + (f". Fixed: {fixed}" if fixed else "."),
             )
         )
-    elif launch is not None and started is not None:
-        if tz_hours is not None:
-            verdict = Verdict.INCONCLUSIVE
-            findings.append(
-                Finding.of(
-                    "LS008",
-                    f"The run started {started:%H:%M:%S} and your launch was {launch:%H:%M:%S} ({when.text if when else ''}): "
-                    f"exactly {abs(tz_hours)} h apart, which looks like a time-zone difference, not a stale log.",
-                )
-            )
-        elif started < launch - START_TOLERANCE:
-            verdict = Verdict.STALE
-            gap = launch - started
-            findings.append(
-                Finding.of(
-                    "LS001",
-                    f"The last run started at {started:%Y-%m-%d %H:%M:%S}, {_span(gap)} before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
-                )
-            )
-        else:
-            verdict = Verdict.MISMATCH if unexplained else Verdict.FRESH
-            findings.append(
-                Finding.of(
-                    "LS015",
-                    f"The last run started at {started:%Y-%m-%d %H:%M:%S}, after your launch at {launch:%Y-%m-%d %H:%M:%S}.",
-                )
-            )
-    elif unexplained:
-        verdict = Verdict.MISMATCH
-    else:
-        verdict = Verdict.INCONCLUSIVE
+        return Verdict.FRESH
     if launch is None:
-        findings.append(Finding.of("LS009"))
-    if launch is not None and mtime is not None:
-        if mtime < launch - START_TOLERANCE:
-            findings.append(
-                Finding.of(
-                    "LS002",
-                    f"The log was last modified at {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}: nothing has written to it since.",
-                )
+        j.findings.append(Finding.of("LS009"))
+        return Verdict.MISMATCH if unexplained else Verdict.INCONCLUSIVE
+    if started is None:
+        return Verdict.MISMATCH if unexplained else Verdict.INCONCLUSIVE
+    if j.tz_hours is not None:
+        text = inp.when.text if inp.when else ""
+        j.findings.append(
+            Finding.of(
+                "LS008",
+                f"The run started {started:%H:%M:%S} and your launch was {launch:%H:%M:%S} ({text}): "
+                f"exactly {abs(j.tz_hours)} h apart, which looks like a time-zone difference, not a stale log.",
             )
-            if verdict is Verdict.INCONCLUSIVE and tz_hours is None:
-                verdict = Verdict.STALE
-        elif verdict is Verdict.STALE:
-            findings.append(
-                Finding.of(
-                    "LS013",
-                    f"The log was modified at {mtime:%Y-%m-%d %H:%M:%S}, after your launch, but holds no run that started after it.",
-                )
+        )
+        return Verdict.INCONCLUSIVE
+    if started < launch - START_TOLERANCE:
+        j.findings.append(
+            Finding.of(
+                "LS001",
+                f"The last run started at {started:%Y-%m-%d %H:%M:%S}, {_span(launch - started)} before your launch at {launch:%Y-%m-%d %H:%M:%S}.",
             )
-    for d in diffs:
+        )
+        return Verdict.STALE
+    j.findings.append(
+        Finding.of(
+            "LS015",
+            f"The last run started at {started:%Y-%m-%d %H:%M:%S}, after your launch at {launch:%Y-%m-%d %H:%M:%S}.",
+        )
+    )
+    return Verdict.MISMATCH if unexplained else Verdict.FRESH
+
+
+def _mtime_evidence(verdict: Verdict, j: _Judgement) -> Verdict:
+    launch, mtime = j.launch, j.mtime
+    if launch is None or mtime is None:
+        return verdict
+    if mtime < launch - START_TOLERANCE:
+        j.findings.append(
+            Finding.of(
+                "LS002",
+                f"The log was last modified at {mtime:%Y-%m-%d %H:%M:%S}, before your launch at {launch:%Y-%m-%d %H:%M:%S}: nothing has written to it since.",
+            )
+        )
+        if verdict is Verdict.INCONCLUSIVE and j.tz_hours is None:
+            return Verdict.STALE
+    elif verdict is Verdict.STALE:
+        j.findings.append(
+            Finding.of(
+                "LS013",
+                f"The log was modified at {mtime:%Y-%m-%d %H:%M:%S}, after your launch, but holds no run that started after it.",
+            )
+        )
+    return verdict
+
+
+def _diff_findings(j: _Judgement) -> None:
+    for d in j.diffs:
         code = "LS003" if d.status is DiffStatus.UNEXPLAINED else "LS004"
         why = (
             f" — {d.explanation} (line {d.evidence_line})"
             if d.explanation and d.evidence_line
             else (f" — {d.explanation}" if d.explanation else "")
         )
-        findings.append(
+        j.findings.append(
             Finding.of(
                 code, f"{d.arg}: you intended {d.intended!r}, the run has {d.effective!r}{why}."
             )
         )
-    if intended is not None and matched and not unexplained:
-        findings.append(
-            Finding.of("LS016", f"{len(matched)} explicit argument(s) match: {', '.join(matched)}.")
+    if j.matched and not [d for d in j.diffs if d.status is DiffStatus.UNEXPLAINED]:
+        j.findings.append(
+            Finding.of(
+                "LS016", f"{len(j.matched)} explicit argument(s) match: {', '.join(j.matched)}."
+            )
         )
+
+
+def _outcome_findings(run: Run, j: _Judgement) -> None:
     if run.failure is not None:
-        findings.append(
+        j.findings.append(
             Finding.of(
                 "LS010",
                 f"{run.failure.kind.value} at line {run.failure.line}: {run.failure.message[:300]}",
             )
         )
     elif run.outcome is Outcome.STARTING:
-        findings.append(Finding.of("LS014"))
-    oom, budget = (None, None)
-    if with_budget:
-        oom, budget = _memory(
-            run,
-            intended,
-            stale=verdict in (Verdict.STALE, Verdict.MISMATCH),
-            findings=findings,
-            version=version,
+        j.findings.append(Finding.of("LS014"))
+
+
+def _lint(inp: _Inputs, verdict: Verdict, j: _Judgement) -> None:
+    """The launch lint, told whether the launch left the log untouched (stale, not written)."""
+    if inp.text is None:
+        return
+    codes = {f.code for f in j.findings}
+    untouched = verdict is Verdict.STALE or "LS002" in codes
+    facts = LogFacts(inp.path or inp.log.name, untouched) if inp.path else None
+    hits = lint(inp.text, facts, script=inp.command_file)
+    j.findings.extend(hit.finding() for hit in hits)
+    j.extra["lint"] = hits
+    log = inp.intended.log_path if inp.intended and inp.intended.log_path else "LOG"
+    there = f"logscope check --here --expect-args - {shlex.quote(log)}"
+    remote = None if inp.here else remote_check(inp.text, there)
+    if remote is not None:
+        where, command = remote
+        stdin = shlex.quote(inp.command_file) if inp.command_file else "YOUR_COMMAND_FILE"
+        j.extra["remote"] = {"where": where, "command": f"{command} < {stdin}"}
+        j.findings.append(
+            Finding.of(
+                "LS050",
+                f"Your command runs on {where}; this machine's processes, GPUs and paths say "
+                f"nothing about it. The same check there (the command on stdin): {command} < {stdin}",
+            )
         )
-    return _report(
-        log,
-        verdict,
-        run,
-        diffs,
-        findings,
-        launch,
-        mtime,
-        intended,
-        matched,
-        unverified,
-        oom,
-        budget,
+
+
+def _live_evidence(inp: _Inputs, run: Run, j: _Judgement) -> None:
+    """``/proc`` and the live server, when the log's host is this machine."""
+    if not inp.live or inp.path is None or "remote" in j.extra:
+        return
+    process, server, found = live_findings(
+        inp.path, run, _meant(inp.intended), inp.record_pid, inp.server, j.mtime
     )
+    j.extra["process"], j.extra["server"] = process, server
+    j.findings.extend(found)
 
 
 def _span(delta: timedelta) -> str:
@@ -358,6 +508,30 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
 # ------------------------------------------------------------------------------------ memory
 
 
+def _measured(run: Run, intended: LaunchCommand) -> Any:
+    """What the run measured on these GPUs that the intended budget may use: free memory (same
+    tp size), and the weights too when model, tp size and quantization are the same."""
+    # start-up: the memory model loads only for a check that budgets something
+    from ..memory.budget_types import MeasuredFigures
+    from ..memory.from_run import measured_from_run
+
+    args = run.server_args
+    if args is None or not same_value(args.get("tp_size"), intended.args.get("tp_size")):
+        return None
+    seen = measured_from_run(run)
+    if seen.f0_gib is None:
+        return None
+    same = all(
+        same_value(args.get(k), intended.args.get(k))
+        for k in ("model_path", "tp_size", "quantization")
+    )
+    if same:
+        return replace(seen, origin="log (the checked run, same GPUs)")
+    return MeasuredFigures(
+        f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
+    )
+
+
 def _memory(
     run: Run,
     intended: LaunchCommand | None,
@@ -374,32 +548,13 @@ def _memory(
     """
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
-    from ..memory.budget_types import MeasuredFigures
-    from ..memory.from_run import measured_from_run, version_for_run
+    from ..memory.from_run import version_for_run
     from ..memory.verdict import oom_verdict
 
     budget = None
     if intended is not None:
         era_version = version or version_for_run(run, None)[0] or intended.sglang_version
-        measured = None
-        same = run.server_args is not None and all(
-            same_value(run.server_args.get(k), intended.args.get(k))
-            for k in ("model_path", "tp_size", "quantization")
-        )
-        if run.server_args is not None and same_value(
-            run.server_args.get("tp_size"), intended.args.get("tp_size")
-        ):
-            seen = measured_from_run(run)
-            if seen.f0_gib is not None:
-                measured = (
-                    replace(seen, origin="log (the checked run, same GPUs)")
-                    if same
-                    else MeasuredFigures(
-                        f0_gib=seen.f0_gib,
-                        f0_by_rank=seen.f0_by_rank,
-                        origin="log (free memory of these GPUs)",
-                    )
-                )
+        measured = _measured(run, intended)
         try:
             budget = memory_budget(
                 intended.args,
@@ -432,34 +587,42 @@ def _memory(
 
 
 def _report(
-    log: Log,
+    inp: _Inputs,
     verdict: Verdict,
     run: Run | None,
-    diffs: tuple[ArgDiff, ...],
-    findings: list[Finding],
-    launch: datetime | None,
-    mtime: datetime | None,
-    intended: LaunchCommand | None,
-    matched: tuple[str, ...],
-    unverified: tuple[str, ...],
+    j: _Judgement,
     oom: dict[str, Any] | None = None,
     budget: Any = None,
 ) -> CheckReport:
-    headline, steps = wording(verdict, run, diffs, findings, launch, mtime, oom)
+    steps = next_steps(
+        verdict,
+        run,
+        j.diffs,
+        j.findings,
+        inp.when is not None,
+        oom,
+        inp.intended,
+        j.extra.get("lint", ()),
+    )
+    headline = headline_for(verdict, run, j.diffs, j.launch, j.findings)
     return CheckReport(
-        log=log.name,
+        log=inp.log.name,
         verdict=verdict,
-        runs=log.runs,
+        runs=inp.log.runs,
         run=run,
-        arg_diff=diffs,
-        findings=tuple(findings),
+        arg_diff=j.diffs,
+        findings=tuple(j.findings),
         headline=headline,
         next_steps=tuple(steps),
-        launched_at=launch,
-        log_mtime=mtime,
-        intended=intended,
-        matched_args=matched,
-        unverified_args=unverified,
+        launched_at=j.launch,
+        log_mtime=j.mtime,
+        intended=inp.intended,
+        matched_args=j.matched,
+        unverified_args=j.unverified,
         oom=oom,
         budget=budget,
+        process=j.extra.get("process"),
+        server=j.extra.get("server"),
+        remote=j.extra.get("remote"),
+        cause=cause_of(j.findings, j.extra.get("lint", ())),
     )

@@ -43,6 +43,10 @@ class CheckReport:
     unverified_args: tuple[str, ...] = ()
     oom: Mapping[str, Any] | None = None
     budget: Any = field(default=None, repr=False)
+    process: Mapping[str, Any] | None = None
+    server: Mapping[str, Any] | None = None
+    remote: Mapping[str, str] | None = None
+    cause: Mapping[str, str] | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -50,8 +54,10 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        """0 when the run is this launch and did not crash; 1 otherwise."""
-        return 0 if self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED else 1
+        """0 when the run is this launch, did not crash and (when known) still runs; 1 otherwise."""
+        gone = any(f.code == "LS045" for f in self.findings)
+        ok = self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED and not gone
+        return 0 if ok else 1
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run
@@ -76,4 +82,8 @@ class CheckReport:
             "earlier_runs": [r.to_dict() for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
+            "process": dict(self.process) if self.process is not None else None,
+            "server": dict(self.server) if self.server is not None else None,
+            "remote": dict(self.remote) if self.remote is not None else None,
+            "cause": dict(self.cause) if self.cause is not None else None,
         }

@@ -1,49 +1,162 @@
-"""The words of a check report: the one-line headline and the next steps, per verdict."""
+"""The words of a check report: the headline, the likely cause, and the next steps by cause.
+
+Next steps come in the order of what happened first: SGLang's argparse rejecting your own
+command (with the fixed flag), then what the shell did to the launch (the lint, :mod:`..command.lint`),
+then the time and argument evidence, then memory. Nothing is suggested that was already given.
+When the log proves the shell died before the launch (it still exists although the command
+deletes it: LS031), the line that killed the shell comes before everything else.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from ..findings import Finding
+from ..command.lint import LintHit
+from ..command.parse import LaunchCommand
+from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
 from .verdict import Verdict
 
+#: Lint codes (the launch command as bash runs it) and the argparse ones.
+LINT = tuple(f"LS0{n}" for n in range(30, 38))
+ARGPARSE = ("LS007", "LS006", "LS037")
+#: Lint findings that explain why a launch never wrote to the log.
+EXPLAINS_SILENCE = ("LS030", "LS031", "LS034", "LS035", "LS037")
+FIXED = " Fixed: "
 
-def wording(
+
+def _by_code(findings: list[Finding], *codes: str) -> list[Finding]:
+    return [f for f in findings if f.code in codes]
+
+
+def _cause_findings(findings: list[Finding]) -> list[Finding]:
+    """Argparse and lint findings, most likely cause first."""
+    argparse = _by_code(findings, *ARGPARSE)
+    lint = [f for f in findings if f.code in LINT and f.code != "LS037"]
+    errors = [f for f in lint if f.severity is Severity.ERROR]
+    warnings = [f for f in lint if f.severity is not Severity.ERROR]
+    if _by_code(findings, "LS031") and _by_code(findings, "LS030"):
+        proof = [*_by_code(findings, "LS030"), *_by_code(findings, "LS031")]
+        rest = [f for f in errors if f.code not in ("LS030", "LS031")]
+        return [*proof, *argparse, *rest, *warnings]
+    return [*argparse, *errors, *warnings]
+
+
+def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[str, str] | None:
+    """The likely root cause: the first argparse or lint error, in one line, with its fix."""
+    short = {h.code: h for h in lint}
+    for f in _cause_findings(findings):
+        if f.severity is Severity.ERROR and f.code != "LS031":
+            message, _, fix = f.message.partition(FIXED)
+            hit = short.get(f.code)
+            if hit is not None:
+                message, fix = hit.short or hit.message, hit.fix
+            return {"code": f.code, "message": message, "fix": fix or CODES[f.code].action}
+    return None
+
+
+def headline_for(
+    verdict: Verdict,
+    run: Run | None,
+    diffs: tuple[ArgDiff, ...],
+    launch: datetime | None,
+    findings: list[Finding],
+) -> str:
+    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
+    shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
+    if verdict is Verdict.NO_RUN:
+        if _by_code(findings, "LS040"):
+            return "No SGLang run in this log: it does not look like an SGLang log."
+        return "No SGLang run in this log."
+    assert run is not None
+    started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "at an unknown time"
+    if verdict is Verdict.STALE:
+        head = f"STALE: the last run started {started}, before your launch"
+        if launch is not None:
+            head += f" at {launch:%Y-%m-%d %H:%M:%S}"
+        if shown:
+            head += f"; it ran with {shown}"
+        return head + ". Your launch has not written here."
+    if verdict is Verdict.MISMATCH:
+        return f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
+    if verdict is Verdict.FRESH:
+        return _fresh_headline(run, started, findings)
+    return f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
+
+
+def _fresh_headline(run: Run, started: str, findings: list[Finding]) -> str:
+    if run.failure is not None:
+        return f"FRESH, CRASHED: your launch (run started {started}) failed with {run.failure.kind.value}."
+    gone = _by_code(findings, "LS045")
+    if gone:
+        said = gone[0].message
+        return (
+            f"FRESH, EXITED: the last run ({started}) is your launch; {said[:1].lower()}{said[1:]}"
+        )
+    if run.outcome is Outcome.READY:
+        return f"FRESH: the last run ({started}) is your launch and it is ready."
+    return f"FRESH: the last run ({started}) is your launch; it is {run.outcome.value}."
+
+
+def next_steps(
     verdict: Verdict,
     run: Run | None,
     diffs: tuple[ArgDiff, ...],
     findings: list[Finding],
-    launch: datetime | None,
-    mtime: datetime | None,
+    launch_given: bool,
     oom: dict[str, Any] | None,
-) -> tuple[str, list[str]]:
-    codes = {f.code for f in findings}
-    unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
-    shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
-    steps: list[str] = []
+    intended: LaunchCommand | None,
+    lint: tuple[LintHit, ...] = (),
+) -> list[str]:
+    """What to do, most likely cause first (see the module docstring)."""
+    short = {h.code: h.step_text() for h in lint}
+    steps = [
+        _cause_step(f, i == 0, short.get(f.code)) for i, f in enumerate(_cause_findings(findings))
+    ]
+    explained = bool(_by_code(findings, *EXPLAINS_SILENCE))
     if verdict is Verdict.NO_RUN:
-        return "No SGLang run in this log.", [
-            "Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."
-        ]
-    assert run is not None
-    started = f"{run.started_at:%Y-%m-%d %H:%M:%S}" if run.started_at else "at an unknown time"
-    if verdict is Verdict.STALE:
-        headline = f"STALE: the last run started {started}, before your launch"
-        if launch is not None:
-            headline += f" at {launch:%Y-%m-%d %H:%M:%S}"
-        if shown:
-            headline += f"; it ran with {shown}"
-        headline += ". Your launch has not written here."
-        steps.append(
-            "Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?)."
-        )
-        if "LS002" in codes:
+        if not explained:
             steps.append(
-                "The file has not changed since your launch: run the launch in the foreground to see why it does not start."
+                "Check the log path and that the server's output is redirected here (`> LOG 2>&1`)."
             )
+    else:
+        assert run is not None
+        steps.extend(_evidence_steps(verdict, run, findings, launch_given, explained))
+    steps.extend(_live_steps(findings))
+    if oom is not None:
+        fixed = (
+            " (for your command once its flags are fixed)" if intended and intended.rejected else ""
+        )
+        steps.append(f"Memory{fixed}: {oom['explanation']}")
+    return steps
+
+
+def _cause_step(f: Finding, first: bool, short: str | None) -> str:
+    message, _, fix = f.message.partition(FIXED)
+    text = short or (f"{message} Fixed: {fix}" if fix else message)
+    return (
+        f"Likely root cause ({f.code}): {text}"
+        if first and f.severity is Severity.ERROR
+        else (f"{f.code}: {text}")
+    )
+
+
+def _evidence_steps(
+    verdict: Verdict, run: Run, findings: list[Finding], launch_given: bool, explained: bool
+) -> list[str]:
+    codes = {f.code for f in findings}
+    steps: list[str] = []
+    if verdict is Verdict.STALE:
+        if not explained:
+            steps.append(
+                "Your process never wrote to this log: check that it started (did `echo PID=$!` print a pid? is `ps -p PID` alive?)."
+            )
+            if "LS002" in codes:
+                steps.append(
+                    "The file has not changed since your launch: run the launch in the foreground to see why it does not start."
+                )
         if "LS013" in codes:
             steps.append(
                 "The file changed after your launch without a new run: read its last lines for an import error or a shell error."
@@ -53,35 +166,43 @@ def wording(
                 f"Do not tune flags against this run's {run.failure.kind.value}: it is not your launch."
             )
     elif verdict is Verdict.MISMATCH:
-        headline = f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
-        steps.append(
-            "This is probably an earlier run (a stale log), or your flags did not reach SGLang. Pass --launched-at to decide by time."
-        )
-    elif verdict is Verdict.FRESH:
-        if run.failure is not None:
-            headline = f"FRESH, CRASHED: your launch (run started {started}) failed with {run.failure.kind.value}."
-            if run.failure.kind is FailureKind.ARGPARSE_ERROR:
+        step = "This is probably an earlier run (a stale log), or your flags did not reach SGLang."
+        if "LS043" in codes:
+            step = "Your flags did not reach SGLang (it says they were not given): check the quoting and any wrapper script between your command and the server."
+        if not launch_given:
+            step += " Pass --launched-at (`now` or `-5m` work) to decide by time."
+        steps.append(step)
+    elif verdict is Verdict.FRESH and run.failure is not None:
+        if run.failure.kind is FailureKind.ARGPARSE_ERROR:
+            if not _by_code(findings, *ARGPARSE):
                 steps.append(
                     "SGLang's argparse rejected your command: fix the flag and launch again."
                 )
-            else:
-                steps.append(
-                    f"Fix the failure at line {run.failure.line} ({run.failure.kind.value})."
-                )
-        elif run.outcome is Outcome.READY:
-            headline = f"FRESH: the last run ({started}) is your launch and it is ready."
         else:
-            headline = f"FRESH: the last run ({started}) is your launch; it is {run.outcome.value}."
-    else:
-        headline = f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
+            steps.append(f"Fix the failure at line {run.failure.line} ({run.failure.kind.value}).")
+    elif verdict is not Verdict.FRESH:
         if "LS008" in codes:
             steps.append(
                 "Give --log-tz (the server's time zone) or --launched-at in the server's local time."
             )
-        elif launch is None:
+        elif not launch_given:
             steps.append(
-                "Pass --launched-at with the time you launched (e.g. --launched-at 09:18) to decide by time."
+                "Pass --launched-at with the time you ran the launch (`now` or `-5m` work too) to decide by time."
             )
-    if oom is not None:
-        steps.append(f"Memory: {oom['explanation']}")
-    return headline, steps
+    return steps
+
+
+def _live_steps(findings: list[Finding]) -> list[str]:
+    steps = []
+    for f in _by_code(findings, "LS045", "LS046", "LS048", "LS050"):
+        if f.code == "LS045":
+            steps.append(
+                "Its process has exited: read the end of the log for why, then launch again."
+            )
+        elif f.code == "LS046":
+            steps.append(f"{f.message} Check the redirect of your launch.")
+        elif f.code == "LS048":
+            steps.append(f"{f.message} Stop that server before you launch yours.")
+        else:
+            steps.append(f.message)
+    return steps

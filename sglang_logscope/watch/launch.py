@@ -234,16 +234,21 @@ def _move(src: Path, dst: Path) -> None:
 # ------------------------------------------------------------------------------ pre-flight
 
 
-def run_preflight(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> Preflight:
-    """The pre-flight of this launch (``logscope preflight`` on its command). One call."""
+def run_preflight(
+    argv: Sequence[str], env: Mapping[str, str], cwd: Path, *, here: bool = False
+) -> Preflight:
+    """The pre-flight of this launch (``logscope preflight`` on its command). One call.
 
-    return preflight(shlex.join(argv), env=env, cwd=cwd, base_dir=cwd)
+    A command that runs elsewhere (ssh, pct exec, ...) is not judged against this machine
+    unless ``here``: the result names where it runs and the pre-flight to run there.
+    """
+    return preflight(shlex.join(argv), env=env, cwd=cwd, base_dir=cwd, here=here)
 
 
 def preflight_blocks(result: Preflight) -> bool:
-    """Errors stop a launch (warnings are shown); ``--force`` launches anyway."""
-
-    return any(f.severity is Severity.ERROR for f in result.findings)
+    """Errors stop a launch (warnings are shown); ``--force`` launches anyway. A command that
+    runs elsewhere is not blocked for that (PF019 says where, and what to run there)."""
+    return any(f.severity is Severity.ERROR and f.code != "PF019" for f in result.findings)
 
 
 # ------------------------------------------------------------------------------ starting
