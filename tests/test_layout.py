@@ -226,3 +226,13 @@ def test_subpackage_inits_hold_only_their_docstring() -> None:
         body = [n for n in tree.body if not isinstance(n, ast.Expr)]
         assert not body, f"{init.relative_to(PKG.parent)}: import from the defining module instead"
         assert ast.get_docstring(tree), init
+
+
+def test_schema_version_is_defined_once() -> None:
+    """Every JSON document takes its ``schema_version`` from ``_text.SCHEMA_VERSION``."""
+    literal = []
+    for path in PKG.rglob("*.py"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if '"schema_version": ' in line and "SCHEMA_VERSION" not in line and '"""' not in line:
+                literal.append(f"{path.relative_to(PKG.parent)}:{number}")
+    assert not literal, literal

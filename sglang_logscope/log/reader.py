@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._html import log_html
+from .._text import SCHEMA_VERSION
 from ..events import Event, EventKind
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
@@ -145,7 +146,11 @@ def run_summary(run: Run) -> dict[str, Any]:
 
 def summarize(log: Log) -> dict[str, Any]:
     """``{"schema_version": 1, "log": ..., "runs": [...]}`` — the ``summary`` JSON."""
-    return {"schema_version": 1, "log": log.name, "runs": [run_summary(r) for r in log.runs]}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "log": log.name,
+        "runs": [run_summary(r) for r in log.runs],
+    }
 
 
 #: The event kinds :func:`run_summary` reads from a run (its memory figures and adjustments).
@@ -179,7 +184,7 @@ def iter_runs(
 def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
     """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
     runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS, helper=helper)]
-    return {"schema_version": 1, "log": describe(source), "runs": runs}
+    return {"schema_version": SCHEMA_VERSION, "log": describe(source), "runs": runs}
 
 
 def summarize_file(path: str, helper: bool | None = None) -> dict[str, Any]:

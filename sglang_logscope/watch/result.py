@@ -64,7 +64,7 @@ class WatchResult:
         run = self.run
         out: dict[str, Any] = {
             "event": "result",
-            "schema_version": 1,
+            "schema_version": _text.SCHEMA_VERSION,
             "log": self.log,
             "outcome": self.outcome.value,
             "message": self.message,
