@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build ``sglang_logscope/data/args/sglang-X.json``: SGLang's server option table, per release.
+"""Build ``sglang_logscope/data/args/releases.json`` (``--all``): SGLang's server option table, per release.
 
 SGLang cannot be imported without torch, so this script reads the released source *statically*:
 it runs ``pip download --no-deps sglang==X`` into a temporary directory, opens the wheel (or
@@ -30,6 +30,7 @@ import argparse
 import ast
 import hashlib
 import io
+import itertools
 import json
 import re
 import subprocess
@@ -691,13 +692,109 @@ def build_table(version: str, archive: Path) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------------------------
+# Every release: a base table plus per-release deltas
+# --------------------------------------------------------------------------------------------
+
+WHEELS = OUT_DIR.parent.parent.parent / ".whl"
+RELEASES_FILE = OUT_DIR / "releases.json"
+FIRST_TABLED = (0, 4, 0)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    base = [int(p) for p in re.findall(r"\d+", version.split(".post")[0])]
+    post = int(version.split(".post")[1]) if ".post" in version else -1
+    return (*base, *([0] * (4 - len(base))), post)
+
+
+def option_key(opt: dict[str, Any]) -> str:
+    """An option's identity across releases: its first option string."""
+    return str(opt["flags"][0])
+
+
+def delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What turns table ``old`` into ``new``: changed top-level keys, removed option keys, and
+    options put in place (replacing the same key, else after the option before them)."""
+    out: dict[str, Any] = {"sglang_version": new["sglang_version"]}
+    changed = {
+        k: v for k, v in new.items() if k not in ("options", "sglang_version") and old.get(k) != v
+    }
+    if changed:
+        out["set"] = changed
+    before = {option_key(o): o for o in old["options"]}
+    after_keys = [option_key(o) for o in new["options"]]
+    removed = [k for k in before if k not in set(after_keys)]
+    if removed:
+        out["remove"] = removed
+    put: list[list[Any]] = []
+    for i, opt in enumerate(new["options"]):
+        key = after_keys[i]
+        if before.get(key) != opt:
+            put.append([after_keys[i - 1] if i else None, opt])
+    if put:
+        out["put"] = put
+    if apply_delta(old, out)["options"] != new["options"]:
+        out["order"] = after_keys  # options moved: the order itself
+    return out
+
+
+def apply_delta(table: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`delta` (``sglang_logscope.command.argtable`` does the same)."""
+    out = {**table, **step.get("set", {}), "sglang_version": step["sglang_version"]}
+    gone = set(step.get("remove", ()))
+    options = [o for o in table["options"] if option_key(o) not in gone]
+    for after, opt in step.get("put", ()):
+        keys = [option_key(o) for o in options]
+        if option_key(opt) in keys:
+            options[keys.index(option_key(opt))] = opt
+        else:
+            options.insert(keys.index(after) + 1 if after in keys else 0, opt)
+    if "order" in step:
+        by_key = {option_key(o): o for o in options}
+        options = [by_key[k] for k in step["order"]]
+    out["options"] = options
+    return out
+
+
+def build_all(out_file: Path) -> None:
+    """Tables for every release from 0.4.0 in ``.whl/`` (see extract_sglang_messages.py,
+    which fetches them), stored as the newest release's table plus, release by release
+    going back, the delta that turns each table into the one before it."""
+    wheels: dict[str, Path] = {}
+    for path in WHEELS.glob("sglang-*"):
+        m = re.match(r"sglang-(\d[^-]*?)(?:-|\.tar\.gz|\.zip)", path.name)
+        if m and version_key(m.group(1))[:3] >= FIRST_TABLED:
+            wheels[m.group(1)] = path
+    versions = sorted(wheels, key=version_key)
+    if not versions:
+        raise SystemExit(f"no wheels of 0.4.0 or newer in {WHEELS}")
+    tables = [build_table(v, wheels[v]) for v in versions]
+    # newest first: the newest table (the one used most) loads without any delta
+    newest_first = tables[::-1]
+    steps = [delta(a, b) for a, b in itertools.pairwise(newest_first)]
+    check = newest_first[0]
+    for step, table in zip(steps, newest_first[1:], strict=True):
+        check = apply_delta(check, step)
+        assert check == table, step["sglang_version"]
+    data = {"format_version": 2, "releases": versions, "base": newest_first[0], "deltas": steps}
+    lines = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    out_file.write_text(lines + "\n", encoding="utf-8")
+    print(f"{out_file}: {len(tables)} releases ({versions[0]} → {versions[-1]})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("versions", nargs="*", help="SGLang releases, e.g. 0.5.9")
     ap.add_argument("--from-wheel", action="append", default=[], help="use a local wheel")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
+    ap.add_argument(
+        "--all", action="store_true", help="every release in .whl/ → data/args/releases.json"
+    )
     ns = ap.parse_args(argv)
     ns.out.mkdir(parents=True, exist_ok=True)
+    if ns.all:
+        build_all(ns.out / RELEASES_FILE.name)
+        return 0
     jobs: list[tuple[str, Path | None]] = [(v, None) for v in ns.versions]
     for whl in ns.from_wheel:
         m = re.match(r"sglang-([^-]+)", Path(whl).name)

@@ -104,9 +104,31 @@ def test_equals_and_positional_forms() -> None:
 
 
 def test_version_resolution() -> None:
-    assert load_arg_table("0.5.10").version == "0.5.9"
+    assert load_arg_table("0.5.10").version == "0.5.10"
+    assert load_arg_table("0.5.0").version == "0.4.10.post2"  # no 0.5.0 on the index
     assert load_arg_table("v0.5.23").version == "0.5.23"
     with pytest.raises(LogscopeError):
         load_arg_table("0.1.0")
     with pytest.raises(LogscopeError):
         load_arg_table("banana")
+
+
+def test_every_release_from_0_4_0_has_its_own_table() -> None:
+    """Issue 17: a table per release (0.4.0 → 0.5.23, 92 releases, post releases included),
+    stored as the newest table plus deltas, each rebuilt exactly as extracted."""
+    versions = available_versions()
+    assert versions[0] == "0.4.0" and versions[-1] == "0.5.23" and len(versions) == 92
+    assert {"0.4.6.post4", "0.5.13", "0.5.15.post1", "0.5.16", "0.5.22"} <= set(versions)
+    for version in versions:
+        table = load_arg_table(version)
+        assert table.version == version and table.option("--model-path") is not None
+
+
+def test_deprecated_aliases_name_their_replacement() -> None:
+    """``--cuda-graph-max-bs`` is a plain option up to 0.5.13, a deprecated alias of
+    ``--cuda-graph-max-bs-decode`` from 0.5.14 (per the wheels), gone in 0.5.23."""
+    assert load_arg_table("0.5.13").option("--cuda-graph-max-bs").deprecated is None  # type: ignore[union-attr]
+    alias = load_arg_table("0.5.16").option("--cuda-graph-max-bs")
+    assert alias is not None and alias.deprecated == {"new_flag": "--cuda-graph-max-bs-decode"}
+    assert load_arg_table("0.5.16").option("--cuda-graph-bs") is not None
+    assert load_arg_table("0.5.23").option("--cuda-graph-max-bs") is None
