@@ -27,6 +27,9 @@ except ImportError:  # run as a script: scripts/ is on sys.path
     from _gendoc import generate  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks import corpus_targets  # noqa: E402
+
 OUT = ROOT / "docs" / "support-matrix.md"
 REAL = ROOT / "fixtures" / "real"
 
@@ -120,7 +123,7 @@ def render() -> str:
             f"| {_cell(meta.get('sglang_version') or '?')} | {_cell(meta.get('gpus') or '?')} "
             f"| {_cell(meta.get('outcome') or '?')} | {shown or '-'} |"
         )
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n\n" + corpus_targets.render()
 
 
 def main(argv: list[str]) -> int:

@@ -43,6 +43,8 @@ class EventKind(str, enum.Enum):
     DECODE_BATCH = "decode_batch"
     HTTP_ACCESS = "http_access"
     KV_RETRACT = "kv_retract"
+    # Offline entry points (bench_one_batch, bench_latency, bench_offline_throughput)
+    BENCH_RESULT = "bench_result"
     # Failures and shutdown
     NOT_ENOUGH_MEMORY = "not_enough_memory"
     WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
@@ -61,6 +63,7 @@ class EventKind(str, enum.Enum):
     WARMUP_FAILED = "warmup_failed"
     SHUTDOWN = "shutdown"
     # Everything else: never dropped
+    SGLANG_MESSAGE = "sglang_message"
     UNKNOWN = "unknown"
     TEXT = "text"
 

@@ -137,6 +137,7 @@ def run_summary(run: Run) -> dict[str, Any]:
         "server_args": dict(run.server_args) if run.server_args is not None else None,
         "memory": run_memory(run),
         "sglang_version_hint": run.release_hint,
+        "sglang_release": span["sglang_release"],
         "adjustments": [
             {"line": e.line, "sets": dict(e.fields.get("sets", {})), "message": e.message}
             for e in run.adjustments

@@ -6,6 +6,7 @@ import enum
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from itertools import compress, pairwise
 from operator import gt
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from ..events import Event, EventKind
 from ..parse.bulk import Rows, row_time
 from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
+from .pinning import Clue, ClueCollector, ReleasePin, clues_of, pin_release
 
 #: A timestamp this far behind the previous one starts a new run (logs glued together).
 BACKWARDS_GAP = timedelta(minutes=2)
@@ -25,6 +27,7 @@ class Outcome(str, enum.Enum):
     STARTING = "starting"
     CRASHED = "crashed"
     STOPPED = "stopped"
+    COMPLETED = "completed"
     UNKNOWN = "unknown"
 
 
@@ -66,7 +69,15 @@ FAILURE_OF: dict[EventKind, FailureKind] = {
     EventKind.CUDA_GRAPH_FAILED: FailureKind.EXCEPTION,
 }
 _FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
-_TERMINAL = set(FAILURE_OF) | {EventKind.SIGQUIT, EventKind.SHUTDOWN, EventKind.ARGPARSE_USAGE}
+_TERMINAL = set(FAILURE_OF) | {
+    EventKind.SIGQUIT,
+    EventKind.SHUTDOWN,
+    EventKind.ARGPARSE_USAGE,
+    EventKind.BENCH_RESULT,
+}
+#: After SGLang's own SIGTERM handler spoke (a ``shutdown`` event), a child's death and the
+#: SIGQUIT that follows are the stop itself, not a failure.
+_STOP_CHAIN = frozenset({EventKind.SCHEDULER_DEAD, EventKind.SIGQUIT})
 #: Lines SGLang (or the shell) prints before the ``server_args`` banner of a run: they belong to
 #: the run that follows when they come within :data:`PREAMBLE_WINDOW` of its start.
 PREAMBLE_KINDS = frozenset(
@@ -74,10 +85,14 @@ PREAMBLE_KINDS = frozenset(
         EventKind.ARGS_ADJUSTED,
         EventKind.ATTENTION_BACKEND,
         EventKind.LAUNCH_WARNING,
+        EventKind.SGLANG_MESSAGE,
         EventKind.UNKNOWN,
         EventKind.TEXT,
     }
 )
+#: Kinds that say nothing about how far a run got (a message of the source index is SGLang's,
+#: but it carries no typed meaning).
+_NO_PROGRESS = frozenset({EventKind.TEXT, EventKind.UNKNOWN, EventKind.SGLANG_MESSAGE})
 _READY = {EventKind.SERVER_READY}
 _SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
 
@@ -116,6 +131,7 @@ class Run:
     failure: Failure | None
     release_hint: str | None
     has_banner: bool
+    release_clues: tuple[Clue, ...] = field(default=(), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Where and when the run is, and how it ended (JSON-ready; shared by every report)."""
@@ -127,8 +143,14 @@ class Run:
             "last_line": self.last_line,
             "outcome": self.outcome.value,
             "sglang_version_hint": self.release_hint,
+            "sglang_release": self.sglang_release.to_dict() if self.sglang_release else None,
             "has_banner": self.has_banner,
         }
+
+    @cached_property
+    def sglang_release(self) -> ReleasePin | None:
+        """The release range the run's own lines agree with (see :mod:`.pinning`)."""
+        return pin_release(self.release_clues or clues_of(self.events))
 
     def of_kind(self, *kinds: EventKind) -> list[Event]:
         return [e for e in self.events if e.kind in kinds]
@@ -179,7 +201,7 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
     # Headless noise right after a crash (e.g. 'Killed') stays with the crashed run.
     while (
         cut < len(current)
-        and current[cut].kind is EventKind.TEXT
+        and current[cut].kind in (EventKind.TEXT, EventKind.SGLANG_MESSAGE)
         and current[cut].timestamp is None
     ):
         if any(
@@ -193,7 +215,11 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
 def find_failure(events: Sequence[Event]) -> Failure | None:
     """The run's failure: the most specific failure kind seen, at its first occurrence."""
     best: tuple[int, Event, FailureKind] | None = None
+    stopping = False
     for e in events:
+        stopping = stopping or e.kind is EventKind.SHUTDOWN
+        if stopping and e.kind in _STOP_CHAIN:
+            continue
         kind = FAILURE_OF.get(e.kind)
         if kind is None:
             continue
@@ -239,13 +265,15 @@ def effective_values(event: Event) -> dict[str, Any]:
 def _outcome_of(kinds: set[EventKind], failure: Failure | None) -> Outcome:
     if failure is not None:
         return Outcome.CRASHED
+    if EventKind.BENCH_RESULT in kinds:
+        return Outcome.COMPLETED
     if EventKind.SHUTDOWN in kinds:
         return Outcome.STOPPED
     if EventKind.SIGQUIT in kinds:
         return Outcome.CRASHED
     if kinds & _READY or kinds & _SERVING:
         return Outcome.READY
-    if kinds - {EventKind.TEXT, EventKind.UNKNOWN}:
+    if kinds - _NO_PROGRESS:
         return Outcome.STARTING
     return Outcome.UNKNOWN
 
@@ -421,6 +449,7 @@ class _Group:
     __slots__ = (
         "banner",
         "best",
+        "clues",
         "count",
         "first_line",
         "has_args",
@@ -431,6 +460,7 @@ class _Group:
         "oldest",
         "releases",
         "settled",
+        "stopping",
         "tail",
         "wanted",
     )
@@ -448,6 +478,8 @@ class _Group:
         self.best: tuple[int, Event, FailureKind] | None = None
         self.kinds: set[EventKind] = set()
         self.releases = _ReleaseSpan()
+        self.clues = ClueCollector()
+        self.stopping = False
         self.has_args = False
         self.last_kind: EventKind | None = None
 
@@ -478,13 +510,16 @@ class _Group:
                 self.has_args = True
                 if self.banner is None:
                     self.banner = e
-            failure = FAILURE_OF.get(kind)
+            if kind is EventKind.SHUTDOWN:
+                self.stopping = True
+            failure = None if self.stopping and kind in _STOP_CHAIN else FAILURE_OF.get(kind)
             if failure is not None:
                 order = _FAILURE_ORDER.index(failure)
                 if self.best is None or order < self.best[0]:
                     self.best = (order, e, failure)
             self.kinds.add(kind)
             self.releases.add(e.releases)
+            self.clues.add(e)
             if kind in self.wanted:
                 self.settled.append(e)
 
@@ -547,7 +582,7 @@ class _Group:
         return moved
 
     def meaningful(self) -> bool:
-        return any(k not in (EventKind.TEXT, EventKind.UNKNOWN) for k in self.kinds)
+        return any(k not in _NO_PROGRESS for k in self.kinds)
 
     def build(self, index: int) -> Run:
         self._commit(self.tail)
@@ -566,4 +601,5 @@ class _Group:
             failure=failure,
             release_hint=self.releases.hint(),
             has_banner=banner is not None,
+            release_clues=tuple(self.clues.clues),
         )

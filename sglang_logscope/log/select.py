@@ -46,6 +46,7 @@ class RunList:
                 "failure": r.failure.kind.value if r.failure else None,
                 "has_banner": r.has_banner,
                 "sglang_version_hint": r.release_hint,
+                "sglang_release": r.sglang_release.to_dict() if r.sglang_release else None,
             }
             for r in self.runs
         ]

@@ -23,6 +23,7 @@ from .bulk import Rows, bulk_shape
 from .catalog import MessageSpec
 from .header import Header, split_header
 from .levels import CONTINUES_TRACEBACK, FAILURE_PRIORITY, LEVEL_HINT
+from .message_index import source_fields
 from .messages import CATALOG
 from .source import Source, decode_line, finish_line, iter_raw_lines, iter_raw_pieces
 
@@ -178,10 +179,17 @@ def _make_event(
     truncated: bool,
 ) -> Event:
     fields: Mapping[str, Any]
+    level = header.level
     if hit is None:
-        kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
-        fields = {}
         releases = None
+        found = source_fields(header.message)
+        if found is None:
+            kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
+            fields = {}
+        else:
+            kind = EventKind.SGLANG_MESSAGE
+            fields, source_level = found
+            level = level or source_level
     else:
         spec, fields = hit
         kind = spec.kind
@@ -195,7 +203,7 @@ def _make_event(
         header.message,
         lineno,
         header.timestamp,
-        header.level or (LEVEL_HINT.get(kind) if hit else None),
+        level or (LEVEL_HINT.get(kind) if hit else None),
         header.rank,
         header.source,
         fields,

@@ -2188,7 +2188,9 @@ SPECS += [
         kind=K.SHUTDOWN,
         pattern=r"SIGTERM received\.(?P<_pairs>.*)",
         pairs={},
-        releases="0.5.3-",
+        releases="0.3.6-",
+        description="SGLang's SIGTERM handler (from 0.3.5 per the wheels; the message index "
+        "names each release): the start of a requested stop.",
         samples=(
             Sample(
                 "[2026-02-23 12:00:00] SIGTERM received. signum=None frame=None. Draining requests and shutting down...",
@@ -2208,6 +2210,37 @@ SPECS += [
                 "[2026-02-23 12:00:01] Gracefully exiting... Remaining number of requests 0. Remaining requests remaining_rids=[].",
                 {"remaining": 0},
                 "sglang 0.5.9 tokenizer_manager.py",
+            ),
+        ),
+    ),
+    # ================================================================= offline entry points
+    MessageSpec(
+        name="bench_one_batch_total",
+        kind=K.BENCH_RESULT,
+        pattern=rf"Total\. latency: {{0,12}}+(?P<latency_s>{FLOAT}) s, throughput: {{0,12}}+(?P<throughput>{FLOAT}) token/s",
+        fields={"latency_s": "float", "throughput": "float"},
+        releases="0.1.18-",
+        description="The last line of a bench_latency / bench_one_batch pass (printed after the "
+        "warm-up and again after the benchmark): the offline entry point ran to its end.",
+        samples=(
+            Sample(
+                "Total. latency:  5.225 s, throughput:   2351.56 token/s",
+                {"latency_s": 5.225, "throughput": 2351.56},
+                "corpus/053 (bench_one_batch, 0.5.6.post2 checkout)",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="bench_offline_throughput_result",
+        kind=K.BENCH_RESULT,
+        pattern=r"={3,60}+ Offline Throughput Benchmark Result ={3,60}+",
+        releases="0.3.6-",
+        description="bench_offline_throughput's result table header: the benchmark finished.",
+        samples=(
+            Sample(
+                "=============== Offline Throughput Benchmark Result ===============",
+                {},
+                "sglang 0.5.6 bench_offline_throughput.py ('{s:{c}^{n}}', n=50, c='=')",
             ),
         ),
     ),

@@ -38,6 +38,7 @@ _OUTCOME_COLOUR = {
     Outcome.STARTING: "#f28e2b",
     Outcome.CRASHED: "#e15759",
     Outcome.STOPPED: "#79706e",
+    Outcome.COMPLETED: "#4e79a7",
     Outcome.UNKNOWN: "#bab0ac",
 }
 _VERDICT_COLOUR = {
