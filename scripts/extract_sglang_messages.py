@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build ``sglang_logscope/data/messages.json.gz``: every message SGLang's source can print,
+"""Build ``sglang_logscope/data/messages.idx``: every message SGLang's source can print,
 per release, read statically from the released wheels.
 
 For every release of ``sglang`` on the package index (0.1.x → newest) the wheel is fetched with
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import gzip
 import hashlib
 import json
 import pickle
@@ -51,8 +50,8 @@ from sglang_logscope.parse.message_index import anchor_of, words_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".whl"
-OUT = ROOT / "sglang_logscope" / "data" / "messages.json.gz"
-FORMAT_VERSION = 2
+OUT = ROOT / "sglang_logscope" / "data" / "messages.idx"
+FORMAT_VERSION = 3
 #: Bumped whenever what is extracted from a file changes (the per-file cache is keyed by it).
 EXTRACTOR = 5
 HOLE = "\x00"
@@ -441,6 +440,17 @@ def encode(
     }
 
 
+def to_text(data: dict[str, object]) -> str:
+    """One JSON header line, then ``anchor<TAB>call<TAB>locations<TAB>template`` per template
+    (a template is one line; the loader splits a row only when it becomes a candidate)."""
+    messages = data.pop("messages")
+    lines = [json.dumps(data, separators=(",", ":"), ensure_ascii=False)]
+    for template, call, anchor, locs in messages:  # type: ignore[attr-defined]
+        assert "\n" not in template and "\t" not in anchor
+        lines.append(f"{anchor}\t{call}\t{locs}\t{template}")
+    return "\n".join(lines) + "\n"
+
+
 def _runs(indexes: list[int]) -> Iterator[tuple[int, int]]:
     start = prev = indexes[0]
     for i in indexes[1:]:
@@ -463,9 +473,8 @@ def main() -> int:
     else:
         releases = release_list()
     data = build(releases, args.offline)
-    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-    args.out.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
     count = len(data["messages"])  # type: ignore[arg-type]
+    args.out.write_text(to_text(data), encoding="utf-8")
     print(f"{args.out}: {count} templates, {len(releases)} releases", file=sys.stderr)
     return 0
 

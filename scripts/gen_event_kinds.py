@@ -29,7 +29,7 @@ def render() -> str:
         "Each kind lists the catalog entries that produce it: the SGLang releases that print the",
         "message, the pattern (matched against the message after the `[time rank]` header) and one",
         "sample line. `sglang_message` (a line no entry matches that is a message of SGLang's own",
-        "source: `sglang_logscope/data/messages.json.gz`, every `logger.*`/`raise`/`print`/",
+        "source: `sglang_logscope/data/messages.idx`, every `logger.*`/`raise`/`print`/",
         "`warnings.warn` of every release, made by `scripts/extract_sglang_messages.py`; its fields",
         "name the call, the `sglang_source` file:line in the newest release printing it and the",
         "`sglang_releases` that do), `unknown` (a headed line neither matches) and `text` (a",

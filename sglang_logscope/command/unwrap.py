@@ -1,7 +1,9 @@
 """Find the SGLang launch inside shell text: through ``VAR=value`` prefixes and ``export`` lines,
 launcher prefixes (``nohup``, ``env``, ``setsid``, ``timeout``, ``numactl``, ``exec``, ``stdbuf``,
-``sudo``, ``taskset``, ``uv run``, ...) and wrappers nested to any depth (``ssh``, ``pct exec``,
-``docker exec``/``run``, ``kubectl exec``, ``bash -c``/``sh -c``).
+``sudo``, ``taskset``, ``uv run``, ``conda run``, ``torchrun``, ...), wrapper scripts that pass
+their arguments on (``/opt/wrapper.sh /venv/bin/python3 -m sglang.launch_server ...``) and
+wrappers nested to any depth (``ssh``, ``pct exec``, ``docker exec``/``run``, ``kubectl exec``,
+``bash -c``/``sh -c``); exec-form lists (Dockerfile, compose, Kubernetes) via :mod:`.manifests`.
 """
 
 from __future__ import annotations
@@ -239,13 +241,35 @@ def _search_words(words: list[str], ctx: _Ctx) -> Found | None:
             )
         elif _PYTHON.match(name):
             return _python_launch(words, i, ctx)
+        elif name == "torchrun":
+            return _torchrun_launch(words, i + 1, ctx.child("torchrun"))
         elif name == "sglang" and i + 1 < len(words) and words[i + 1] == "serve":
             argv = words[i + 2 :]
             if argv and not argv[0].startswith("-"):
                 argv = ["--model-path", argv[0], *argv[1:]]
             return Found("sglang serve", argv, env, wrappers)
+        elif "/" in w or name.endswith(".sh"):
+            # a wrapper script or binary that passes its arguments on: look in what follows
+            return _search_words(words[i + 1 :], ctx.child(name))
         else:
             return None
+    return None
+
+
+#: torchrun options that take no value (every other ``--option`` takes one).
+_TORCHRUN_FLAGS = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path"}
+
+
+def _torchrun_launch(words: list[str], i: int, ctx: _Ctx) -> Found | None:
+    """``torchrun [options] -m sglang.launch_server ...`` or ``torchrun [options] path.py``."""
+    while i < len(words):
+        w = words[i]
+        if w in ("-m", "--module"):
+            return _python_launch(["python", *words[i:]], 0, ctx)
+        if w.startswith("-"):
+            i += 1 if ("=" in w or w in _TORCHRUN_FLAGS) else 2
+            continue
+        return _python_launch(["python", *words[i:]], 0, ctx)
     return None
 
 
@@ -279,5 +303,15 @@ def _python_launch(words: list[str], i: int, ctx: _Ctx) -> Found | None:
 
 
 def find_launch(text: str) -> Found | None:
-    """The first SGLang launch in ``text`` with its env, wrappers and log file, if any."""
-    return _search_text(text, _Ctx({}, []))
+    """The first SGLang launch in ``text`` with its env, wrappers and log file, if any; shell
+    text first, then exec-form lists (Dockerfile, compose, Kubernetes: :mod:`.manifests`)."""
+    found = _search_text(text, _Ctx({}, []))
+    if found is not None:
+        return found
+    from .manifests import manifest_argvs
+
+    for where, words in manifest_argvs(text):
+        found = _search_words(words, _Ctx({}, [where]))
+        if found is not None:
+            return found
+    return None

@@ -105,7 +105,8 @@ def _error_pct(pred: float | None, rep: Any) -> float | None:
 
 
 def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, str | None]:
-    """(version, note): the given version, else the run's release hint when it names one."""
+    """(version, note): the given version, else the run's release hint when it names one,
+    else the oldest release of the run's pinned range (when all its evidence agrees)."""
     if sglang_version is not None:
         return sglang_version, None
     fingerprint = _failure_fingerprint(run)
@@ -117,6 +118,9 @@ def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, s
     if hint and "-" in hint and not hint.startswith(">="):
         low = hint.split("-")[0]
         return low, f"SGLang version: log messages point to {hint}; {low} used"
+    pin = run.sglang_release
+    if pin is not None and pin.consistent:
+        return pin.low, f"SGLang version: the log's own lines point to {pin}; {pin.low} used"
     return None, None
 
 

@@ -80,7 +80,7 @@ def check(
         expect = str(record["command"])
     if launched_at is None and record.get("launched_at"):
         launched_at = str(record["launched_at"])
-    intended, text = _intended(expect, sglang_version)
+    intended, text = _intended(expect, sglang_version or table_release(parsed))
     inputs = _Inputs(
         parsed,
         intended,
@@ -126,6 +126,18 @@ def _launch_record(path: str) -> dict[str, Any]:
     if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
         out["command"] = shlex.join(argv)
     return out
+
+
+def table_release(log: Log) -> str | None:
+    """The argument table to read your command with when no version is given: the newest
+    release the last run's own lines agree with (issue 17; ``None``: the newest table)."""
+    from ..parse.catalog import version_tuple
+
+    run = log.runs[-1] if log.runs else None
+    pin = run.sglang_release if run is not None else None
+    if pin is None or version_tuple(pin.high) < (0, 4, 0):
+        return None
+    return pin.high
 
 
 def _intended(
