@@ -62,6 +62,7 @@ class EventKind(str, enum.Enum):
     WATCHDOG_TIMEOUT = "watchdog_timeout"
     WARMUP_FAILED = "warmup_failed"
     SHUTDOWN = "shutdown"
+    FOREIGN_TRACEBACK = "foreign_traceback"
     # Everything else: never dropped
     SGLANG_MESSAGE = "sglang_message"
     UNKNOWN = "unknown"

@@ -37,7 +37,12 @@ SAMPLES = [
 ]
 
 #: Kinds the parser assigns itself; every other kind must have at least one catalog entry.
-NO_SPEC = {EventKind.UNKNOWN, EventKind.TEXT, EventKind.SGLANG_MESSAGE}
+NO_SPEC = {
+    EventKind.UNKNOWN,
+    EventKind.TEXT,
+    EventKind.SGLANG_MESSAGE,
+    EventKind.FOREIGN_TRACEBACK,
+}
 
 
 def subset(expected: Any, actual: Any) -> bool:

@@ -56,6 +56,7 @@ def _exec_form(value: str) -> list[str] | None:
 def _yaml(text: str) -> Iterator[tuple[str, list[str]]]:
     if ":" not in text:
         return
+    # start-up: yaml is loaded only for text that may be a manifest
     import yaml
 
     try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CommandError
+from .manifests import manifest_argvs
 from .shell import split_commands
 
 _MAX_DEPTH = 24
@@ -308,8 +309,6 @@ def find_launch(text: str) -> Found | None:
     found = _search_text(text, _Ctx({}, []))
     if found is not None:
         return found
-    from .manifests import manifest_argvs
-
     for where, words in manifest_argvs(text):
         found = _search_words(words, _Ctx({}, [where]))
         if found is not None:

@@ -92,7 +92,9 @@ PREAMBLE_KINDS = frozenset(
 )
 #: Kinds that say nothing about how far a run got (a message of the source index is SGLang's,
 #: but it carries no typed meaning).
-_NO_PROGRESS = frozenset({EventKind.TEXT, EventKind.UNKNOWN, EventKind.SGLANG_MESSAGE})
+_NO_PROGRESS = frozenset(
+    {EventKind.TEXT, EventKind.UNKNOWN, EventKind.SGLANG_MESSAGE, EventKind.FOREIGN_TRACEBACK}
+)
 _READY = {EventKind.SERVER_READY}
 _SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
 

@@ -74,10 +74,13 @@ def iter_records(
     if helper is None:
         helper = bulk and helper_worth_it(_size(source))
     block: _Block | None = None
+    ready = (
+        False  # the current run said it is ready: a later frameless-of-SGLang traceback is foreign
+    )
     for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
-                yield block.close()
+                yield block.close(ready)
                 block = None
             yield item  # type: ignore[misc]
             continue
@@ -88,10 +91,10 @@ def iter_records(
             if not header.headed and block.accepts(header.message):
                 block.add(lineno, text, header.message, truncated)
                 if block.size >= MAX_BLOCK_LINES:
-                    yield block.close()
+                    yield block.close(ready)
                     block = None
                 continue
-            yield block.close()
+            yield block.close(ready)
             block = None
         hit = _match(header.message)
         if hit is None:
@@ -99,9 +102,14 @@ def iter_records(
         if hit is not None and hit[0].block is not None:
             block = _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
             continue
-        yield _make_event(lineno, text, header, hit, truncated)
+        event = _make_event(lineno, text, header, hit, truncated)
+        if event.kind is EventKind.SERVER_READY:
+            ready = True
+        elif event.kind is EventKind.SERVER_ARGS:
+            ready = False
+        yield event
     if block is not None:
-        yield block.close()
+        yield block.close(ready)
 
 
 def _lines(
@@ -277,11 +285,13 @@ class _Block:
         self.last = lineno
         self.truncated = self.truncated or truncated
 
-    def close(self) -> Event:
+    def close(self, after_ready: bool = False) -> Event:
         kind = self.spec.kind
         fields = dict(self.fields)
         if self.mode == "traceback":
             kind, fields = _classify_traceback(kind, fields, self.content)
+            if after_ready and kind is EventKind.EXCEPTION and _foreign(self.content):
+                kind = EventKind.FOREIGN_TRACEBACK
         elif kind is EventKind.ARGPARSE_USAGE:
             fields["usage"] = " ".join(part.strip() for part in self.content)[:20000]
         return Event(
@@ -298,6 +308,13 @@ class _Block:
             truncated=self.truncated,
             releases=self.spec.releases,
         )
+
+
+def _foreign(lines: list[str]) -> bool:
+    """A traceback none of whose frames is in SGLang (a test harness or multiprocessing's
+    resource tracker writing to the same file): not the server's own failure."""
+    frames = [line for line in lines if line.lstrip().startswith('File "')]
+    return bool(frames) and not any("sglang" in line for line in frames)
 
 
 def _classify_traceback(

@@ -25,6 +25,7 @@ from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
 from ..log.tail import read_last_run
+from ..parse.catalog import version_tuple
 from ..parse.source import Source
 from ..timing import (
     START_TOLERANCE,
@@ -131,8 +132,6 @@ def _launch_record(path: str) -> dict[str, Any]:
 def table_release(log: Log) -> str | None:
     """The argument table to read your command with when no version is given: the newest
     release the last run's own lines agree with (issue 17; ``None``: the newest table)."""
-    from ..parse.catalog import version_tuple
-
     run = log.runs[-1] if log.runs else None
     pin = run.sglang_release if run is not None else None
     if pin is None or version_tuple(pin.high) < (0, 4, 0):
