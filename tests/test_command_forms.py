@@ -7,6 +7,8 @@ documented syntax of each format: no real manifest is in fixtures/)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sglang_logscope.command.parse import parse_launch_command
@@ -60,3 +62,16 @@ def test_env_before_the_wrapper_reaches_the_launch() -> None:
 def test_a_script_without_a_launch_after_it_is_still_nothing() -> None:
     assert find_launch("/opt/run_tests.sh --fast") is None
     assert find_launch("services:\n  web:\n    command: [nginx, -g, daemon off;]\n") is None
+
+
+def test_compose_entrypoint_and_command_from_a_real_paste() -> None:
+    """fixtures/real/037/command.txt: a compose service's ``entrypoint:`` with its folded
+    ``command:`` arguments, as the reporter pasted them."""
+    real = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "037" / "command.txt"
+    cmd = parse_launch_command(real.read_text(encoding="utf-8"))
+    assert cmd.program == "sglang.launch_server" and not cmd.unknown
+    assert cmd.explicit_args() == {
+        "model_path": "/sgl-workspace/models/DeepSeek-R1-Distill-Qwen-7B",
+        "host": "0.0.0.0",
+        "port": 30000,
+    }

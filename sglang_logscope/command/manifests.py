@@ -1,6 +1,6 @@
 """SGLang launches written as argument lists rather than shell text: a Dockerfile's
-``CMD``/``ENTRYPOINT`` JSON arrays, a compose service's ``command:`` list, a Kubernetes
-container's ``command:`` + ``args:`` lists.
+``CMD``/``ENTRYPOINT`` JSON arrays, a compose service's ``entrypoint:`` + ``command:``, a
+Kubernetes container's ``command:`` + ``args:`` lists.
 
 Each list is the exec form (no shell): its items are the words. YAML is read with
 ``yaml.safe_load`` (never a Python object); a manifest that does not parse is not one.
@@ -73,10 +73,16 @@ def _walk(node: Any, budget: list[int]) -> Iterator[tuple[str, list[str]]]:
     if budget[0] < 0:
         return
     if isinstance(node, dict):
-        command, args = node.get("command"), node.get("args")
-        words = [*_words(command), *_words(args)]
-        if words and (command is not None or args is not None):
-            yield ("compose/k8s " + ("command+args" if args is not None else "command")), words
+        # compose: entrypoint + command; Kubernetes: command + args
+        entry, command, args = node.get("entrypoint"), node.get("command"), node.get("args")
+        words = [*_words(entry), *_words(command), *_words(args)]
+        if words and (entry is not None or command is not None or args is not None):
+            keys = [
+                k
+                for k, v in (("entrypoint", entry), ("command", command), ("args", args))
+                if v is not None
+            ]
+            yield "compose/k8s " + "+".join(keys), words
         for value in node.values():
             yield from _walk(value, budget)
     elif isinstance(node, list):
