@@ -69,11 +69,13 @@ def read_sources(archive: Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def keep(name: str) -> str | None:
-        m = re.search(r"(?:^|/)(sglang/srt/.*\.py)$", name)
+        m = re.search(r"(?:^|/)(sglang/(?:srt/.*|[a-z_]+|benchmark/[a-z_]+)\.py)$", name)
         if not m:
             return None
         rel = m.group(1)
         if rel == "sglang/srt/server_args.py" or rel.startswith("sglang/srt/arg_groups/"):
+            return rel
+        if rel.removeprefix("sglang/") in ENTRY_POINTS:
             return rel
         return None
 
@@ -648,6 +650,58 @@ def rewrites_for(files: dict[str, str]) -> list[dict[str, Any]]:
     return rewrites
 
 
+#: Offline entry points that take ServerArgs plus their own BenchArgs: file under sglang/ → the
+#: module ``python -m`` runs.
+ENTRY_POINTS = {
+    "bench_one_batch.py": "sglang.bench_one_batch",
+    "bench_latency.py": "sglang.bench_latency",
+    "bench_offline_throughput.py": "sglang.bench_offline_throughput",
+    "benchmark/one_batch.py": "sglang.benchmark.one_batch",
+    "benchmark/offline_throughput.py": "sglang.benchmark.offline_throughput",
+}
+
+
+def bench_options(ex: Extractor, src: Source) -> dict[str, list[dict[str, Any]]]:
+    """Each entry point's own options: the ``parser.add_argument`` calls of its
+    ``BenchArgs.add_cli_args`` (defaults ``BenchArgs.x`` read from the class body)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for rel, module in ENTRY_POINTS.items():
+        mod = src.modules.get("sglang/" + rel)
+        bench = mod.classes.get("BenchArgs") if mod is not None else None
+        if mod is None or bench is None:
+            continue
+        fields = {
+            n.target.id: n.value
+            for n in bench.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+        }
+        adder = next(
+            (n for n in bench.body if isinstance(n, ast.FunctionDef) and n.name == "add_cli_args"),
+            None,
+        )
+        if adder is None:
+            continue
+        options: list[dict[str, Any]] = []
+        calls = [n for n in ast.walk(adder) if isinstance(n, ast.Call)]
+        for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+            if getattr(node.func, "attr", "") == "add_argument":
+                for kw in node.keywords:  # default=BenchArgs.x → the field's own default
+                    v = kw.value
+                    if (
+                        kw.arg == "default"
+                        and isinstance(v, ast.Attribute)
+                        and getattr(v.value, "id", "") == "BenchArgs"
+                        and fields.get(v.attr) is not None
+                    ):
+                        kw.value = fields[v.attr]  # type: ignore[assignment]
+                opt = ex.from_add_argument(node, mod)
+                if opt is not None:
+                    opt["field"] = opt["dest"]
+                    options.append(opt)
+        out[module] = options
+    return out
+
+
 def build_table(version: str, archive: Path) -> dict[str, Any]:
     files = read_sources(archive)
     src = Source(files)
@@ -688,6 +742,7 @@ def build_table(version: str, archive: Path) -> dict[str, Any]:
         "option_count": len(options),
         "option_string_count": n_strings,
         "notes": sorted(set(ex.notes)),
+        "entry_points": bench_options(ex, src),
         "options": options,
     }
 

@@ -132,3 +132,26 @@ def test_deprecated_aliases_name_their_replacement() -> None:
     assert alias is not None and alias.deprecated == {"new_flag": "--cuda-graph-max-bs-decode"}
     assert load_arg_table("0.5.16").option("--cuda-graph-bs") is not None
     assert load_arg_table("0.5.23").option("--cuda-graph-max-bs") is None
+
+
+def test_offline_entry_points_add_their_bench_args() -> None:
+    """bench_one_batch / bench_latency / bench_offline_throughput parse ServerArgs plus their
+    own BenchArgs (read from each release's wheel); a server launch does not get them."""
+    from sglang_logscope.command.parse import parse_launch_command
+
+    # (bench_latency has its own BenchArgs only before 0.4.0, older than every table)
+    assert {"sglang.bench_one_batch", "sglang.bench_offline_throughput"} <= set(
+        load_arg_table("0.5.9").entry_points
+    )
+    bench = "python -m sglang.bench_one_batch --model-path m --batch-size 4 --input-len 256"
+    cmd = parse_launch_command(bench, sglang_version="0.5.6")
+    assert not cmd.unknown and cmd.explicit_args()["batch_size"] == [4]
+    server = parse_launch_command(
+        "python -m sglang.launch_server --model-path m --batch-size 4", sglang_version="0.5.6"
+    )
+    assert server.unknown == ("--batch-size",)
+    offline = parse_launch_command(
+        "python3 -m sglang.bench_offline_throughput --model-path m --num-prompts 10",
+        sglang_version="0.5.9",
+    )
+    assert not offline.unknown and offline.explicit_args()["num_prompts"] == 10

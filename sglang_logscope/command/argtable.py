@@ -194,6 +194,8 @@ class ArgTable:
     """The options of one SGLang release, with argparse's lookup rules."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
+        self.entry_points: tuple[str, ...] = tuple(data.get("entry_points", {}))
         self.version: str = str(data["sglang_version"])
         self.sha256: str = str(data.get("source", {}).get("sha256", ""))
         self.prog: str | None = data.get("parser", {}).get("prog")
@@ -233,6 +235,15 @@ class ArgTable:
 
     def __repr__(self) -> str:
         return f"ArgTable(version={self.version!r}, options={len(self.options)})"
+
+    def for_program(self, program: str) -> ArgTable:
+        """The options ``program`` parses: ServerArgs plus, for an offline entry point
+        (``sglang.bench_one_batch``, ``sglang.bench_latency``, ``sglang.bench_offline_throughput``),
+        its own BenchArgs; this table itself for any other program."""
+        own = self._data.get("entry_points", {}).get(program)
+        if not own:
+            return self
+        return ArgTable({**self._data, "options": [*self._data["options"], *own]})
 
     @property
     def flags(self) -> list[str]:

@@ -113,6 +113,7 @@ def parse_launch_command(
         raise CommandError("the command text nests too deeply") from None
     if found is None:
         raise CommandError(_nothing_found(text))
+    table = table.for_program(found.program)  # an offline entry point adds its BenchArgs
     command = _read(found, list(found.argv), table, base_dir)
     meant_argv = [a.strip() for a in found.argv if a.strip()]
     if meant_argv != found.argv:
