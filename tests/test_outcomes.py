@@ -71,3 +71,22 @@ def test_a_foreign_traceback_after_ready_is_not_the_runs_failure() -> None:
     assert _log(READY + OWN).runs[-1].outcome is Outcome.CRASHED
     kinds = [e.kind for e in iter_events(io.StringIO(READY.split("\n")[0] + "\n" + FOREIGN))]
     assert kinds[-1] is EventKind.EXCEPTION
+
+
+def test_a_traceback_ends_where_sglang_speaks_again() -> None:
+    """After a traceback's exception line, a line SGLang prints on its own (bench_one_batch's
+    'Warmup ...', from the message index) is an event of its own, not more traceback; lines
+    that may continue the exception text stay in it (synthetic)."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/sglang/srt/a.py", line 1, in f\n'
+        "    g()\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+        "Warmup ...\n"
+    )
+    events = list(iter_events(io.StringIO(text)))
+    assert [(e.kind, e.line, e.end_line) for e in events] == [
+        (EventKind.EXCEPTION, 1, 5),
+        (EventKind.SGLANG_MESSAGE, 6, 6),
+    ]

@@ -230,8 +230,10 @@ class _Block:
 
     __slots__ = (
         "content",
+        "ended",
         "fields",
         "first",
+        "framed",
         "header",
         "last",
         "lines",
@@ -258,6 +260,8 @@ class _Block:
         self.fields = fields
         self.truncated = truncated
         self.mode = spec.block
+        self.framed = False  # a 'File "..."' frame line was seen
+        self.ended = False  # ... and then the exception line that ends a traceback
 
     @property
     def size(self) -> int:
@@ -277,9 +281,26 @@ class _Block:
             return True
         hit = CATALOG.match(line)
         # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
-        return hit is None or hit[0].kind in CONTINUES_TRACEBACK
+        if hit is not None:
+            return hit[0].kind in CONTINUES_TRACEBACK
+        if self.ended:
+            # after its exception line, a message SGLang prints on its own (not an exception
+            # text) is no part of the traceback
+            own = source_fields(line)
+            return own is None or str(own[0].get("call", "")).startswith("raise ")
+        return True
 
     def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
+        if self.mode == "traceback":
+            if content.lstrip().startswith('File "'):
+                self.framed = True
+            elif (
+                self.framed
+                and content[:1] not in (" ", "\t", "")
+                and not content.startswith(("Traceback", *_CHAIN))
+                and _EXC_LINE.match(content) is not None
+            ):
+                self.ended = True
         self.lines.append(text)
         self.content.append(content)
         self.last = lineno
