@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import sys
+from typing import Any
 
 from rich.table import Table
 
@@ -62,9 +63,19 @@ def runs_table(result: RunList) -> None:
             f"{row['first_line']}-{row['last_line']}",
             str(row["outcome"]),
             str(row["failure"] or "-"),
-            str(row["sglang_version_hint"] or "-"),
+            release_text(row),
         )
     console().print(table)
+
+
+def release_text(row: dict[str, Any]) -> str:
+    """The run's pinned release range (``*``: its lines disagree, the majority is shown),
+    else the older message-based hint, else ``-``."""
+    pin = row.get("sglang_release")
+    if pin:
+        span = pin["min"] if pin["min"] == pin["max"] else f"{pin['min']}-{pin['max']}"
+        return span if pin.get("agreeing") == pin.get("pieces") else f"{span}*"
+    return str(row.get("sglang_version_hint") or "-")
 
 
 def summaries_json(result: Summaries) -> None:

@@ -13,6 +13,7 @@ from .. import _text
 from ..log.select import Summaries
 from ..staleness.verdict import CheckReport
 from . import text as report
+from .tables import release_text
 from .text import console
 
 _ARGS_THAT_MATTER = (
@@ -38,8 +39,8 @@ def render_summary(con: Console, data: dict[str, Any]) -> None:
             f"  {run['started_at'] or '?'} → {run['ended_at'] or '?'}  ",
             (run["outcome"], _OUTCOME_STYLE.get(run["outcome"], "")),
         )
-        if run.get("sglang_version_hint"):
-            head.append(f"  sglang {run['sglang_version_hint']}")
+        if run.get("sglang_release") or run.get("sglang_version_hint"):
+            head.append(f"  sglang {release_text(run)}")
         con.print(head)
         failure = run["failure"]
         if failure:
@@ -78,7 +79,13 @@ def render_summary(con: Console, data: dict[str, Any]) -> None:
             con.print(Text.assemble(f"  adjusted (line {adj['line']}): ", report.plain(sets)))
 
 
-_OUTCOME_STYLE = {"ready": "green", "crashed": "red", "starting": "yellow", "stopped": "cyan"}
+_OUTCOME_STYLE = {
+    "ready": "green",
+    "crashed": "red",
+    "starting": "yellow",
+    "stopped": "cyan",
+    "completed": "blue",
+}
 
 
 _VERDICT_STYLE = {
