@@ -88,3 +88,22 @@ def test_runs_json_carries_sglang_release_and_keeps_the_hint() -> None:
     assert run["sglang_release"]["max"] == "0.5.12.post1"
     assert run["sglang_release"]["evidence"]
     assert {"line", "kind", "text", "releases"} <= set(run["sglang_release"]["evidence"][0])
+
+
+def test_no_argparse_finding_on_a_flag_the_runs_banner_shows(tmp_path: Path) -> None:
+    """Issue 17: a flag the table at hand lacks, but whose field the run's own banner shows,
+    was accepted by that run: no LS006 for it (synthetic log; --cuda-graph-bs-decode is not
+    in 0.5.9's table)."""
+    from sglang_logscope import check
+
+    log = tmp_path / "server.log"
+    log.write_text(
+        "[2026-07-10 10:00:00] server_args=ServerArgs(model_path='m', cuda_graph_bs_decode=[1, 2])\n",
+        encoding="utf-8",
+    )
+    shown = "python -m sglang.launch_server --model-path m --cuda-graph-bs-decode 1 2"
+    report = check(str(log), expect=shown, sglang_version="0.5.9")
+    assert "LS006" not in {f.code for f in report.findings}
+    typo = "python -m sglang.launch_server --model-path m --cuda-graf-bs 1 2"
+    report = check(str(log), expect=typo, sglang_version="0.5.9")
+    assert "LS006" in {f.code for f in report.findings}

@@ -326,8 +326,13 @@ def _command_findings(
         return
     if not run.has_banner:
         j.findings.append(Finding.of("LS012"))
-    if meant.unknown or meant.ambiguous:
-        flags = ", ".join([*meant.unknown, *meant.ambiguous])
+    # a flag whose field the run's own banner shows was accepted by that run's argparse
+    shown = run.server_args or {}
+    unknown = [
+        f for f in meant.unknown if f.lstrip("-").split("=")[0].replace("-", "_") not in shown
+    ]
+    if unknown or meant.ambiguous:
+        flags = ", ".join([*unknown, *meant.ambiguous])
         hints = "; ".join(f"{k} → {v}" for k, v in meant.suggestions.items())
         j.findings.append(
             Finding.of(
