@@ -173,3 +173,15 @@ def test_real_log_lines_outside_the_catalog_are_sglang_messages() -> None:
         for e in found
     )
     assert not [e for e in log.events if e.kind is EventKind.UNKNOWN]
+
+
+def test_a_line_cut_short_by_its_source_is_still_sglangs() -> None:
+    """fixtures/real/033 line 5, 'Capture cuda grap' (the compose log cut the line): the start
+    of SGLang's 'Capture cuda graph ...' templates, marked cut, with how many it could be."""
+    log = read_log(REAL / "033" / "server.log")
+    (event,) = [e for e in log.events if e.line == 5]
+    assert event.kind is EventKind.SGLANG_MESSAGE
+    assert event.fields["cut"] is True and event.fields["candidates"] > 1
+    assert not event.fields["call"].startswith("raise ")
+    headless = list(iter_events(io.StringIO("Capture cuda grap\n")))
+    assert headless[0].kind is EventKind.TEXT  # only a headed (logger) line may be cut

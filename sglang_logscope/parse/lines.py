@@ -190,7 +190,7 @@ def _make_event(
     level = header.level
     if hit is None:
         releases = None
-        found = source_fields(header.message)
+        found = source_fields(header.message, cut=header.headed)
         if found is None:
             kind = EventKind.UNKNOWN if header.headed else EventKind.TEXT
             fields = {}

@@ -26,6 +26,8 @@ from typing import Any
 HOLE = "\x00"
 #: Only this much of a line is split into words (anchors sit near a message's start).
 SCAN_CHARS = 4096
+#: A line cut short by its source is matched against template openings from this length.
+CUT_MIN = 12
 #: A captured value is kept up to this many characters.
 VALUE_CHARS = 200
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -137,6 +139,7 @@ class MessageIndex:
         self._by_word: dict[str, list[int]] = {}
         self._by_prefix: dict[str, list[int]] = {}
         self._by_place: dict[tuple[str, int], list[int]] | None = None
+        self._by_head: dict[str, list[int]] | None = None
         by_word = self._by_word
         for i, row in enumerate(rows):
             anchor = row[: row.find(b"\t")]
@@ -208,6 +211,34 @@ class MessageIndex:
         found = self._pieces[i] = (pieces, sum(map(len, pieces)))
         return found
 
+    def match_cut(self, message: str) -> tuple[SourceMessage, int] | None:
+        """For a line cut short by its source, mid-word (``Capture cuda grap``): the templates
+        whose opening literal text it is the start of — a logged (not raised) one printed by the
+        newest release first — and how many there are. Only for lines of :data:`CUT_MIN`
+        characters or more."""
+        message = message.strip()
+        if len(message) < CUT_MIN:
+            return None
+        heads = self._by_head
+        if heads is None:
+            heads = self._by_head = {}
+            for i in range(len(self._rows)):
+                head = self._row(i)[0].split(self._hole, 1)[0]
+                if len(head) >= CUT_MIN:
+                    heads.setdefault(head[:CUT_MIN], []).append(i)
+        found = [
+            self.message(i)
+            for i in heads.get(message[:CUT_MIN], ())
+            if self._row(i)[0].split(self._hole, 1)[0].startswith(message)
+        ]
+        if not found:
+            return None
+        # a headed line is logged, not raised: those templates first, then the newest release's
+        best = max(
+            found, key=lambda m: (not m.call.startswith("raise "), max(loc[3] for loc in m.locs))
+        )
+        return best, len(found)
+
     def at(self, basename: str, line: int) -> list[SourceMessage]:
         """Templates printed from ``basename:line`` in some release (a header's ``file.py:N``)."""
         places = self._by_place
@@ -270,9 +301,11 @@ _EXC_PREFIX = re.compile(r"(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,80}: ")
 _WARN_PREFIX = re.compile(r"[^\s:]{1,400}\.py:\d{1,7}: [A-Z]\w{0,60}Warning: ")
 
 
-def source_fields(message: str) -> tuple[dict[str, Any], str | None] | None:
+def source_fields(message: str, *, cut: bool = False) -> tuple[dict[str, Any], str | None] | None:
     """The fields of an ``sglang_message`` event for a line the typed catalog does not know,
-    and the level of the call that prints it; ``None`` when no template matches."""
+    and the level of the call that prints it; ``None`` when no template matches. ``cut``:
+    a headed line its source truncated that is the start of templates' opening text counts,
+    with ``"cut": True`` and how many templates it could be (``candidates``)."""
     if len(message) < 8 or message.isspace():
         return None  # nothing a template could name (and no index loaded for it)
     index = message_index()
@@ -281,7 +314,10 @@ def source_fields(message: str) -> tuple[dict[str, Any], str | None] | None:
     if found is None:
         found, extra = _after_prefix(index, message)
         if found is None:
-            return None
+            start = index.match_cut(message) if cut else None
+            if start is None:
+                return None
+            found, extra = (start[0], []), {"cut": True, "candidates": start[1]}
     msg, values = found
     fields: dict[str, Any] = {
         "sglang_source": msg.newest_location,
