@@ -24,7 +24,7 @@ from ..events import EventKind
 from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
-from ..log.tail import read_last_run
+from ..log.tail import CHECK_KINDS, read_last_run
 from ..parse.source import Source
 from ..timing import (
     START_TOLERANCE,
@@ -72,7 +72,8 @@ def check(
     elif full_scan:
         parsed = read_log(log)
     else:
-        parsed = read_last_run(log)  # big plain files: only the end is parsed
+        # big plain files: only the end is parsed; serving lines are folded, never objects
+        parsed = read_last_run(log, keep=CHECK_KINDS)
     path = None if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
     record = _launch_record(path) if path else {}
