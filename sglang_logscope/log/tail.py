@@ -29,11 +29,11 @@ from typing import Any
 
 from ..events import Event, EventKind
 from ..parse.header import split_header
-from ..parse.lines import iter_events
+from ..parse.lines import iter_events, iter_records
 from ..parse.messages import CATALOG
 from ..parse.source import MAX_LINE_BYTES, Source, decode_line, describe
-from .reader import Log, read_log
-from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs
+from .reader import Log, iter_runs, read_log
+from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs, stream_runs
 
 #: Files smaller than this are simply parsed whole.
 FAST_MIN_BYTES = 4 << 20
@@ -174,8 +174,6 @@ def _banners(mm: Any, block: int, stop: int, candidates: set[int]) -> None:
 
 def _release(mm: Any, block: int, stop: int) -> None:
     """Drop a scanned block's pages from this process (the page cache keeps the file)."""
-    import mmap
-
     advice = getattr(mmap, "MADV_DONTNEED", None)
     page = mmap.PAGESIZE
     lo = block - block % page
@@ -311,8 +309,6 @@ def _whole(source: Source, keep: frozenset[EventKind] | None) -> Log:
     """The full scan, streamed through the bulk path when only ``keep`` kinds are wanted."""
     if keep is None:
         return read_log(source)
-    from .reader import iter_runs
-
     runs = tuple(iter_runs(source, keep))
     return Log(name=describe(source), events=tuple(e for r in runs for e in r.events), runs=runs)
 
@@ -342,9 +338,6 @@ def _stream_from(
 ) -> tuple[list[Event], list[Run]]:
     """The runs from ``start`` on through the bulk path (rows folded, no object per serving
     line), each keeping the ``keep`` kinds; and those events in file order."""
-    from ..parse.lines import iter_records
-    from .runs import stream_runs
-
     # (a helper process when what is read from ``start`` on is big: see iter_records)
     records = iter_records(path, first_line=first_line, fields=False, start=start)
     runs = list(stream_runs(records, keep))

@@ -53,6 +53,7 @@ def check(
     live: bool = True,
     server: str | None = None,
     here: bool = False,
+    log_path: str | None = None,
 ) -> CheckReport:
     """Judge whether the last run of ``log`` is the launch described by ``expect``.
 
@@ -65,7 +66,8 @@ def check(
     (``full_scan=True`` parses every line). ``live`` adds this machine's evidence (the
     processes holding the log, the launch record's pid, the live server's arguments — asked on
     loopback, or at ``server``); it is skipped for a command that runs on another host unless
-    ``here`` says this machine is that host.
+    ``here`` says this machine is that host. ``log_path``: the file a :class:`Log` passed as
+    ``log`` was read from (for its modification time and launch record).
     """
     if isinstance(log, Log):
         parsed = log
@@ -74,7 +76,7 @@ def check(
     else:
         # big plain files: only the end is parsed; serving lines are folded, never objects
         parsed = read_last_run(log, keep=CHECK_KINDS)
-    path = None if isinstance(log, Log) else _path_of(log)
+    path = log_path if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
     record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
