@@ -21,6 +21,8 @@ from benchmarks.generate import _TRACEBACK, generate, generate_long
 from sglang_logscope.log import tail
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.tail import CHECK_KINDS, TailLog, read_last_run
+from sglang_logscope.memory.from_inputs import budget_from_inputs
+from sglang_logscope.memory.from_run import budget_for_run
 from sglang_logscope.staleness.judge import check
 
 ARGPARSE = (
@@ -113,3 +115,24 @@ def test_the_long_run_is_folded_not_built(tmp_path: Path, monkeypatch: pytest.Mo
     assert lines > 1000
     assert len(run.events) < 100
     assert all(e.kind in CHECK_KINDS for e in run.events)
+
+
+@pytest.mark.parametrize("run", [None, 0])
+def test_budget_of_a_logs_run_is_the_full_scans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int | None
+) -> None:
+    big, _ = _make(tmp_path, "long", 11, "plain")
+    monkeypatch.setattr(tail, "FAST_MIN_BYTES", 0)
+    full = read_log(big).runs[-1 if run is None else run]
+    if full.server_args is None:
+        pytest.skip("run without a banner")
+    got = budget_from_inputs(
+        expect_args=None,
+        log=str(big),
+        run_index=run,
+        model_config=None,
+        gpus=None,
+        gpu_memory=None,
+        sglang_version=None,
+    )
+    assert got.to_dict() == budget_for_run(full).to_dict()
