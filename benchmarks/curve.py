@@ -57,19 +57,24 @@ class Sample:
 
 
 def measure(cmd: Sequence[str], stdout: Path | None = None) -> tuple[float, float, float]:
-    """Wall and CPU seconds (user + system, the child's whole tree) and peak RSS (MB) of one
-    run of ``cmd``."""
+    """Wall and CPU seconds (user + system, the child's whole tree: wait4 counts the children
+    it reaped) and peak RSS (MB, GNU time's ``%M`` of the command itself: a forked child's own
+    count would start at this process's size) of one run of ``cmd``."""
+    rss_file = OUT / "curve-rss.txt"
+    wrapped = ["/usr/bin/time", "-f", "%M", "-o", str(rss_file), *cmd]
     out = stdout.open("wb") if stdout else subprocess.DEVNULL
     try:
         t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=CHILD_ENV)
+        proc = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=CHILD_ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
         proc.returncode = os.waitstatus_to_exitcode(status)
     finally:
         if stdout:
             out.close()  # type: ignore[union-attr]
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    text = rss_file.read_text().split()
+    rss = int(text[-1]) / 1024 if text and text[-1].isdigit() else float("nan")
+    return wall, usage.ru_utime + usage.ru_stime, rss
 
 
 def ensure(shape: str, size_mb: float) -> dict[str, Path]:
