@@ -69,6 +69,8 @@ def _answer(report: Any) -> dict[str, Any]:
     data = report.to_dict()
     data.pop("earlier_runs")
     data.pop("log")
+    scan = data.pop("scan")
+    assert scan["whole_run_read"]
     data["findings"] = [f for f in data["findings"] if f["code"] != "LS011"]
     return data
 
@@ -136,3 +138,14 @@ def test_budget_of_a_logs_run_is_the_full_scans(
         sglang_version=None,
     )
     assert got.to_dict() == budget_for_run(full).to_dict()
+
+
+def test_check_says_how_it_read_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    big, cmd = _make(tmp_path, "long", 4, "plain")
+    monkeypatch.setattr(tail, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(tail, "WINDOW", 4096)
+    fast = check(big, cmd).to_dict()["scan"]
+    assert fast["parsed_from_line"] > 1 and fast["serving_lines"].startswith("folded")
+    assert "starter lines" in fast["earlier_runs"]
+    full = check(big, cmd, full_scan=True).to_dict()["scan"]
+    assert full["parsed_from_line"] == 1 and full["serving_lines"] == "kept as events"

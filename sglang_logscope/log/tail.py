@@ -58,6 +58,25 @@ class TailLog(Log):
     only). ``scanned_from_line`` is the first line parsed (1 = the whole file was)."""
 
     scanned_from_line: int = 1
+    folded: bool = False  # serving lines folded into their runs (no event kept for them)
+
+
+def scan_of(log: Log) -> dict[str, Any]:
+    """How a log was read, for a report to say (JSON-ready): from which line it was parsed,
+    how earlier runs are known, and whether serving lines were folded rather than kept."""
+    first = log.scanned_from_line if isinstance(log, TailLog) else 1
+    folded = isinstance(log, TailLog) and log.folded
+    return {
+        "parsed_from_line": first,
+        "earlier_runs": "from their starter lines only (outcome unknown)"
+        if first > 1
+        else "parsed",
+        "serving_lines": "folded: counted into their run (lines, times, kinds), no event kept"
+        if folded
+        else "kept as events",
+        "whole_run_read": "every line of the checked run is read (a crash or a clock jump "
+        "in its middle is found)",
+    }
 
 
 @dataclass(frozen=True)
@@ -302,6 +321,7 @@ def read_last_run(
         events=tuple(kept),
         runs=(*stubs, *shifted),
         scanned_from_line=first_line,
+        folded=keep is not None,
     )
 
 
@@ -310,7 +330,8 @@ def _whole(source: Source, keep: frozenset[EventKind] | None) -> Log:
     if keep is None:
         return read_log(source)
     runs = tuple(iter_runs(source, keep))
-    return Log(name=describe(source), events=tuple(e for r in runs for e in r.events), runs=runs)
+    events = tuple(e for r in runs for e in r.events)
+    return TailLog(name=describe(source), events=events, runs=runs, folded=True)
 
 
 def _settle(path: str, last: _Starter, window: int) -> tuple[int, int, int] | None:

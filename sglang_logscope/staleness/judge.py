@@ -24,7 +24,7 @@ from ..events import EventKind
 from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
-from ..log.tail import CHECK_KINDS, read_last_run
+from ..log.tail import CHECK_KINDS, read_last_run, scan_of
 from ..parse.source import Source
 from ..timing import (
     START_TOLERANCE,
@@ -628,4 +628,5 @@ def _report(
         server=j.extra.get("server"),
         remote=j.extra.get("remote"),
         cause=cause_of(j.findings, j.extra.get("lint", ())),
+        scan=scan_of(log),
     )
