@@ -101,3 +101,19 @@ def test_report_of_a_long_run_draws_bands(tmp_path: Path) -> None:
     assert len(points) == 2 and all(0 < len(p.split()) <= S.MAX_BUCKETS for p in points)
     assert "Last lines of the checked run" in page and "Application shutdown complete" in page
     shutil.rmtree(tmp_path / "long")
+
+
+def test_ever_changing_shapes_fall_back_to_the_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decode lines of a new shape each (a label that changes): after the cap on shapes made,
+    the parser reads them; the buckets are the events' all the same."""
+    monkeypatch.setattr(S, "MAX_SHAPES_MADE", 5)
+    lines = [
+        f"[2026-05-25 17:{i // 60:02d}:{i % 60:02d} TP0] Decode batch, #running-req: 1, "
+        f"#token: {i}, x{'y' * i}: 1, gen throughput (token/s): {i}.5, #queue-req: 0"
+        for i in range(120)
+    ]
+    log = tmp_path / "shapes.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _same(log)

@@ -51,6 +51,9 @@ _NUM = rb"\d{1,18}+(?:\.\d{1,12}+)?"
 _NUMBER = re.compile(_NUM)
 #: Line shapes remembered (a log prints a handful: one per release and model kind).
 MAX_SHAPES = 64
+#: Shapes made at most per series: a log whose decode lines keep changing shape (none real
+#: does) has the rest read by the parser, line by line, instead of a pattern compiled each.
+MAX_SHAPES_MADE = 4 * MAX_SHAPES
 
 
 @dataclass
@@ -125,6 +128,7 @@ class ServingSeries:
         self.lines = 0  # decode lines seen (dated)
         self.peak_usage: float | None = None
         self._shapes: dict[bytes, _Shape] = {}
+        self._made = 0
         self._current: _Shape | None = None
         #: every point while there are few (per chart: rank -> (seconds, value)), else None
         self.raw: dict[str, dict[str, list[tuple[float, float]]] | None] = {
@@ -289,11 +293,12 @@ class ServingSeries:
         """One line's chart values through its shape (made and remembered on first sight)."""
         skeleton = _NUMBER.sub(b"", text)
         known = self._shapes.get(skeleton)
-        if known is None:
+        if known is None and self._made < MAX_SHAPES_MADE:
             if len(self._shapes) >= MAX_SHAPES:
                 self._shapes.clear()
+            self._made += 1
             known = self._shapes[skeleton] = _shape_of(text, spec)
-        if known.pattern is not None:
+        if known is not None and known.pattern is not None:
             m = known.pattern.match(text)
             if m is not None and m[1]:
                 self._current = known
