@@ -628,5 +628,5 @@ def _report(
         server=j.extra.get("server"),
         remote=j.extra.get("remote"),
         cause=cause_of(j.findings, j.extra.get("lint", ())),
-        scan=scan_of(log),
+        scan=scan_of(inp.log),
     )
