@@ -259,13 +259,12 @@ def _stub(index: int, starter: _Starter, next_first: int | None) -> Run:
 
 
 #: The kinds the check keeps of the parsed runs: every kind but the serving lines (batch and
-#: access lines, folded in as counts and times) and lines the catalog does not know.
+#: access lines, folded in as counts and times). Lines the catalog does not know are kept:
+#: a file of nothing but such lines is named by its first ones (LS040).
 CHECK_KINDS = frozenset(EventKind) - {
     EventKind.PREFILL_BATCH,
     EventKind.DECODE_BATCH,
     EventKind.HTTP_ACCESS,
-    EventKind.UNKNOWN,
-    EventKind.TEXT,
 }
 
 
