@@ -32,6 +32,7 @@ def _same(eager: reader.Log, lean: reader.Log) -> None:
     assert list(lean.events) == list(eager.events)
     assert lean.runs == eager.runs
     assert summarize(lean) == summarize(eager)
+    assert lean._repr_html_() == eager._repr_html_()
     assert list(lean.iter_kind(*KINDS)) == list(eager.iter_kind(*KINDS))
     for run_a, run_b in zip(eager.runs, lean.runs, strict=True):
         assert run_b.of_kind(EventKind.LOAD_WEIGHT_BEGIN) == run_a.of_kind(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import is_not
@@ -117,6 +118,12 @@ class LazyEvents(Sequence[Event]):
             for e in store.window(w)[lo - base : hi - base]:
                 if e.kind in wanted:
                     yield e
+
+    def kind_counts(self) -> Counter[str]:
+        """How many events of each kind (by its value), in the order kinds first appear: from
+        the kinds column, no event made."""
+        counts = Counter(self._store.kinds[self._start : self._stop])
+        return Counter({_KINDS[code].value: n for code, n in counts.items()})
 
     def between(self, first_line: int, last_line: int) -> LazyEvents:
         """The view of the events starting on lines ``first_line``..``last_line``."""
