@@ -1,5 +1,11 @@
 """Generate a realistic large SGLang serving log (and the small log of its last run).
 
+Two shapes (``--shape``): ``many`` (below) and ``long``, the commonest production log: one old
+run that crashed, then one run (the real 069 hybrid startup) that became ready and served for
+hours, its decode lines carrying the hybrid and speculative fields (``#full token``, ``mamba
+num``, ``mamba usage``, ``accept len``, ``accept rate``). Its ``small.log`` is that run's
+startup and its last lines only (about what a check has to read).
+
 The log is a sequence of runs, each built from a real startup section (``fixtures/real``:
 069 = 0.5.x hybrid model with TP0/TP1, 037 = 0.4.x behind ``docker logs -t``, 065 = 0.5.x
 single GPU) re-stamped to a new time, followed by serving lines of that run's release era
@@ -22,6 +28,7 @@ import shutil
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -92,7 +99,7 @@ class Serving:
                 f"cache hit rate: {r.random() * 100:.2f}%, token usage: {r.random():.2f}, "
                 f"#running-req: {running}, #queue-req: {queue}"
             )
-        elif self.era == "hybrid":
+        elif self.era.startswith("hybrid"):
             body = (
                 f"Prefill batch, #new-seq: {new}, #new-token: {tokens}, #cached-token: {cached}, "
                 f"full token usage: {r.random():.2f}, mamba usage: {r.random():.2f}, "
@@ -114,6 +121,13 @@ class Serving:
             body = (
                 f"Decode batch. #running-req: {running}, #token: {tokens}, token usage: "
                 f"{r.random():.2f}, gen throughput (token/s): {r.random() * 3000:.2f}, #queue-req: 0"
+            )
+        elif self.era == "hybrid-spec":
+            body = (
+                f"Decode batch, #running-req: {running}, #full token: {tokens}, full token usage: "
+                f"{r.random():.2f}, mamba num: {running * 2}, mamba usage: {r.random():.2f}, "
+                f"accept len: {1 + r.random() * 3:.2f}, accept rate: {r.random():.2f}, "
+                f"cuda graph: True, gen throughput (token/s): {r.random() * 3000:.2f}, #queue-req: 0"
             )
         elif self.era == "hybrid":
             body = (
@@ -227,14 +241,94 @@ def generate(out: Path, size_mb: float, seed: int = 0, runs: int = 6) -> dict[st
     return {"big": big, "small": small, "cmd": cmd}
 
 
+#: The long run's startup (real: 069, hybrid GDN, TP0) and its intended command, as typed.
+LONG_RUN = "069"
+LONG_CMD = (
+    "python -m sglang.launch_server --model-path /data/cache/huggingface/hub/"
+    "models--mattbucci--Qwen3.6-27B-AWQ/snapshots/f541031dfc1bf5da3f198b52b9bf44cbd5ceee49 "
+    "--tp-size 2 --quantization awq --kv-cache-dtype fp8_e4m3 --mem-fraction-static 0.85 "
+    "--context-length 262144 --chunked-prefill-size 2048 --attention-backend triton "
+    "--disable-cuda-graph\n"
+)
+#: The long run's last lines: an orderly stop (uvicorn's shutdown lines).
+_LONG_END = (
+    "{head} INFO:     Shutting down",
+    "{head} INFO:     Waiting for application shutdown.",
+    "{head} INFO:     Application shutdown complete.",
+)
+TAIL_LINES = 40
+
+
+def _write_serving(
+    f: Any, serving: Serving, when: datetime, step: timedelta, goal: int
+) -> tuple[datetime, list[str]]:
+    """Serving lines from ``when`` until ``goal`` bytes are written; the time of the last one
+    and the last :data:`TAIL_LINES` lines."""
+    buf: list[str] = []
+    size = 0
+    last: list[str] = []
+    for line, ts in serving.lines(when, step):
+        buf.append(line)
+        size += len(line) + 1
+        when = ts
+        if len(buf) >= 10000:
+            f.write("\n".join(buf) + "\n")
+            last = buf[-TAIL_LINES:]
+            buf.clear()
+        if size >= goal:
+            break
+    if buf:
+        f.write("\n".join(buf) + "\n")
+        last = (last + buf)[-TAIL_LINES:]
+    return when, last
+
+
+def generate_long(out: Path, size_mb: float, seed: int = 0, hours: float = 17.0) -> dict[str, Path]:
+    """The long-last-run shape: ``big.log`` (an old crashed run, then one run serving for
+    ``hours``), ``small.log`` (that run's startup and last lines) and ``cmd.txt``."""
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    big, small = out / "big.log", out / "small.log"
+    target = int(size_mb * 1_000_000)
+    old_lines, when = restamp(startup("065"), datetime(2026, 5, 24, 9, 0, 0))
+    with big.open("w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(old_lines) + "\n")
+        old = Serving("0.5.9", ("TP0",), rng)
+        when, _ = _write_serving(f, old, when, timedelta(seconds=0.5), max(1, target // 100))
+        crash = ending("traceback", when, old._head(when, "TP0"))
+        f.write("\n".join(crash) + "\n")
+        lines, when = restamp(startup(LONG_RUN), when + timedelta(minutes=20))
+        f.write("\n".join(lines) + "\n")
+        approx = max(1, target // 230)
+        step = timedelta(seconds=hours * 3600 / approx)
+        serving = Serving("hybrid-spec", ("TP0",), rng)
+        goal = max(1, target - f.tell())
+        when, last = _write_serving(f, serving, when, step, goal)
+        end = [x.format(head=serving._head(when, None)) for x in _LONG_END]
+        f.write("\n".join(end) + "\n")
+    small.write_text("\n".join([*lines, *last, *end]) + "\n", encoding="utf-8")
+    cmd = out / "cmd.txt"
+    cmd.write_text(LONG_CMD, encoding="utf-8")
+    return {"big": big, "small": small, "cmd": cmd}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=float, default=600.0)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
     ap.add_argument("--runs", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--shape",
+        choices=("many", "long"),
+        default="many",
+        help="many runs (default), or one old crashed run and one long serving run",
+    )
     args = ap.parse_args()
-    paths = generate(args.out, args.size_mb, seed=args.seed, runs=args.runs)
+    if args.shape == "long":
+        paths = generate_long(args.out, args.size_mb, seed=args.seed)
+    else:
+        paths = generate(args.out, args.size_mb, seed=args.seed, runs=args.runs)
     for name, path in paths.items():
         print(f"{name}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

@@ -258,7 +258,8 @@ def log_html(log: Log) -> str:
         ]
         for r in log.runs
     ]
-    kinds = Counter(e.kind.value for e in log.events)
+    lean = getattr(log.events, "kind_counts", None)  # a lean Log counts its kinds column
+    kinds = lean() if lean is not None else Counter(e.kind.value for e in log.events)
     counts = ", ".join(f"{esc(k)} {n}" for k, n in kinds.most_common(12))
     more = f", … ({len(kinds) - 12} more kinds)" if len(kinds) > 12 else ""
     runs = (

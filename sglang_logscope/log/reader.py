@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import os
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._html import log_html
 from .._text import SCHEMA_VERSION
 from ..events import Event, EventKind
+from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
 from .figures import run_memory
+from .lazy import Builder, LazyEvents
 from .runs import Run, split_runs, stream_runs
 
 if TYPE_CHECKING:
@@ -26,7 +29,7 @@ class Log:
     """A parsed log file. ``events`` in file order; ``runs`` one per launch found in the file."""
 
     name: str
-    events: tuple[Event, ...] = field(repr=False)
+    events: Sequence[Event] = field(repr=False)
     runs: tuple[Run, ...]
 
     @property
@@ -34,6 +37,9 @@ class Log:
         return self.runs[-1] if self.runs else None
 
     def iter_kind(self, *kinds: EventKind) -> Iterator[Event]:
+        by_kind = getattr(self.events, "iter_kind", None)  # lean events: only where they are
+        if by_kind is not None:
+            return by_kind(*kinds)  # type: ignore[no-any-return]
         wanted = set(kinds)
         return (e for e in self.events if e.kind in wanted)
 
@@ -45,24 +51,66 @@ class Log:
         # start-up: pandas loads only when a DataFrame is asked for
         from .frames import events_dataframe
 
-        events = self.events if kinds is None else tuple(self.iter_kind(*kinds))
-        run_of = _run_index(self.runs)
-        return events_dataframe(events, run_of, messages=messages)
+        events = self.events if kinds is None else self.iter_kind(*kinds)
+        if isinstance(self.events, LazyEvents):  # made a chunk at a time: no Event held
+            return _frame(events, _RunOfLine(self.runs), messages=messages)
+        return events_dataframe(events, _RunOfLine(self.runs), messages=messages)
 
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""
         return log_html(self)
 
 
-def _run_index(runs: Sequence[Run]) -> dict[int, int]:
-    return {e.line: r.index for r in runs for e in r.events}
+#: Plain files of this size or more are held lean (:mod:`.lazy`): their bytes and a few
+#: columns, each ``Event`` made on access.
+LEAN_MIN_BYTES = 8 << 20
 
 
 def read_log(source: Source, *, helper: bool | None = None) -> Log:
     """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`.
-    A plain file of 64 MB or more is split in two processes unless ``helper=False``."""
+    A plain file of 64 MB or more is split in two processes unless ``helper=False``; one of
+    :data:`LEAN_MIN_BYTES` or more is held lean (its events made on access, see
+    :mod:`.lazy`: the same events, about the file's size plus 17 bytes an event)."""
+    data = _plain_bytes(source)
+    if data is not None:
+        return _read_lean(source, data)
     events = tuple(iter_events(source, helper=helper))
     return Log(name=describe(source), events=events, runs=tuple(split_runs(events)))
+
+
+def _plain_bytes(source: Source) -> bytes | None:
+    """The bytes of a plain (not gzip) file of :data:`LEAN_MIN_BYTES` or more, else ``None``."""
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+        return None
+    try:
+        if os.path.getsize(source) < LEAN_MIN_BYTES or not os.path.isfile(source):
+            return None
+        with open(source, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None  # the ordinary reader says why, in one line
+    return None if data[:2] == b"\x1f\x8b" else data
+
+
+def _read_lean(source: Source, data: bytes) -> Log:
+    """A :class:`Log` holding ``data`` lean: one parse gives the kinds and lines of the
+    events and the runs (whose ``events`` are views of the log's)."""
+    seen: list[Event | Rows] = []
+
+    def records() -> Iterator[Event | Rows]:
+        for item in iter_records(io.BytesIO(data), fields=False, helper=False):
+            seen.append(item)
+            if len(seen) >= 256:
+                events.feed(seen)
+                seen.clear()
+            yield item
+
+    events = Builder(data)
+    runs = list(stream_runs(records(), ()))
+    events.feed(seen)
+    lazy = events.finish()
+    runs = [replace(r, events=lazy.between(r.first_line, r.last_line)) for r in runs]
+    return Log(name=describe(source), events=lazy, runs=tuple(runs))
 
 
 def events_frame(
@@ -78,22 +126,29 @@ def events_frame(
     :class:`Log` of every event (two passes: the runs first, for the ``run`` column). The rows
     and values are those of ``read_log(source).to_dataframe(kinds, messages=messages)``; a
     field's column is float where a chunk lacks it, and columns come in the order first seen."""
+    index = _RunOfLine(list(iter_runs(source, helper=helper)))
+    wanted = None if kinds is None else frozenset(kinds)
+    events = (e for e in iter_events(source, helper=helper) if wanted is None or e.kind in wanted)
+    return _frame(events, index, messages=messages, chunk=chunk)
+
+
+def _frame(
+    events: Iterable[Event], index: Mapping[int, int], *, messages: bool, chunk: int = 20_000
+) -> pd.DataFrame:
+    """:func:`~.frames.events_dataframe` built ``chunk`` events at a time and concatenated."""
     # start-up: pandas loads only when a DataFrame is asked for
     import pandas as pd
 
     # start-up: pandas loads only when a DataFrame is asked for
     from .frames import events_dataframe
 
-    index = _RunOfLine(list(iter_runs(source, helper=helper)))
-    wanted = None if kinds is None else frozenset(kinds)
     frames: list[pd.DataFrame] = []
     batch: list[Event] = []
-    for event in iter_events(source, helper=helper):
-        if wanted is None or event.kind in wanted:
-            batch.append(event)
-            if len(batch) >= chunk:
-                frames.append(events_dataframe(batch, index, messages=messages))
-                batch = []
+    for event in events:
+        batch.append(event)
+        if len(batch) >= chunk:
+            frames.append(events_dataframe(batch, index, messages=messages))
+            batch = []
     if batch or not frames:
         frames.append(events_dataframe(batch, index, messages=messages))
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)

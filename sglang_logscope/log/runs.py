@@ -123,7 +123,7 @@ class Run:
     """One launch of the server, as far as the log shows it."""
 
     index: int
-    events: tuple[Event, ...] = field(repr=False)
+    events: Sequence[Event] = field(repr=False)
     started_at: datetime | None
     ended_at: datetime | None
     first_line: int
@@ -155,9 +155,15 @@ class Run:
         return pin_release(self.release_clues or clues_of(self.events))
 
     def of_kind(self, *kinds: EventKind) -> list[Event]:
+        by_kind = getattr(self.events, "iter_kind", None)  # lean events: only where they are
+        if by_kind is not None:
+            return list(by_kind(*kinds))
         return [e for e in self.events if e.kind in kinds]
 
     def first(self, kind: EventKind) -> Event | None:
+        by_kind = getattr(self.events, "iter_kind", None)
+        if by_kind is not None:
+            return next(by_kind(kind), None)
         return next((e for e in self.events if e.kind is kind), None)
 
     @property

@@ -29,11 +29,11 @@ from typing import Any
 
 from ..events import Event, EventKind
 from ..parse.header import split_header
-from ..parse.lines import iter_events
+from ..parse.lines import iter_events, iter_records
 from ..parse.messages import CATALOG
 from ..parse.source import MAX_LINE_BYTES, Source, decode_line, describe
-from .reader import Log, read_log
-from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs
+from .reader import Log, iter_runs, read_log
+from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs, stream_runs
 
 #: Files smaller than this are simply parsed whole.
 FAST_MIN_BYTES = 4 << 20
@@ -58,6 +58,25 @@ class TailLog(Log):
     only). ``scanned_from_line`` is the first line parsed (1 = the whole file was)."""
 
     scanned_from_line: int = 1
+    folded: bool = False  # serving lines folded into their runs (no event kept for them)
+
+
+def scan_of(log: Log) -> dict[str, Any]:
+    """How a log was read, for a report to say (JSON-ready): from which line it was parsed,
+    how earlier runs are known, and whether serving lines were folded rather than kept."""
+    first = log.scanned_from_line if isinstance(log, TailLog) else 1
+    folded = isinstance(log, TailLog) and log.folded
+    return {
+        "parsed_from_line": first,
+        "earlier_runs": "from their starter lines only (outcome unknown)"
+        if first > 1
+        else "parsed",
+        "serving_lines": "folded: counted into their run (lines, times, kinds), no event kept"
+        if folded
+        else "kept as events",
+        "whole_run_read": "every line of the checked run is read (a crash or a clock jump "
+        "in its middle is found)",
+    }
 
 
 @dataclass(frozen=True)
@@ -110,7 +129,9 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
     failed: list[BaseException] = []
 
     def count(indexes: range) -> None:
-        """Newlines per block and lines starting with 'usage: ' (numpy: without the GIL)."""
+        """Per block: its newlines, lines starting with 'usage: ' (numpy, without the GIL) and
+        banners; then its pages are dropped from this process (the file stays cached), so
+        memory stays a few blocks whatever the file's size."""
         try:
             mask = np.empty(_BLOCK, dtype=bool)  # reused: no fresh pages per block
             for i in indexes:
@@ -126,6 +147,8 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
                             at = 2 * (lo + k) + shift + 1
                             if mm[at : at + len(_USAGE)] == _USAGE:
                                 candidates.add(at)
+                _banners(mm, block, stop, candidates)
+                _release(mm, block, stop)
         except BaseException as exc:  # pragma: no cover - re-raised below
             failed.append(exc)
 
@@ -134,20 +157,6 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
     helper.start()
     try:
         count(range(half))
-        for block in blocks:  # banners, through their '=' (memchr)
-            stop = min(size, block + _BLOCK)
-            pos = mm.find(b"=", block, stop)
-            seen = 0
-            while pos >= 0 and seen < _DENSE:
-                seen += 1
-                if pos >= len(_BANNER) - 1 and mm[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
-                    candidates.add(mm.rfind(b"\n", 0, pos) + 1)
-                pos = mm.find(b"=", pos + 1, stop)
-            if pos >= 0:  # dense with '=': the rest of the block by the banner itself
-                at = mm.find(_BANNER, max(0, pos - len(_BANNER) + 1), stop)
-                while at >= 0:
-                    candidates.add(mm.rfind(b"\n", 0, at) + 1)
-                    at = mm.find(_BANNER, at + 1, stop)
     finally:
         helper.join()
     if failed:
@@ -164,6 +173,32 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
             line = before[i] + int(np.count_nonzero(arr[blocks[i] : start] == 10)) + 1
             starters.append(_Starter(line, start, raw))
     return starters
+
+
+def _banners(mm: Any, block: int, stop: int, candidates: set[int]) -> None:
+    """Lines of ``block..stop`` holding a banner, found through their ``=`` (``memchr``)."""
+    pos = mm.find(b"=", block, stop)
+    seen = 0
+    while pos >= 0 and seen < _DENSE:
+        seen += 1
+        if pos >= len(_BANNER) - 1 and mm[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
+            candidates.add(mm.rfind(b"\n", 0, pos) + 1)
+        pos = mm.find(b"=", pos + 1, stop)
+    if pos >= 0:  # dense with '=': the rest of the block by the banner itself
+        at = mm.find(_BANNER, max(0, pos - len(_BANNER) + 1), stop)
+        while at >= 0:
+            candidates.add(mm.rfind(b"\n", 0, at) + 1)
+            at = mm.find(_BANNER, at + 1, stop)
+
+
+def _release(mm: Any, block: int, stop: int) -> None:
+    """Drop a scanned block's pages from this process (the page cache keeps the file)."""
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    page = mmap.PAGESIZE
+    lo = block - block % page
+    if advice is not None and stop > lo:
+        with contextlib.suppress(OSError, ValueError):
+            mm.madvise(advice, lo, stop - lo)
 
 
 def _parse_from(path: str, offset: int, line: int, limit: int | None = None) -> list[Event]:
@@ -223,11 +258,32 @@ def _stub(index: int, starter: _Starter, next_first: int | None) -> Run:
     )
 
 
-def read_last_run(source: Source, *, min_bytes: int | None = None, window: int = WINDOW) -> Log:
+#: The kinds the check keeps of the parsed runs: every kind but the serving lines (batch and
+#: access lines, folded in as counts and times). Lines the catalog does not know are kept:
+#: a file of nothing but such lines is named by its first ones (LS040).
+CHECK_KINDS = frozenset(EventKind) - {
+    EventKind.PREFILL_BATCH,
+    EventKind.DECODE_BATCH,
+    EventKind.HTTP_ACCESS,
+}
+
+
+def read_last_run(
+    source: Source,
+    *,
+    min_bytes: int | None = None,
+    window: int | None = None,
+    keep: frozenset[EventKind] | None = None,
+) -> Log:
     """A :class:`Log` whose last run (and run count) equal the full scan's, reading only the
-    end of big plain files; any other source is parsed whole with ``read_log``."""
+    end of big plain files; any other source is parsed whole with ``read_log``.
+
+    With ``keep`` (e.g. :data:`CHECK_KINDS`) the parsed end streams through the bulk path:
+    the runs' ``events`` hold only those kinds, every other figure (lines, times, outcome,
+    failure, release range) is the full scan's, and a long last run costs no object per
+    serving line."""
     if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
-        return read_log(source)
+        return _whole(source, keep)
     path = os.fspath(source)
     try:
         size = os.path.getsize(path)
@@ -236,31 +292,82 @@ def read_last_run(source: Source, *, min_bytes: int | None = None, window: int =
     except OSError:
         return read_log(source)  # let the reader raise its one-line error
     if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
-        return read_log(source)
+        return _whole(source, keep)
     try:
         # start-up: numpy loads only for a file big enough to scan
         import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
     except ImportError:  # pragma: no cover
-        return read_log(source)
+        return _whole(source, keep)
     starters = scan_starters(path)
     if not starters:
+        return _whole(source, keep)
+    settled = _settle(path, starters[-1], WINDOW if window is None else window)
+    if settled is None:
+        return _whole(source, keep)
+    start, first_line, idx = settled
+    if keep is None:
+        events = _parse_from(path, start, first_line)
+        runs = split_runs(events)
+    else:
+        events, runs = _stream_from(path, start, first_line, keep)
+    tail_runs = runs[idx:]
+    first_tail_line = tail_runs[0].first_line
+    stubs = _earlier_runs(path, [s for s in starters if s.line < first_tail_line], first_tail_line)
+    shifted = [replace(r, index=len(stubs) + i) for i, r in enumerate(tail_runs)]
+    kept = [e for e in events if e.line >= first_tail_line]
+    return TailLog(
+        name=describe(source),
+        events=tuple(kept),
+        runs=(*stubs, *shifted),
+        scanned_from_line=first_line,
+        folded=keep is not None,
+    )
+
+
+def _whole(source: Source, keep: frozenset[EventKind] | None) -> Log:
+    """The full scan, streamed through the bulk path when only ``keep`` kinds are wanted."""
+    if keep is None:
         return read_log(source)
-    last = starters[-1]
+    runs = tuple(iter_runs(source, keep))
+    events = tuple(e for r in runs for e in r.events)
+    return TailLog(name=describe(source), events=events, runs=runs, folded=True)
+
+
+def _settle(path: str, last: _Starter, window: int) -> tuple[int, int, int] | None:
+    """Where to start parsing so the last run starts exactly as in the full scan: the window's
+    offset and first line, and the index (in the window's runs) of the run holding the last
+    starter; ``None`` when only the file's start will do. Only the window up to the end of
+    the starter line is parsed for this (what precedes a starter decides where its run
+    begins)."""
     span = window
+    stop = last.offset + len(last.raw) + 1
     while True:
         start = _line_start(path, max(0, last.offset - span))
         if start == 0:
-            return read_log(source)
+            return None
         first_line = last.line - _lines_between(path, start, last.offset)
-        events = _parse_from(path, start, first_line)
-        runs = split_runs(events)
-        idx = _settled(events, runs, last.line)
+        events = _parse_from(path, start, first_line, limit=stop - start)
+        idx = _settled(events, split_runs(events), last.line)
         if idx is not None:
-            break
+            return start, first_line, idx
         span *= 4
-    tail_runs = runs[idx:]
-    first_tail_line = tail_runs[0].first_line
-    earlier = [s for s in starters if s.line < first_tail_line]
+
+
+def _stream_from(
+    path: str, start: int, first_line: int, keep: frozenset[EventKind]
+) -> tuple[list[Event], list[Run]]:
+    """The runs from ``start`` on through the bulk path (rows folded, no object per serving
+    line), each keeping the ``keep`` kinds; and those events in file order."""
+    # (a helper process when what is read from ``start`` on is big: see iter_records)
+    records = iter_records(path, first_line=first_line, fields=False, start=start)
+    runs = list(stream_runs(records, keep))
+    events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
+    return events, runs
+
+
+def _earlier_runs(path: str, earlier: list[_Starter], first_tail_line: int) -> list[Run]:
+    """The runs before the parsed window, from their starter lines (and a meaningful run
+    before the first starter, from the file's first :data:`HEAD_BYTES`)."""
     stubs: list[Run] = []
     if earlier and earlier[0].offset > 0:
         head = _parse_from(path, 0, 1, limit=min(earlier[0].offset, HEAD_BYTES))
@@ -284,11 +391,4 @@ def read_last_run(source: Source, *, min_bytes: int | None = None, window: int =
     for i, s in enumerate(earlier):
         nxt = earlier[i + 1].line if i + 1 < len(earlier) else first_tail_line
         stubs.append(_stub(len(stubs), s, nxt))
-    shifted = [replace(r, index=len(stubs) + i) for i, r in enumerate(tail_runs)]
-    kept = [e for e in events if e.line >= first_tail_line]
-    return TailLog(
-        name=describe(source),
-        events=tuple(kept),
-        runs=(*stubs, *shifted),
-        scanned_from_line=first_line,
-    )
+    return stubs

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import LogscopeError
-from ..log.reader import read_log
+from ..log.tail import CHECK_KINDS, read_last_run
 from .budget import budget
 from .budget_types import Budget
 from .from_run import budget_for_run
@@ -50,10 +50,12 @@ def budget_from_inputs(
             )
         return b
     assert log is not None
-    parsed = read_log(log)
+    index = -1 if run_index is None else run_index
+    # The last run: read from the file's end; another: every run streamed. Either way the
+    # serving lines are folded, never held (the budget reads only startup events).
+    parsed = read_last_run(log, keep=CHECK_KINDS, min_bytes=None if index == -1 else 1 << 62)
     if not parsed.runs:
         raise LogscopeError(f"{parsed.name}: no runs found")
-    index = -1 if run_index is None else run_index
     try:
         run = parsed.runs[index]
     except IndexError:

@@ -10,6 +10,7 @@ tried only against the few specs that can match it.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -320,7 +321,38 @@ def _typed_value(text: str) -> Any:
 
 
 def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
-    """Read ``a=1, b: 2 GB, ...`` into typed fields, renaming labels found in ``names``."""
+    """Read ``a=1, b: 2 GB, ...`` into typed fields, renaming labels found in ``names``.
+
+    Batch lines repeat one *shape* millions of times: the same text but for the plain numbers
+    that are whole values (``: 47,``). A shape is read once by :func:`_read_pairs` and kept as
+    a template (which number fills which field, the other fields' values); a line of a known
+    shape only has its numbers typed. Same result: the numbers replaced are digits the pair
+    pattern only ever takes as a whole value, so the pairs are cut the same way
+    (``tests/test_catalog.py`` holds the two equal)."""
+    parts = _VALUE_NUMBER.split(text)
+    if len(parts) == 1:
+        return _read_pairs(text, names)
+    key = (id(names), "\x00".join(parts[0::2]))
+    known = _TEMPLATES.get(key)
+    if known is None or known[0] is not names:
+        known = (names, _template(text, names))  # (names held: its id stays its own)
+        if len(_TEMPLATES) >= 4096:
+            _TEMPLATES.clear()
+        _TEMPLATES[key] = known
+    template = known[1]
+    if template is False:
+        return _read_pairs(text, names)
+    numbers = parts[1::2]
+    return {
+        name: (float(numbers[slot]) if "." in numbers[slot] else int(numbers[slot]))
+        if slot >= 0
+        else value
+        for name, slot, value in template
+    }
+
+
+def _read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
+    """:func:`read_pairs` by the pair pattern itself (the reference)."""
     out: dict[str, Any] = {}
     for m in _PAIR.finditer(text):
         label, value = m.group("k", "v")
@@ -329,6 +361,45 @@ def read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
         if name and name not in out:
             out[name] = auto_value(value)
     return out
+
+
+#: A plain number that is a whole pair value: after ``: ``, before ``,`` or the end, maybe
+#: with a unit :func:`auto_value` drops (ASCII digits, at most 18 before and after the point,
+#: so ``int`` and ``float`` read it exactly as :func:`auto_value` does).
+_VALUE_NUMBER = re.compile(
+    r"(?<=: )([0-9]{1,18}+(?:\.[0-9]{1,18}+)?)(?=(?:%|\s?(?:GB|GiB|MB|MiB|s))?(?:,|\Z))"
+)
+#: Templates by (names, text without its value numbers): the names mapping and, per field,
+#: ``(field, number index or -1, value)``, or ``False`` for a shape read the reference way.
+_TEMPLATES: dict[
+    tuple[int, str], tuple[Mapping[str, str], tuple[tuple[str, int, Any], ...] | Literal[False]]
+] = {}
+
+
+def _template(
+    text: str, names: Mapping[str, str]
+) -> tuple[tuple[str, int, Any], ...] | Literal[False]:
+    """Which value number fills which field in texts of ``text``'s shape (the rest typed
+    once); ``False`` when a field's value is mutable (a list) and must be made each time."""
+    starts = [m.start() for m in _VALUE_NUMBER.finditer(text)]
+    slot_at = {at: i for i, at in enumerate(starts)}
+    out: list[tuple[str, int, Any]] = []
+    seen: set[str] = set()
+    for m in _PAIR.finditer(text):
+        v0, v1 = m.span("v")
+        if any(v0 < at < v1 for at in starts):
+            return False  # a number inside a value, not the value: read each text itself
+        label = m.group("k").strip()
+        name = names.get(label) or _label_name(label)
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        slot = slot_at.get(v0, -1)
+        value = None if slot >= 0 else auto_value(m.group("v"))
+        if isinstance(value, (list, dict, set)):
+            return False
+        out.append((name, slot, value))
+    return tuple(out)
 
 
 #: normalise_label by label (batch lines repeat a dozen labels millions of times).

@@ -63,6 +63,7 @@ def iter_records(
     bulk: bool = True,
     fields: bool = True,
     helper: bool | None = None,
+    start: int = 0,
 ) -> Iterator[Event | Rows]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk) for readers
@@ -70,14 +71,18 @@ def iter_records(
     captured when their events are asked for (runs and summaries never ask); ``bulk=False``
     parses every line on its own: the reference the bulk path is tested against. ``helper``
     splits every other piece in a second process (default: for a file of 64 MB or more, when
-    a second core is free; see :mod:`._helper`)."""
+    a second core is free; see :mod:`._helper`). ``start``: read a plain file from that byte
+    offset (a line start; ``first_line`` numbers it), bulk only."""
     if helper is None:
-        helper = bulk and helper_worth_it(_size(source))
+        size = _size(source)
+        helper = bulk and helper_worth_it(None if size is None else size - start)
+    if start and not bulk:
+        raise ValueError("iter_records: start needs bulk=True")
     block: _Block | None = None
     ready = (
         False  # the current run said it is ready: a later frameless-of-SGLang traceback is foreign
     )
-    for item in _lines(source, first_line, bulk, fields, helper):
+    for item in _lines(source, first_line, bulk, fields, helper, start):
         if item.__class__ is not tuple:
             if block is not None:
                 yield block.close(ready)
@@ -113,7 +118,7 @@ def iter_records(
 
 
 def _lines(
-    source: Source, first_line: int, bulk: bool, fields: bool, helper: bool
+    source: Source, first_line: int, bulk: bool, fields: bool, helper: bool, start: int = 0
 ) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
@@ -124,7 +129,8 @@ def _lines(
             yield lineno, _decode(raw), truncated
         return
     shape = bulk_shape()
-    for (data, truncated, piece), cut in cut_pieces(iter_raw_pieces(source), shape, fields, helper):
+    pieces = iter_raw_pieces(source, start)
+    for (data, truncated, piece), cut in cut_pieces(pieces, shape, fields, helper):
         if not piece:
             lineno += 1
             yield lineno, _decode(data), truncated

@@ -144,25 +144,27 @@ def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
 PIECE_BYTES = 1 << 18
 
 
-def iter_raw_pieces(source: Source) -> RawPieces:
+def iter_raw_pieces(source: Source, start: int = 0) -> RawPieces:
     """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
 
     A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
     newline and with any CRLF ``\\r`` kept, each line shorter than :data:`MAX_LINE_BYTES`:
     what bulk parsing splits at once. Otherwise ``data`` is one line as
     :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
+    ``start``: read a plain file from this offset (a line start) on.
     """
-    return RawPieces(source)
+    return RawPieces(source, start)
 
 
 class RawPieces:
     """:func:`iter_raw_pieces`; while iterating, ``offset`` is where the last piece starts in
     ``file`` (a plain file's path, else ``None``): another process can read it there."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, start: int = 0) -> None:
         self.source = source
         self.file: str | None = None
-        self.offset = 0
+        self.offset = start
+        self.start = start
 
     def __iter__(self) -> Iterator[tuple[bytes, bool, bool]]:
         source = self.source
@@ -170,9 +172,12 @@ class RawPieces:
         if owned and isinstance(stream, io.BufferedReader):
             self.file = os.fspath(source)  # type: ignore[arg-type]
         try:
+            at = 0  # where ``block`` starts in the stream
+            if self.start:
+                stream.seek(self.start)
+                at = self.start
             pending = b""
             skipping = False  # inside a line already cut: drop the rest of it
-            at = 0  # where ``block`` starts in the stream
             while True:
                 try:
                     block = stream.read(PIECE_BYTES)

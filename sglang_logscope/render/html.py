@@ -9,7 +9,7 @@ Content-Security-Policy that forbids anything else. Every piece of log text goes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from .._html import (
 )
 from ..events import Event, EventKind
 from ..log.runs import Outcome, Run
+from ..log.series import ServingSeries
 
 if TYPE_CHECKING:
     from ..staleness.report import FullReport, RunBudget
@@ -49,12 +50,8 @@ _VERDICT_COLOUR = {
     "inconclusive": "#ef6c00",
 }
 _SERIES = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#ff9da7")
-#: Ranks drawn per chart (DP attention logs print one decode line per rank).
-MAX_SERIES = 8
 #: Log records shown at the end of the report (the checked run's last ones).
-TAIL_EVENTS = 20
-#: Points kept per series (evenly thinned beyond this, first and last kept).
-MAX_POINTS = 2000
+TAIL_EVENTS = 20  # (the same count as staleness.report.TAIL_EVENTS)
 
 
 # ----------------------------------------------------------------------------------- entry
@@ -68,9 +65,9 @@ def render_html(report: FullReport) -> str:
         _timeline_section(result),
         _arg_section(result),
         _memory_section(result, rb),
-        _serving_section(result.runs),
+        _serving_section(result.runs, report.serving or _series_of(result.runs)),
         _findings_section(result),
-        _tail_section(result.run),
+        _tail_section(result.run, report.last_events),
     ]
     title = f"logscope report — {result.log}"
     return "\n".join(
@@ -237,16 +234,21 @@ def _memory_section(r: CheckReport, rb: RunBudget) -> str:
     return "\n".join(out)
 
 
-def _serving_section(runs: Sequence[Run]) -> str:
+def _series_of(runs: Sequence[Run]) -> ServingSeries:
+    """The decode series of runs that hold their decode events (a fully parsed log)."""
+    serving = ServingSeries()
+    for run in runs:
+        for e in run.events:
+            if e.kind is EventKind.DECODE_BATCH:
+                serving.add_event(e)
+    return serving
+
+
+def _serving_section(runs: Sequence[Run], serving: ServingSeries) -> str:
     out = ["<section id='serving'>", "<h2>Serving: decode batches over time</h2>"]
-    events = [e for run in runs for e in run.events if e.kind is EventKind.DECODE_BATCH]
-    usable = [e for e in events if e.timestamp is not None]
-    if not usable:
+    if not serving.lines:
         out.append("<p class='muted'>No decode batches in this log.</p></section>")
         return "\n".join(out)
-    tokens = _series(usable, ("full_token", "token"))
-    usage = _series(usable, ("full_token_usage", "token_usage"))
-    throughput = _series(usable, ("gen_throughput",))
     pools = [
         e.fields.get("max_total_num_tokens")
         for run in runs
@@ -254,18 +256,30 @@ def _serving_section(runs: Sequence[Run]) -> str:
         if e.kind is EventKind.TOKEN_SUMMARY
     ]
     pool = next((p for p in reversed(pools) if isinstance(p, int)), None)
-    peak_usage = max((v for s in usage.values() for _, v in s), default=None)
-    note = f"{len(usable)} decode batch line(s)"
+    note = f"{serving.lines:,} decode batch line(s)"
     if pool is not None:
         note += f"; KV pool {pool:,} tokens"
-    if peak_usage is not None:
-        note += f"; peak token usage {peak_usage:.2f} (fraction of the pool, as SGLang prints it)"
+    if serving.peak_usage is not None:
+        note += (
+            f"; peak token usage {serving.peak_usage:.2f} "
+            "(fraction of the pool, as SGLang prints it)"
+        )
+    if any(serving.raw[c] is None for c in ("tokens", "throughput")):
+        note += "; drawn per minute per rank: the mean as a line, min to max as a band"
     out.append(f"<p class='muted'>{esc(note)}</p>")
     out.append("<div class='charts'>")
-    out.append(line_chart("KV tokens in use", tokens, y_label="tokens", css_id="chart-tokens"))
-    out.append(
-        line_chart("Decode throughput", throughput, y_label="token/s", css_id="chart-throughput")
-    )
+    for chart, title, unit, css in (
+        ("tokens", "KV tokens in use", "tokens", "chart-tokens"),
+        ("throughput", "Decode throughput", "token/s", "chart-throughput"),
+    ):
+        raw = serving.raw[chart]
+        if raw is not None:
+            out.append(line_chart(title, raw, y_label=unit, css_id=css))
+        else:
+            buckets = serving.points(chart)
+            means = {k: [(t, mean) for t, _, mean, _ in v] for k, v in buckets.items()}
+            bands = {k: [(t, lo, hi) for t, lo, _, hi in v] for k, v in buckets.items()}
+            out.append(line_chart(title, means, y_label=unit, css_id=css, bands=bands))
     out.append("</div></section>")
     return "\n".join(out)
 
@@ -293,10 +307,16 @@ def _findings_section(r: CheckReport) -> str:
     )
 
 
-def _tail_section(run: Run | None) -> str:
-    if run is None or not run.events:
+def _tail_section(run: Run | None, last_events: Sequence[Event] | None = None) -> str:
+    if run is None:
         return ""
-    tail = run.events[-TAIL_EVENTS:]
+    if last_events is None:
+        tail = list(run.events[-TAIL_EVENTS:])
+    else:
+        span = range(run.first_line, run.last_line + 1)
+        tail = [e for e in last_events if e.line in span][-TAIL_EVENTS:]
+    if not tail:
+        return ""
     lines = "\n".join(cut(e.text or e.message, 2000) for e in tail)
     return (
         "<section id='tail'>"
@@ -340,18 +360,7 @@ def timeline_svg(
     failure, your launch time and the file's modification time marked."""
     row_h, top, left, right = 26, 26, 70, 20
     height = top + row_h * len(runs) + 34
-    marks: list[float] = []
-    for run in runs:
-        marks += [_ts(t) for t in (run.started_at, run.ended_at) if t is not None]
-    extra = [(launched_at, "launch")] if launched_at is not None else []
-    if log_mtime is not None and marks:
-        # the modification time is drawn when it is near the runs (or your launch), not when
-        # the file was merely copied days later
-        reach = max(max(marks) - min(marks), 3600.0)
-        near = [*marks, *(_ts(t) for t, _ in extra)]
-        if min(near) - reach <= _ts(log_mtime) <= max(near) + reach:
-            extra.append((log_mtime, "mtime"))
-    marks += [_ts(t) for t, _ in extra]
+    marks, extra = _timeline_marks(runs, launched_at, log_mtime)
     parts = [
         f"<svg class='chart' id='timeline-svg' role='img' width='{width}' height='{height}' "
         f"viewBox='0 0 {width} {height}' xmlns='http://www.w3.org/2000/svg'>",
@@ -368,9 +377,38 @@ def timeline_svg(
     lo, hi = lo - pad, hi + pad
     x = x_scale(lo, hi, left, width - right)
     axis_y = top + row_h * len(runs) + 4
-    parts.append(
-        f"<line x1='{left}' y1='{axis_y}' x2='{width - right}' y2='{axis_y}' class='axis'/>"
-    )
+    parts.append(_time_axis(x, lo, hi, left, width - right, axis_y))
+    for i, run in enumerate(runs):
+        parts.append(_run_bar(run, x, top + i * row_h, row_h, left, width))
+    for moment, name in extra:
+        parts.append(_moment_line(moment, name, x, top, axis_y, left, width))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _timeline_marks(
+    runs: Sequence[Run], launched_at: datetime | None, log_mtime: datetime | None
+) -> tuple[list[float], list[tuple[datetime, str]]]:
+    """The times the timeline spans (runs, launch, mtime) and the extra moments it marks."""
+    marks: list[float] = []
+    for run in runs:
+        marks += [_ts(t) for t in (run.started_at, run.ended_at) if t is not None]
+    extra = [(launched_at, "launch")] if launched_at is not None else []
+    if log_mtime is not None and marks:
+        # the modification time is drawn when it is near the runs (or your launch), not when
+        # the file was merely copied days later
+        reach = max(max(marks) - min(marks), 3600.0)
+        near = [*marks, *(_ts(t) for t, _ in extra)]
+        if min(near) - reach <= _ts(log_mtime) <= max(near) + reach:
+            extra.append((log_mtime, "mtime"))
+    marks += [_ts(t) for t, _ in extra]
+    return marks, extra
+
+
+def _time_axis(
+    x: Callable[[float], float], lo: float, hi: float, x0: float, x1: float, axis_y: float
+) -> str:
+    parts = [f"<line x1='{x0}' y1='{axis_y}' x2='{x1}' y2='{axis_y}' class='axis'/>"]
     ticks = _time_ticks(lo, hi)
     for i, (t, label) in enumerate(ticks):
         parts.append(
@@ -378,43 +416,58 @@ def timeline_svg(
             f"<text x='{x(t):.1f}' y='{axis_y + 16}' text-anchor='{_anchor(i, len(ticks))}'>"
             f"{esc(label)}</text>"
         )
-    for i, run in enumerate(runs):
-        y = top + i * row_h
-        parts.append(f"<text x='4' y='{y + 16}'>run {run.index}</text>")
-        if run.started_at is None:
-            parts.append(f"<text x='{left}' y='{y + 16}' class='muted'>no timestamps</text>")
-            continue
-        start = x(_ts(run.started_at))
-        end = x(_ts(run.ended_at or run.started_at))
-        w = max(end - start, 3.0)
-        colour = _OUTCOME_COLOUR[run.outcome]
-        parts.append(
-            f"<rect class='run' x='{start:.1f}' y='{y + 4}' width='{w:.1f}' height='{row_h - 8}' "
-            f"rx='3' fill='{colour}'><title>run {run.index}: {esc(run.outcome.value)}, "
-            f"{esc(when(run.started_at))} → {esc(when(run.ended_at))}</title></rect>"
-        )
-        if run.failure is not None:
-            fx = start + w
-            parts.append(
-                f"<path d='M{fx:.1f} {y + 2} l5 9 l-5 9 l-5 -9 z' fill='#b71c1c'>"
-                f"<title>{esc(run.failure.kind.value)} at line {run.failure.line}</title></path>"
-            )
-        label = run.outcome.value + (f" · {run.failure.kind.value}" if run.failure else "")
-        lx = start + w + 10 if start + w + 10 < width - 160 else max(start - 6, left)
-        anchor = "start" if lx > start else "end"
-        parts.append(f"<text x='{lx:.1f}' y='{y + 16}' text-anchor='{anchor}'>{esc(label)}</text>")
-    for moment, name in extra:
-        mx = x(_ts(moment))
-        cls = "launch" if name == "launch" else "mtime"
-        text = "your launch" if name == "launch" else "log last modified"
-        anchor = "end" if mx > width - 150 else ("start" if mx < left + 80 else "middle")
-        parts.append(
-            f"<line x1='{mx:.1f}' y1='{top - 6}' x2='{mx:.1f}' y2='{axis_y}' class='{cls}'/>"
-            f"<text x='{mx:.1f}' y='{top - 10}' text-anchor='{anchor}' class='{cls}-label'>"
-            f"{esc(text)} {esc(moment.strftime('%H:%M:%S'))}</text>"
-        )
-    parts.append("</svg>")
     return "".join(parts)
+
+
+def _run_bar(
+    run: Run, x: Callable[[float], float], y: float, row_h: int, left: int, width: int
+) -> str:
+    """One run's row: its label, its bar (with the failure marked) and its outcome."""
+    parts = [f"<text x='4' y='{y + 16}'>run {run.index}</text>"]
+    if run.started_at is None:
+        parts.append(f"<text x='{left}' y='{y + 16}' class='muted'>no timestamps</text>")
+        return "".join(parts)
+    start = x(_ts(run.started_at))
+    end = x(_ts(run.ended_at or run.started_at))
+    w = max(end - start, 3.0)
+    colour = _OUTCOME_COLOUR[run.outcome]
+    parts.append(
+        f"<rect class='run' x='{start:.1f}' y='{y + 4}' width='{w:.1f}' height='{row_h - 8}' "
+        f"rx='3' fill='{colour}'><title>run {run.index}: {esc(run.outcome.value)}, "
+        f"{esc(when(run.started_at))} → {esc(when(run.ended_at))}</title></rect>"
+    )
+    if run.failure is not None:
+        fx = start + w
+        parts.append(
+            f"<path d='M{fx:.1f} {y + 2} l5 9 l-5 9 l-5 -9 z' fill='#b71c1c'>"
+            f"<title>{esc(run.failure.kind.value)} at line {run.failure.line}</title></path>"
+        )
+    label = run.outcome.value + (f" · {run.failure.kind.value}" if run.failure else "")
+    lx = start + w + 10 if start + w + 10 < width - 160 else max(start - 6, left)
+    anchor = "start" if lx > start else "end"
+    parts.append(f"<text x='{lx:.1f}' y='{y + 16}' text-anchor='{anchor}'>{esc(label)}</text>")
+    return "".join(parts)
+
+
+def _moment_line(
+    moment: datetime,
+    name: str,
+    x: Callable[[float], float],
+    top: int,
+    axis_y: float,
+    left: int,
+    width: int,
+) -> str:
+    """Your launch or the file's modification time, as a vertical line with its label."""
+    mx = x(_ts(moment))
+    cls = "launch" if name == "launch" else "mtime"
+    text = "your launch" if name == "launch" else "log last modified"
+    anchor = "end" if mx > width - 150 else ("start" if mx < left + 80 else "middle")
+    return (
+        f"<line x1='{mx:.1f}' y1='{top - 6}' x2='{mx:.1f}' y2='{axis_y}' class='{cls}'/>"
+        f"<text x='{mx:.1f}' y='{top - 10}' text-anchor='{anchor}' class='{cls}-label'>"
+        f"{esc(text)} {esc(moment.strftime('%H:%M:%S'))}</text>"
+    )
 
 
 def _anchor(i: int, n: int) -> str:
@@ -422,28 +475,6 @@ def _anchor(i: int, n: int) -> str:
     if n > 1 and i == 0:
         return "start"
     return "end" if n > 1 and i == n - 1 else "middle"
-
-
-def _series(events: Iterable[Event], keys: Sequence[str]) -> dict[str, list[tuple[float, float]]]:
-    """Per rank, (time, value) of the first of ``keys`` each event has."""
-    out: dict[str, list[tuple[float, float]]] = {}
-    for e in events:
-        assert e.timestamp is not None
-        for key in keys:
-            v = e.fields.get(key)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                rank = e.rank.label if e.rank else "all"
-                if rank in out or len(out) < MAX_SERIES:
-                    out.setdefault(rank, []).append((_ts(e.timestamp), float(v)))
-                break
-    return {k: _thin(v) for k, v in out.items()}
-
-
-def _thin(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    if len(points) <= MAX_POINTS:
-        return points
-    step = (len(points) - 1) / (MAX_POINTS - 1)
-    return [points[round(i * step)] for i in range(MAX_POINTS)]
 
 
 def line_chart(
@@ -454,8 +485,10 @@ def line_chart(
     css_id: str,
     width: int = 440,
     height: int = 240,
+    bands: Mapping[str, Sequence[tuple[float, float, float]]] | None = None,
 ) -> str:
-    """A time-series line chart (one polyline per rank) as inline SVG."""
+    """A time-series line chart (one polyline per rank) as inline SVG; ``bands`` (per rank,
+    ``(time, low, high)``) are drawn as shaded min-max bands behind the lines."""
     left, right, top, bottom = 52, 12, 28, 38
     parts = [
         f"<svg class='chart' id='{esc(css_id)}' role='img' width='{width}' height='{height}' "
@@ -464,6 +497,7 @@ def line_chart(
         f"<text x='{left}' y='16' class='chart-title'>{esc(title)}</text>",
     ]
     points = [p for s in series.values() for p in s]
+    points += [(t, hi) for b in (bands or {}).values() for t, _, hi in b]
     if not points:
         parts.append(
             f"<text x='{left}' y='{height // 2}' class='muted'>not printed by this log</text></svg>"
@@ -473,23 +507,9 @@ def line_chart(
     y_hi = nice_max(max(p[1] for p in points))
     x = x_scale(t_lo, t_hi, left, width - right)
     y = x_scale(0.0, y_hi, height - bottom, top)
-    for i in range(5):
-        v = y_hi * i / 4
-        parts.append(
-            f"<line x1='{left}' y1='{y(v):.1f}' x2='{width - right}' y2='{y(v):.1f}' "
-            f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' text-anchor='end'>"
-            f"{esc(num(v))}</text>"
-        )
-    ticks = _time_ticks(t_lo, t_hi, 4)
-    for i, (t, label) in enumerate(ticks):
-        parts.append(
-            f"<text x='{x(t):.1f}' y='{height - bottom + 16}' "
-            f"text-anchor='{_anchor(i, len(ticks))}'>{esc(label)}</text>"
-        )
-    parts.append(
-        f"<text x='12' y='{(top + height - bottom) / 2:.0f}' text-anchor='middle' "
-        f"transform='rotate(-90 12 {(top + height - bottom) / 2:.0f})'>{esc(y_label)}</text>"
-    )
+    frame = (left, right, top, bottom, width, height)
+    parts.append(_chart_axes(x, y, y_hi, t_lo, t_hi, y_label, frame))
+    parts.extend(_bands(bands or {}, x, y))
     for i, (rank, pts) in enumerate(series.items()):
         colour = _SERIES[i % len(_SERIES)]
         coords = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in pts)
@@ -508,6 +528,57 @@ def line_chart(
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _chart_axes(
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+    y_hi: float,
+    t_lo: float,
+    t_hi: float,
+    y_label: str,
+    frame: tuple[int, int, int, int, int, int],
+) -> str:
+    """A chart's value grid, time ticks and value label."""
+    left, right, top, bottom, width, height = frame
+    parts = []
+    for i in range(5):
+        v = y_hi * i / 4
+        parts.append(
+            f"<line x1='{left}' y1='{y(v):.1f}' x2='{width - right}' y2='{y(v):.1f}' "
+            f"class='grid'/><text x='{left - 4}' y='{y(v) + 4:.1f}' text-anchor='end'>"
+            f"{esc(num(v))}</text>"
+        )
+    ticks = _time_ticks(t_lo, t_hi, 4)
+    for i, (t, label) in enumerate(ticks):
+        parts.append(
+            f"<text x='{x(t):.1f}' y='{height - bottom + 16}' "
+            f"text-anchor='{_anchor(i, len(ticks))}'>{esc(label)}</text>"
+        )
+    parts.append(
+        f"<text x='12' y='{(top + height - bottom) / 2:.0f}' text-anchor='middle' "
+        f"transform='rotate(-90 12 {(top + height - bottom) / 2:.0f})'>{esc(y_label)}</text>"
+    )
+    return "".join(parts)
+
+
+def _bands(
+    bands: Mapping[str, Sequence[tuple[float, float, float]]],
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+) -> list[str]:
+    """Per rank, its min-max band as a shaded polygon (drawn behind the lines)."""
+    out = []
+    for i, (rank, band) in enumerate(bands.items()):
+        if band:
+            upper = [f"{x(t):.1f},{y(hi):.1f}" for t, _, hi in band]
+            lower = [f"{x(t):.1f},{y(lo):.1f}" for t, lo, _ in reversed(band)]
+            out.append(
+                f"<polygon class='band' points='{' '.join(upper + lower)}' "
+                f"fill='{_SERIES[i % len(_SERIES)]}' fill-opacity='0.18' stroke='none'>"
+                f"<title>{esc(rank)}: min to max per minute</title></polygon>"
+            )
+    return out
 
 
 # ----------------------------------------------------------------------------------- helpers

@@ -24,7 +24,7 @@ from ..events import EventKind
 from ..findings import Finding
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
-from ..log.tail import read_last_run
+from ..log.tail import CHECK_KINDS, read_last_run, scan_of
 from ..parse.catalog import version_tuple
 from ..parse.source import Source
 from ..timing import (
@@ -54,6 +54,7 @@ def check(
     live: bool = True,
     server: str | None = None,
     here: bool = False,
+    log_path: str | None = None,
 ) -> CheckReport:
     """Judge whether the last run of ``log`` is the launch described by ``expect``.
 
@@ -66,15 +67,17 @@ def check(
     (``full_scan=True`` parses every line). ``live`` adds this machine's evidence (the
     processes holding the log, the launch record's pid, the live server's arguments — asked on
     loopback, or at ``server``); it is skipped for a command that runs on another host unless
-    ``here`` says this machine is that host.
+    ``here`` says this machine is that host. ``log_path``: the file a :class:`Log` passed as
+    ``log`` was read from (for its modification time and launch record).
     """
     if isinstance(log, Log):
         parsed = log
     elif full_scan:
         parsed = read_log(log)
     else:
-        parsed = read_last_run(log)  # big plain files: only the end is parsed
-    path = None if isinstance(log, Log) else _path_of(log)
+        # big plain files: only the end is parsed; serving lines are folded, never objects
+        parsed = read_last_run(log, keep=CHECK_KINDS)
+    path = log_path if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
     record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
@@ -641,4 +644,5 @@ def _report(
         server=j.extra.get("server"),
         remote=j.extra.get("remote"),
         cause=cause_of(j.findings, j.extra.get("lint", ())),
+        scan=scan_of(inp.log),
     )

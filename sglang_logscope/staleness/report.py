@@ -11,12 +11,17 @@ from datetime import datetime, tzinfo
 
 from ..command.parse import LaunchCommand
 from ..errors import LogscopeError
+from ..events import Event
 from ..log.runs import Run
+from ..log.series import ServingSeries, read_for_report
 from ..memory.budget_types import Budget
 from ..memory.from_run import budget_for_run, measured_from_run
 from ..parse.source import Source
 from .judge import check
 from .verdict import CheckReport
+
+#: Log records shown at the end of the report (the checked run's last ones).
+TAIL_EVENTS = 20
 
 
 @dataclass(frozen=True)
@@ -30,10 +35,14 @@ class RunBudget:
 
 @dataclass(frozen=True)
 class FullReport:
-    """The check of a log (every run parsed) and the checked run's own budget."""
+    """The check of a log (every run parsed) and the checked run's own budget; ``serving``
+    (the decode series) and ``last_events`` (the file's last events) when the log was
+    streamed (else the renderer reads both from the runs' events)."""
 
     check: CheckReport
     run_budget: RunBudget
+    serving: ServingSeries | None = None
+    last_events: tuple[Event, ...] | None = None
 
 
 def run_budget(run: Run | None, sglang_version: str | None = None) -> RunBudget:
@@ -58,7 +67,16 @@ def full_report(
     *,
     sglang_version: str | None = None,
 ) -> FullReport:
-    """The report of ``log`` (arguments as :func:`~sglang_logscope.staleness.judge.check`)."""
-    # A report shows every run's timeline: parse the whole file, not just its end.
-    result = check(log, expect, launched_at, log_tz, sglang_version=sglang_version, full_scan=True)
-    return FullReport(result, run_budget(result.run, sglang_version))
+    """The report of ``log`` (arguments as :func:`~sglang_logscope.staleness.judge.check`).
+
+    A report shows every run's timeline, so the whole file is read, once and streamed
+    (:func:`~sglang_logscope.log.series.read_for_report`): serving lines are folded into the
+    runs and into per-minute decode series, never held."""
+    read = read_for_report(log, tail=TAIL_EVENTS)
+    path = os.fspath(log) if isinstance(log, (str, os.PathLike)) and log != "-" else None
+    result = check(
+        read.log, expect, launched_at, log_tz, sglang_version=sglang_version, log_path=path
+    )
+    return FullReport(
+        result, run_budget(result.run, sglang_version), read.serving, read.last_events
+    )

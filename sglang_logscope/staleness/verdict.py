@@ -47,6 +47,7 @@ class CheckReport:
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
     cause: Mapping[str, str] | None = None
+    scan: Mapping[str, Any] | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -86,4 +87,5 @@ class CheckReport:
             "server": dict(self.server) if self.server is not None else None,
             "remote": dict(self.remote) if self.remote is not None else None,
             "cause": dict(self.cause) if self.cause is not None else None,
+            "scan": dict(self.scan) if self.scan is not None else None,
         }

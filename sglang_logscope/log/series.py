@@ -1,0 +1,424 @@
+"""Decode-batch series of a log of any size, downsampled while the log streams by.
+
+The report's serving charts need, per rank, the KV tokens in use and the decode throughput
+over time. A long-running server prints millions of decode lines, so they are folded as they
+pass into per-minute buckets (count, sum, min, max) per rank: memory follows the minutes, not
+the lines, and a chart draws a bounded number of points (:data:`MAX_BUCKETS` per series,
+buckets widened beyond that).
+
+Bulk rows (:class:`~sglang_logscope.bulk.Rows`) are read a block at a time: a decode line's
+field text has one of a handful of *shapes* (its literal parts, numbers between them), and a
+shape's pattern takes the chart values of every line of that shape in one ``findall`` over
+the block. A shape is made from a sample line and checked against the parser's own reading of
+it (``MessageSpec.convert``); a line of no known shape, or of a shape whose numbers the parser
+reads otherwise, is read through the parser. Decode lines the line parser took come as events
+and are read from their fields. ``tests/test_series.py`` holds the buckets to those of the
+parser's events."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ..events import Event, EventKind
+from ..parse.bulk import Rows, row_time
+from ..parse.catalog import MessageSpec
+from ..parse.lines import iter_records
+from ..parse.source import Source, describe
+from .reader import Log
+from .runs import stream_runs
+from .tail import CHECK_KINDS
+
+#: Ranks drawn per chart (DP attention logs print one decode line per rank).
+MAX_SERIES = 8
+#: Buckets kept per series when drawn; longer spans get wider buckets (whole minutes).
+MAX_BUCKETS = 1500
+#: Up to this many points per chart (all ranks), every decode line is kept as its own point
+#: too, and drawn so; beyond, the chart draws the buckets.
+MAX_POINTS = 2000
+#: Per chart value, the fields that hold it, the first one present winning.
+TOKENS = ("full_token", "token")
+THROUGHPUT = ("gen_throughput",)
+USAGE = ("full_token_usage", "token_usage")
+_KEYS = (TOKENS, THROUGHPUT, USAGE)
+_NUM = rb"\d{1,18}+(?:\.\d{1,12}+)?"
+_NUMBER = re.compile(_NUM)
+#: Line shapes remembered (a log prints a handful: one per release and model kind).
+MAX_SHAPES = 64
+#: Shapes made at most per series: a log whose decode lines keep changing shape (none real
+#: does) has the rest read by the parser, line by line, instead of a pattern compiled each.
+MAX_SHAPES_MADE = 4 * MAX_SHAPES
+
+
+@dataclass
+class Bucket:
+    """The values of one minute (or wider span) of one rank."""
+
+    count: int
+    total: float
+    low: float
+    high: float
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count
+
+    def merge(self, other: Bucket) -> None:
+        self.count += other.count
+        self.total += other.total
+        self.low = min(self.low, other.low)
+        self.high = max(self.high, other.high)
+
+
+#: A series: per rank label, per minute (``YYYY-MM-DD HH:MM``), its bucket.
+Series = dict[str, dict[str, Bucket]]
+
+
+class _Shape:
+    """A shape of decode field text: ``pattern`` takes, for each line of a block, a marker
+    (non-empty where the line has this shape) and the numbers at ``slots`` (per chart value:
+    its group, or ``None`` when the shape lacks it). ``pattern`` is ``None`` when the shape's
+    lines must go through the parser."""
+
+    __slots__ = ("pattern", "slots")
+
+    def __init__(self, pattern: re.Pattern[bytes] | None, slots: tuple[int | None, ...]) -> None:
+        self.pattern = pattern
+        self.slots = slots
+
+
+def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
+    """The shape of one line of decode field text, checked against the parser's reading."""
+    fields = spec.convert({"_pairs": sample.decode("ascii")})
+    numbers = list(_NUMBER.finditer(sample))
+    picks: list[int | None] = []
+    for keys in _KEYS:
+        want = _first_number(fields, keys)
+        hits = [i for i, m in enumerate(numbers) if want is not None and float(m[0]) == want]
+        if want is not None and len(hits) != 1:
+            return _Shape(None, ())  # a value the numbers do not give unambiguously
+        picks.append(hits[0] if hits else None)
+    if not sample or sample[:1].isdigit() or all(p is None for p in picks):
+        return _Shape(None, ())
+    wanted = sorted(p for p in picks if p is not None)
+    body = [b"(" + re.escape(sample[:1]) + b")"]
+    at = 1
+    for i, m in enumerate(numbers):
+        body.append(re.escape(sample[at : m.start()]))
+        body.append(b"(" + _NUM + b")" if i in wanted else _NUM)
+        at = m.end()
+    body.append(re.escape(sample[at:]))
+    pattern = re.compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*+)", re.M)
+    slots = tuple(None if p is None else 1 + wanted.index(p) for p in picks)
+    return _Shape(pattern, slots)
+
+
+class ServingSeries:
+    """Decode lines folded into per-minute buckets per rank (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.tokens: Series = {}
+        self.throughput: Series = {}
+        self.lines = 0  # decode lines seen (dated)
+        self.peak_usage: float | None = None
+        self._shapes: dict[bytes, _Shape] = {}
+        self._made = 0
+        self._current: _Shape | None = None
+        #: every point while there are few (per chart: rank -> (seconds, value)), else None
+        self.raw: dict[str, dict[str, list[tuple[float, float]]] | None] = {
+            "tokens": {},
+            "throughput": {},
+        }
+        self._raw_count = {"tokens": 0, "throughput": 0}
+
+    def add(self, item: Event | Rows) -> None:
+        if isinstance(item, Rows):
+            self.add_rows(item)
+        elif item.kind is EventKind.DECODE_BATCH:
+            self.add_event(item)
+
+    def add_event(self, event: Event) -> None:
+        if event.timestamp is None:
+            return
+        minute = f"{event.timestamp:%Y-%m-%d %H:%M}"
+        rank = event.rank.label if event.rank else "all"
+        values = [_first_number(event.fields, keys) for keys in _KEYS]
+        self._one(rank, minute, values, event.timestamp)
+
+    def _one(
+        self, rank: str, minute: str, values: Sequence[float | None], when: datetime | bytes
+    ) -> None:
+        self.lines += 1
+        _put(self.tokens, rank, minute, values[0])
+        _put(self.throughput, rank, minute, values[1])
+        for chart, value in (("tokens", values[0]), ("throughput", values[1])):
+            if value is not None and self.raw[chart] is not None:
+                self._keep_raw(chart, rank, when, value)
+        usage = values[2]
+        if usage is not None and (self.peak_usage is None or usage > self.peak_usage):
+            self.peak_usage = usage
+
+    def add_rows(self, rows: Rows) -> None:
+        """The decode rows of a block, read from its columns."""
+        shape = rows.shape
+        full = shape.full
+        cols = rows.cols if rows.layout is full else shape.full_columns(rows.piece)
+        a, b = rows.start, rows.stop
+        for alt in shape.alts:
+            if alt.spec.kind is not EventKind.DECODE_BATCH or alt.rest_field != "_pairs":
+                continue
+            witness = cols[full.witness[alt.number]][a:b]
+            picked = [a + i for i, w in enumerate(witness) if w is not None]
+            if not picked:
+                continue
+            rest = cols[full.index["rest"]]
+            stamps = cols[full.index["ts"]]
+            ranks = cols[full.index["ranks"]]
+            self._block(
+                [rest[i] for i in picked],  # type: ignore[misc]
+                [ranks[i] for i in picked],  # type: ignore[misc]
+                [stamps[i] for i in picked],  # type: ignore[misc]
+                alt.spec,
+            )
+
+    def _block(
+        self, texts: list[bytes], ranks: list[bytes], stamps: list[bytes], spec: MessageSpec
+    ) -> None:
+        """One block's decode lines: the current shape's pattern over all of them (folded with
+        numpy), the lines it does not take one by one (their own shape, or the parser)."""
+        current = self._current
+        taken: list[tuple[bytes, ...]] = []
+        if current is not None and current.pattern is not None:
+            taken = current.pattern.findall(b"\n".join(texts))
+            if len(taken) != len(texts):  # pragma: no cover - one match per line by design
+                taken = []
+        misses: Sequence[int] = range(len(texts))
+        if taken:
+            assert current is not None
+            table = np.array(taken, dtype="S32")
+            hit = table[:, 0] != b""
+            if hit.any():
+                rank_col = np.array(ranks, dtype="S200")[hit]
+                minute_col = np.array(stamps, dtype="S16")[hit]  # the time cut to its minute
+                stamp_col = np.array(stamps, dtype="S40")[hit] if self._raw_wanted() else None
+                self._fold(table[hit], rank_col, minute_col, current.slots, stamp_col)
+            misses = np.flatnonzero(~hit).tolist()
+        for j in misses:
+            rank = ranks[j][1:].decode("ascii") if ranks[j] else "all"
+            minute = stamps[j][:16].decode("ascii")
+            self._one(rank, minute, self._values(texts[j], spec), stamps[j])
+
+    def _raw_wanted(self) -> bool:
+        return any(v is not None for v in self.raw.values())
+
+    def _fold(
+        self,
+        table: Any,
+        ranks: Any,
+        minutes: Any,
+        slots: tuple[int | None, ...],
+        stamps: Any = None,
+    ) -> None:
+        """Rows of one shape (numpy columns) into the buckets: per rank, per run of rows in
+        the same minute, count, sum, min and max at once (and each point while few)."""
+        self.lines += len(table)
+        if slots[2] is not None:
+            peak = float(table[:, slots[2]].astype(np.float64).max())
+            if self.peak_usage is None or peak > self.peak_usage:
+                self.peak_usage = peak
+        if bool((ranks == ranks[0]).all()):
+            labels = [ranks[0]]
+        else:  # in the order they first appear, as the line-by-line reading meets them
+            found, first = np.unique(ranks, return_index=True)
+            labels = [found[i] for i in np.argsort(first, kind="stable")]
+        for label in labels:
+            chosen = ranks == label
+            if stamps is not None:
+                self._fold_raw(label, table[chosen], stamps[chosen], slots)
+            m = minutes[chosen]
+            starts = np.flatnonzero(np.concatenate(([True], m[1:] != m[:-1])))
+            counts = np.diff(np.append(starts, len(m))).tolist()
+            rank = label[1:].decode("ascii") if label else "all"
+            names = [m[i].decode("ascii") for i in starts.tolist()]
+            for series, slot in ((self.tokens, slots[0]), (self.throughput, slots[1])):
+                if slot is None:
+                    continue
+                v = table[chosen, slot].astype(np.float64)
+                parts = zip(
+                    names,
+                    counts,
+                    np.add.reduceat(v, starts).tolist(),
+                    np.minimum.reduceat(v, starts).tolist(),
+                    np.maximum.reduceat(v, starts).tolist(),
+                    strict=True,
+                )
+                for minute, n, total, low, high in parts:
+                    _merge(series, rank, minute, Bucket(n, total, low, high))
+
+    def _fold_raw(
+        self, label: bytes, table: Any, stamps: Any, slots: tuple[int | None, ...]
+    ) -> None:
+        """Each row of one rank as its own point, while the charts keep points."""
+        rank = label[1:].decode("ascii") if label else "all"
+        for chart, slot in (("tokens", slots[0]), ("throughput", slots[1])):
+            if slot is None:
+                continue
+            for stamp, value in zip(stamps.tolist(), table[:, slot].tolist(), strict=True):
+                if self.raw[chart] is None:
+                    break
+                self._keep_raw(chart, rank, stamp, float(value))
+
+    def _keep_raw(self, chart: str, rank: str, when: datetime | bytes, value: float) -> None:
+        points = self.raw[chart]
+        assert points is not None
+        series = points.get(rank)
+        if series is None:
+            if len(points) >= MAX_SERIES:
+                return
+            series = points[rank] = []
+        self._raw_count[chart] += 1
+        if self._raw_count[chart] > MAX_POINTS:
+            self.raw[chart] = None  # too many to draw one by one: the buckets are drawn
+            return
+        stamp = when if isinstance(when, datetime) else row_time(when)
+        series.append((_epoch(stamp), value))
+
+    def _values(self, text: bytes, spec: MessageSpec) -> list[float | None]:
+        """One line's chart values through its shape (made and remembered on first sight)."""
+        skeleton = _NUMBER.sub(b"", text)
+        known = self._shapes.get(skeleton)
+        if known is None and self._made < MAX_SHAPES_MADE:
+            if len(self._shapes) >= MAX_SHAPES:
+                self._shapes.clear()
+            self._made += 1
+            known = self._shapes[skeleton] = _shape_of(text, spec)
+        if known is not None and known.pattern is not None:
+            m = known.pattern.match(text)
+            if m is not None and m[1]:
+                self._current = known
+                return [None if s is None else float(m[s + 1]) for s in known.slots]
+        fields = spec.convert({"_pairs": text.decode("ascii")})
+        return [_first_number(fields, keys) for keys in _KEYS]
+
+    def points(self, which: str) -> dict[str, list[tuple[float, float, float, float]]]:
+        """Per rank, ``(time, min, mean, max)`` per bucket in time order, at most
+        :data:`MAX_BUCKETS` of them (adjacent buckets merged beyond that)."""
+        series = self.tokens if which == "tokens" else self.throughput
+        out: dict[str, list[tuple[float, float, float, float]]] = {}
+        for rank, minutes in series.items():
+            merged = _widen(sorted(minutes.items()))
+            out[rank] = [(_seconds(m), b.low, b.mean, b.high) for m, b in merged]
+        return out
+
+
+def _epoch(when: datetime) -> float:
+    """Seconds on a naive time line (as the report's charts place them)."""
+    return when.replace(tzinfo=None).timestamp() if when.tzinfo else when.timestamp()
+
+
+def _first_number(fields: Mapping[str, Any], keys: Iterable[str]) -> float | None:
+    for key in keys:
+        v = fields.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def _put(series: Series, rank: str, minute: str, value: float | None) -> None:
+    if value is None:
+        return
+    minutes = series.get(rank)
+    if minutes is None:
+        if len(series) >= MAX_SERIES:
+            return
+        minutes = series[rank] = {}
+    bucket = minutes.get(minute)
+    if bucket is None:
+        minutes[minute] = Bucket(1, value, value, value)
+    else:
+        bucket.count += 1
+        bucket.total += value
+        if value < bucket.low:
+            bucket.low = value
+        elif value > bucket.high:
+            bucket.high = value
+
+
+def _merge(series: Series, rank: str, minute: str, bucket: Bucket) -> None:
+    minutes = series.get(rank)
+    if minutes is None:
+        if len(series) >= MAX_SERIES:
+            return
+        minutes = series[rank] = {}
+    known = minutes.get(minute)
+    if known is None:
+        minutes[minute] = bucket
+    else:
+        known.merge(bucket)
+
+
+def _widen(items: list[tuple[str, Bucket]]) -> list[tuple[str, Bucket]]:
+    """At most :data:`MAX_BUCKETS` buckets: runs of ``k`` adjacent ones merged."""
+    if len(items) <= MAX_BUCKETS:
+        return items
+    k = -(-len(items) // MAX_BUCKETS)
+    out: list[tuple[str, Bucket]] = []
+    for i in range(0, len(items), k):
+        first, bucket = items[i]
+        acc = Bucket(bucket.count, bucket.total, bucket.low, bucket.high)
+        for _, other in items[i + 1 : i + k]:
+            acc.merge(other)
+        out.append((first, acc))
+    return out
+
+
+def _seconds(minute: str) -> float:
+    return datetime.strptime(minute, "%Y-%m-%d %H:%M").timestamp()
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """What ``report --html`` reads of a log, in one streamed pass: the runs (each keeping
+    the check's kinds), the decode series, and the file's last events."""
+
+    log: Log
+    serving: ServingSeries
+    last_events: tuple[Event, ...]
+
+
+def read_for_report(source: Source, tail: int = 20) -> ReportInput:
+    """Stream ``source`` once: runs as :func:`~sglang_logscope.log.iter_runs` builds them
+    (serving lines folded), decode lines folded into :class:`ServingSeries`, and the last
+    ``tail`` events kept (batch rows made into events only there). Memory follows the
+    runs' startup events and the minutes, not the lines."""
+    serving = ServingSeries()
+    last: deque[Event | Rows] = deque(maxlen=max(1, tail))
+
+    def records() -> Iterator[Event | Rows]:
+        for item in iter_records(source, fields=True):
+            serving.add(item)
+            last.append(item)
+            yield item
+
+    runs = tuple(stream_runs(records(), CHECK_KINDS))
+    events: list[Event] = []
+    for item in reversed(last):
+        if len(events) >= tail:
+            break
+        if isinstance(item, Rows):
+            need = tail - len(events)
+            events.extend(reversed(item.slice(max(0, len(item) - need), len(item)).events()))
+        else:
+            events.append(item)
+    kept = tuple(e for r in runs for e in r.events)
+    return ReportInput(
+        Log(name=describe(source), events=kept, runs=runs),
+        serving,
+        tuple(reversed(events[:tail])),
+    )
