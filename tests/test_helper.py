@@ -140,3 +140,59 @@ def test_streams_and_small_files_get_no_helper(big: Path) -> None:
     list(iter_events(io.BytesIO(big.read_bytes())))  # a stream: no file to share
     list(iter_events(big))  # 3 MB: below MIN_BYTES
     assert not STARTED
+
+
+_PLANT = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
+
+
+def _plant(folder: Path, marker: Path) -> None:
+    """A ``sglang_logscope`` package (as an unpacked log bundle could hold) that leaves
+    ``marker`` behind when anything of it is imported."""
+    package = folder / "sglang_logscope"
+    package.mkdir()
+    (package / "__init__.py").write_text(_PLANT.format(marker=str(marker)))
+    (package / "parse").mkdir()
+    for name in ("parse/__init__.py", "parse/_helper.py"):
+        (package / name).write_text(_PLANT.format(marker=str(marker)))
+
+
+@pytest.mark.parametrize("where", ["cwd", "log folder", "PYTHONPATH"])
+def test_the_helper_imports_nothing_from_the_users_folders(
+    big: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Issue 20, item 0: a planted ``sglang_logscope/`` in the current directory, beside the
+    log or on ``PYTHONPATH`` never runs; the helper still does its work."""
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    log = bundle / "server.log"
+    log.write_bytes(big.read_bytes())
+    marker = tmp_path / "planted-code-ran"
+    _plant(bundle, marker)
+    import subprocess
+
+    # The plant works: the old way of starting the helper, from this folder, runs it.
+    old = [sys.executable, "-m", "sglang_logscope.parse._helper", str(log)]
+    subprocess.run(old, cwd=bundle, input=b"", capture_output=True, timeout=60, check=False)
+    assert marker.exists()
+    marker.unlink()
+
+    if where == "cwd":
+        monkeypatch.chdir(bundle)
+    elif where == "PYTHONPATH":
+        monkeypatch.setenv("PYTHONPATH", str(bundle))
+    _, runs = _expected(log)
+    taken: list[int] = []
+    real_receive = _REAL.receive
+
+    def believed(self: _helper._Worker, data: bytes) -> object:
+        cut = real_receive(self, data)
+        taken.append(1)
+        return cut
+
+    with mock.patch.object(_REAL, "receive", believed):
+        assert (
+            list(iter_runs(log if where != "cwd" else "server.log", SUMMARY_KINDS, helper=True))
+            == runs
+        )
+    assert taken, "the helper cut nothing (did it start?)"
+    assert not marker.exists()

@@ -9,6 +9,8 @@ recorded reading. :class:`AutoReader` tries NVML, then ``nvidia-smi``.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -237,7 +239,21 @@ Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 
 def _run(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(argv), capture_output=True, text=True, timeout=30, check=False)
+    program = absolute_which(argv[0])
+    if program is None:
+        raise FileNotFoundError(argv[0])
+    return subprocess.run(
+        [program, *argv[1:]], capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def absolute_which(program: str) -> str | None:
+    """``program`` looked up on the absolute entries of ``PATH`` only: an empty or relative
+    entry (``.``, ``bin``) would run an ``nvidia-smi`` planted in the current directory."""
+    if os.sep in program:
+        return program
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return shutil.which(program, path=os.pathsep.join(e for e in entries if os.path.isabs(e)))
 
 
 class NvidiaSmiReader:

@@ -5,9 +5,9 @@ it depends on the piece alone, so a helper process can do it while this one spli
 before and folds the results. Pieces still come out in file order and everything after the
 split runs here, so the result is the same event for event (``tests/test_helper.py``).
 
-The helper is ``python -m sglang_logscope.parse._helper FILE``, a fresh interpreter that reads the
-pieces it is asked for from the file by offset and answers on its stdout (length-prefixed: the
-cut of a piece, plain bytes, ``None``s and tuples in ``marshal`` form — data, never code — with
+The helper is a fresh isolated interpreter (``python -I`` started in ``/``: :func:`helper_argv`)
+that reads the pieces it is asked for from the file by offset and answers on its stdout
+(length-prefixed: the cut of a piece, plain bytes, ``None``s and tuples in ``marshal`` form — data, never code — with
 a fingerprint of the bytes it read). So it neither forks a process with threads nor re-runs
 anyone's ``__main__``. It gets a piece only once it said it is ready and while it holds fewer
 than :data:`DEPTH`, so a slow start or a busy machine costs nothing but the parallelism; a
@@ -109,24 +109,38 @@ def _interleave(
         feed()
 
 
+#: What the helper runs: the package is imported from the directory this one came from, and
+#: from nowhere else that a user's folder could plant it in (see :func:`helper_argv`).
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from sglang_logscope.parse._helper import _serve; _serve(sys.argv[2])"
+)
+
+
+def helper_argv(path: str) -> list[str]:
+    """The helper's command line. ``-I`` (isolated: no current directory or script folder on
+    ``sys.path``, no ``PYTHONPATH``, no user site) so that a ``sglang_logscope/`` folder beside
+    the log or in the current directory (an unpacked log bundle) is never imported; the
+    package's own parent directory is put first instead, which an editable install needs."""
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    return [sys.executable, "-I", "-c", _BOOT, root, os.path.abspath(path)]
+
+
 class _Worker:
     """The helper process and this side of its pipes."""
 
     def __init__(self, path: str) -> None:
-        root = str(Path(__file__).resolve().parent.parent)
-        paths = filter(None, (root, os.environ.get("PYTHONPATH")))
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
         self.inflight = 0  # pieces asked for and not yet received
         self.depth = DEPTH
         self.ready = False
         self.dead = False
         try:
             self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-m", "sglang_logscope.parse._helper", path],
+                helper_argv(path),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,  # unbuffered: select() sees what is there to read
                 stderr=subprocess.DEVNULL,
-                env=env,
+                cwd=os.sep,  # not the user's folder, nor the log's
                 bufsize=0,
             )
         except OSError:
