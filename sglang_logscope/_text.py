@@ -14,15 +14,29 @@ from typing import Any
 
 import regex
 
+from .limits import json_ready
+
 #: The version of every ``--format json`` document (and of ``to_dict()`` views that carry it).
 SCHEMA_VERSION = 1
 
-_CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters, and the bidi overrides/isolates and line separators that make a
+#: terminal show text in another order than it is (issue 20: "Trojan source" in a log).
+_CONTROL = regex.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+)
+#: What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal or an editor acts on:
+#: DEL and C1 controls, bidi overrides and isolates, line/paragraph separators, BOM.
+_JSON_UNSAFE = regex.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+
+
+def _escape(match: regex.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def visible(text: str, limit: int | None = None) -> str:
-    """Make control characters visible (``\\x1b`` → ``␛``-style escapes) and cut to ``limit``."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Make control and bidi characters visible (``\\x1b``, ``\\u202e``) and cut to ``limit``."""
+    text = _CONTROL.sub(_escape, text)
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
@@ -41,8 +55,12 @@ def _default(value: Any) -> Any:
 
 
 def to_json(data: Any, indent: int | None = 2) -> str:
-    """``data`` as JSON: times ISO 8601, enums by value, objects through ``to_dict()``."""
-    return json.dumps(data, indent=indent, default=_default, ensure_ascii=False, allow_nan=False)
+    """``data`` as JSON: times ISO 8601, enums by value, objects through ``to_dict()``; no NaN,
+    infinity or unbounded int (:func:`.limits.json_ready`); control, bidi and line-separator
+    characters as ``\\uXXXX`` (the same string to a JSON reader, inert on a terminal)."""
+    plain = json_ready(data, _default)
+    text = json.dumps(plain, indent=indent, ensure_ascii=False, allow_nan=False)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def gib(value: Any) -> str:

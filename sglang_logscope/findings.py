@@ -170,6 +170,11 @@ CODES: dict[str, Code] = {
         Code("LS024", "budget-does-not-fit", Severity.ERROR,
              "The memory budget of your intended command does not fit the GPUs.",
              "Apply one of the suggested changes before launching."),
+        Code("LS080", "value-out-of-range", Severity.WARNING,
+             "A value read from the log or the command is not one SGLang accepts (wrong type, out of range, not a "
+             "finite number, too large or too deep): logscope treats it as unknown.",
+             "Check where the value came from: a hand-edited or corrupted log, a typo in the command or config. "
+             "Figures that needed it rest on SGLang's default instead (the budget says which)."),
     )
 }  # fmt: skip
 

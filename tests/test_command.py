@@ -16,6 +16,7 @@ from sglang_logscope.cli import main
 from sglang_logscope.command.argtable import ArgOption, load_arg_table
 from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.errors import CommandError, LogscopeError
+from sglang_logscope.limits import problem
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "commands"
 
@@ -384,7 +385,11 @@ def test_join_round_trip(argv: list[str]) -> None:
     for i, word in enumerate(argv):
         opt = _TABLE.option(word)
         if opt is not None and opt.nargs is None:
-            assert cmd.args[opt.field] == opt.convert(argv[i + 1])
+            value = opt.convert(argv[i + 1])
+            if opt.field in {r.field for r in cmd.out_of_range}:  # issue 20: dropped, and why
+                assert problem(opt.field, value) is not None and opt.field not in cmd.args
+            else:
+                assert cmd.args[opt.field] == value
 
 
 @_FAST

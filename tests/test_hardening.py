@@ -361,7 +361,7 @@ def test_nvidia_smi_is_never_taken_from_a_relative_path_entry(
 ) -> None:
     """Issue 20, item 0 (the subprocess audit): ``PATH=:/usr/bin`` or ``PATH=.:...`` would run
     an ``nvidia-smi`` planted in the current directory; only absolute entries are searched."""
-    from sglang_logscope import gpu_readers
+    from sglang_logscope.machine import gpu_readers
 
     planted = tmp_path / "nvidia-smi"
     marker = tmp_path / "planted-ran"

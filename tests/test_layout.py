@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "findings": 0,
     "timing": 0,
     "_text": 0,
+    "limits": 0,
     "_html": 0,
     "__init__": 7,
 }

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import CommandError, InputError
+from ..limits import Rejected, clean
 from .argtable import ArgTable, load_arg_table
 from .argv import merge_config, read_argv
 from .unwrap import Found, find_launch
@@ -57,6 +58,8 @@ class LaunchCommand:
     #: The command as its author meant it, when bash passes something else: words that start
     #: with a space (``\ --tp-size`` in a flattened paste) stripped, space-only words dropped.
     meant: LaunchCommand | None = field(default=None, repr=False, compare=False)
+    #: Values SGLang would not accept (issue 20), dropped from ``args`` and ``explicit``.
+    out_of_range: tuple[Rejected, ...] = ()
 
     @property
     def rejected(self) -> bool:
@@ -85,6 +88,7 @@ class LaunchCommand:
             "wrappers": list(self.wrappers),
             "config_path": self.config_path,
             "meant_argv": list(self.meant.argv) if self.meant is not None else None,
+            "out_of_range": [r.to_dict() for r in self.out_of_range],
         }
 
 
@@ -125,11 +129,13 @@ def parse_launch_command(
 def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None) -> LaunchCommand:
     argv, config_path = merge_config(argv, table, base_dir)
     parsed = read_argv(table, argv)
+    args, out_of_range = clean(parsed.args, "launch command")
+    dropped = {r.field for r in out_of_range}
     return LaunchCommand(
         program=found.program,
         argv=tuple(argv),
-        args=MappingProxyType(parsed.args),
-        explicit=frozenset(parsed.explicit),
+        args=MappingProxyType(args),
+        explicit=frozenset(parsed.explicit) - dropped,
         unknown=tuple(parsed.unknown),
         ambiguous=MappingProxyType(parsed.ambiguous),
         suggestions=MappingProxyType(parsed.suggestions),
@@ -142,6 +148,7 @@ def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None)
         errors=tuple(parsed.errors),
         config_path=config_path,
         flags_used=MappingProxyType(parsed.flags_used),
+        out_of_range=out_of_range,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from ..events import Event, EventKind, new_event
+from ..limits import clean
 from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
 from .bulk import Rows, bulk_shape
@@ -210,7 +211,7 @@ def _make_event(
         releases = spec.releases
         if kind is EventKind.SERVER_ARGS:
             raw = dict(fields).pop("_repr", "")
-            fields = {"args": parse_banner(raw or _after_equals(header.message))}
+            fields = _banner_fields(parse_banner(raw or _after_equals(header.message)))
     return new_event(
         lineno,
         kind,
@@ -225,6 +226,12 @@ def _make_event(
         truncated,
         releases,
     )
+
+
+def _banner_fields(args: dict[str, Any]) -> dict[str, Any]:
+    """The banner's usable values; those out of range (issue 20) under ``rejected``."""
+    kept, rejected = clean(args, "server_args banner")
+    return {"args": kept, "rejected": rejected} if rejected else {"args": kept}
 
 
 def _after_equals(message: str) -> str:

@@ -38,6 +38,8 @@ def command_lines(cmd: LaunchCommand) -> list[str]:
         lines.append(f"ambiguous flag: {flag} could match {', '.join(candidates)}")
     for err in cmd.errors:
         lines.append(f"argparse error: {err}")
+    for rejected in cmd.out_of_range:
+        lines.append(f"value out of range: {rejected.message()}")
     if cmd.meant is not None:
         lines.append(
             "bash passes words that start with a space ('\\ ' before a flag: a line break lost"

@@ -22,6 +22,7 @@ from ..command.parse import LaunchCommand, parse_launch_command, with_suggestion
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..findings import Finding
+from ..limits import read_regular
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
 from ..log.tail import CHECK_KINDS, read_last_run, scan_of
@@ -38,6 +39,7 @@ from ..timing import (
 )
 from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
 from .live import live_findings
+from .out_of_range import out_of_range_findings
 from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
 
@@ -113,11 +115,12 @@ def _path_of(source: Source) -> str | None:
 def _launch_record(path: str) -> dict[str, Any]:
     """The optional ``LOG.launch.json`` written by ``logscope launch`` (data only, validated)."""
     record_path = Path(path + ".launch.json")
-    if not record_path.is_file():
+    if not os.path.lexists(record_path):
         return {}
     try:
-        data = json.loads(record_path.read_text(encoding="utf-8", errors="replace")[:1_000_000])
-    except (OSError, ValueError):
+        raw = read_regular(record_path, 1_000_000, "a launch record")  # no FIFO, no device
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except (LogscopeError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
@@ -226,6 +229,7 @@ def _judge(inp: _Inputs) -> CheckReport:
         return _no_run(inp, j)
     _earlier_runs(runs, j)
     meant = _meant(inp.intended)
+    j.findings.extend(out_of_range_findings(run, meant or inp.intended))
     fixed = with_suggestions(meant) if meant is not None else None
     if fixed is not None:
         j.diffs, j.matched, j.unverified = arg_diff(run, fixed)

@@ -1,0 +1,211 @@
+"""What a value read from untrusted text may be before logscope computes with it.
+
+A log's ``server_args`` banner, the ``Current value:`` of an error, a launch command and a
+``--config`` YAML are text anyone can write: ``tp_size=0``, ``page_size=10**30``,
+``mem_fraction_static=inf`` or a 100k-digit int are literals like any other. Rather than
+guard every division of the arithmetic, each value is checked once where it enters, against
+the table ``data/args/limits.json`` (types and ranges SGLang itself accepts); one outside is
+dropped (treated as unknown) and reported as ``value-out-of-range`` (LS080).
+``json_ready`` keeps NaN, infinity and unbounded ints out of every JSON document.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import reprlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: Characters shown of a rejected value.
+SHOWN_CHARS = 40
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One field's type and range (``None``: no bound that side)."""
+
+    type: str
+    min: float | None = None
+    max: float | None = None
+    exclusive: bool = False
+
+
+@dataclass(frozen=True)
+class Generic:
+    """Bounds for every value, whatever its field."""
+
+    int_abs_max: int
+    str_max: int
+    depth_max: int
+    items_max: int
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A value logscope would not use: where it came from, what it was, why."""
+
+    field: str
+    shown: str
+    why: str
+    source: str
+
+    def message(self) -> str:
+        return f"{self.field}={self.shown} in the {self.source} {self.why}: treated as unknown."
+
+    def to_dict(self) -> dict[str, str]:
+        return {"field": self.field, "value": self.shown, "why": self.why, "source": self.source}
+
+
+@cache
+def _table() -> tuple[Generic, dict[str, Rule]]:
+    text = resources.files("sglang_logscope").joinpath("data/args/limits.json").read_text()
+    data = json.loads(text)
+    rules = {name: Rule(**spec) for name, spec in data["fields"].items()}
+    return Generic(**data["generic"]), rules
+
+
+def rules() -> dict[str, Rule]:
+    """The per-field table (a copy)."""
+    return dict(_table()[1])
+
+
+def generic() -> Generic:
+    return _table()[0]
+
+
+def problem(field: str, value: Any) -> str | None:
+    """Why ``value`` cannot be used as ``field`` (``None``: it can)."""
+    if value is None:
+        return None
+    why = _generic_problem(value, generic())
+    if why is not None:
+        return why
+    rule = _table()[1].get(field)
+    return _rule_problem(rule, value) if rule is not None else None
+
+
+def _generic_problem(value: Any, bounds: Generic) -> str | None:
+    """Walks ``value`` without recursion: nesting and size are bounded before anything else."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    items = 0
+    while stack:
+        item, depth = stack.pop()
+        items += 1
+        if items > bounds.items_max:
+            return f"holds more than {bounds.items_max} items"
+        if depth > bounds.depth_max:
+            return f"is nested deeper than {bounds.depth_max}"
+        if item is None or isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            if abs(item) > bounds.int_abs_max:
+                return "is an int beyond 2**63"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return "is not a finite number"
+        elif isinstance(item, (str, bytes)):
+            if len(item) > bounds.str_max:
+                return f"is longer than {bounds.str_max} characters"
+        elif isinstance(item, (list, tuple)):
+            stack.extend((e, depth + 1) for e in item)
+        elif isinstance(item, dict):
+            stack.extend((k, depth + 1) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        else:
+            return f"is a {type(item).__name__}, not a plain value"
+    return None
+
+
+def _rule_problem(rule: Rule, value: Any) -> str | None:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if rule.type == "str":
+        return None if isinstance(value, str) else f"is a {type(value).__name__}, not a string"
+    if rule.type == "bool":
+        return None if isinstance(value, bool) else f"is a {type(value).__name__}, not a bool"
+    if rule.type == "int" and not (number and isinstance(value, int)):
+        return f"is a {type(value).__name__}, not an int"
+    if rule.type == "float" and not number:
+        return f"is a {type(value).__name__}, not a number"
+    low, high = rule.min, rule.max
+    if rule.exclusive:
+        inside = (low is None or value > low) and (high is None or value < high)
+        bounds = f"between {_num(low)} and {_num(high)} (exclusive)"
+    else:
+        inside = (low is None or value >= low) and (high is None or value <= high)
+        bounds = f"within {_num(low)}..{_num(high)}"
+    return None if inside else f"is not {bounds}"
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "any"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def clean(args: Mapping[Any, Any], source: str) -> tuple[dict[str, Any], tuple[Rejected, ...]]:
+    """``args`` without the values that cannot be used, and those values (in order)."""
+    kept: dict[str, Any] = {}
+    rejected: list[Rejected] = []
+    for key, value in args.items():
+        name = str(key)
+        why = problem(name, value)
+        if why is None:
+            kept[name] = value
+        else:
+            rejected.append(Rejected(name, shown(value), why, source))
+    return kept, tuple(rejected)
+
+
+class _Short(reprlib.Repr):
+    """``repr`` cut short, safe on ints of any size (``repr`` of a 5000-digit int raises)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxstring = self.maxother = self.maxlong = SHOWN_CHARS
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:
+            return f"<int of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
+
+
+def shown(value: Any) -> str:
+    """A value as a short, printable string: at most :data:`SHOWN_CHARS` characters (+ '...')."""
+    try:
+        text = _SHORT.repr(value)
+    except (ValueError, RecursionError, MemoryError):  # pragma: no cover - reprlib bounds depth
+        text = f"<{type(value).__name__}>"
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def json_ready(value: Any, default: Callable[[Any], Any] = str) -> Any:
+    """``value`` as plain JSON data: every float that is not finite becomes ``None`` and every
+    int beyond 2**63 a short string (JSON has no NaN or infinity, and readers lose big ints);
+    anything else not plain goes through ``default`` first. Nesting is bounded by the values
+    themselves (:func:`problem` refuses deep ones where they enter)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int):
+        return value if abs(value) <= generic().int_abs_max else shown(value)
+    if isinstance(value, Mapping):
+        return {
+            k if isinstance(k, str) else str(json_ready(k, default)): json_ready(v, default)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [json_ready(v, default) for v in value]
+    converted = default(value)
+    if isinstance(converted, str):
+        return converted
+    return json_ready(converted, default)
