@@ -68,9 +68,9 @@ def _table() -> tuple[Generic, dict[str, Rule]]:
     return Generic(**data["generic"]), rules
 
 
-def rules() -> dict[str, Rule]:
-    """The per-field table (a copy)."""
-    return dict(_table()[1])
+def rules() -> Mapping[str, Rule]:
+    """The per-field table (read-only: the cached one)."""
+    return _table()[1]
 
 
 def generic() -> Generic:
@@ -158,6 +158,22 @@ def clean(args: Mapping[Any, Any], source: str) -> tuple[dict[str, Any], tuple[R
         else:
             rejected.append(Rejected(name, shown(value), why, source))
     return kept, tuple(rejected)
+
+
+def unreadable(field: str, text: str, source: str) -> Rejected:
+    """A value that is no literal at all (``10**30``, ``-inf``), shown as written."""
+    shown_text = text.encode("ascii", "backslashreplace").decode("ascii")
+    if len(shown_text) > SHOWN_CHARS:
+        shown_text = shown_text[:SHOWN_CHARS] + "..."
+    return Rejected(field, shown_text, "is not a literal value", source)
+
+
+def could_not_use(rejected: tuple[Rejected, ...] | list[Rejected]) -> tuple[str, ...]:
+    """A budget's assumption line per value it could not use (it rests on the default)."""
+    return tuple(
+        f"could not use {r.field}={r.shown} from the {r.source} ({r.why}): SGLang's default assumed"
+        for r in rejected
+    )
 
 
 class _Short(reprlib.Repr):

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..limits import clean, could_not_use
 from .budget_types import Budget, MeasuredFigures, PerGpu
 from .eras import (
     NEWEST_READ,
@@ -57,8 +58,14 @@ def budget(
     ``gpus`` gives capacities (else the ``measured`` log figures, else 2 x 48 GB is assumed);
     ``model`` the model facts (else resolved from ``model_path``); ``sglang_version`` picks the
     era (else the newest release read). ``explicit`` names the args the user really passed;
-    ``mem_fraction_static`` not among them is recomputed the way that release does.
+    ``mem_fraction_static`` not among them is recomputed the way that release does. A value
+    SGLang would not accept (:mod:`..limits`) is left out, and the budget says so.
     """
+    kept, refused = clean(args, "arguments")
+    if refused:
+        b = budget(kept, gpus=gpus, model=model, sglang_version=sglang_version,
+                   measured=measured, explicit=explicit, model_config=model_config)  # fmt: skip
+        return replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     b = _budget(
         args,
         gpus=gpus,

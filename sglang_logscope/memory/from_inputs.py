@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import LogscopeError
+from ..limits import could_not_use
 from ..log.tail import CHECK_KINDS, read_last_run
 from .budget import budget
 from .budget_types import Budget
@@ -40,6 +41,8 @@ def budget_from_inputs(
             sglang_version=sglang_version or cmd.sglang_version,
             explicit=cmd.explicit,
         )
+        if cmd.out_of_range:
+            b = replace(b, assumptions=(*could_not_use(cmd.out_of_range), *b.assumptions))
         if sglang_version is None:
             b = replace(
                 b,

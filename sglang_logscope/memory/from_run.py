@@ -12,6 +12,7 @@ import regex
 
 from ..errors import LogscopeError
 from ..events import EventKind
+from ..limits import could_not_use
 from ..log.figures import kv_pool_gib
 from ..log.runs import FailureKind, Run
 from .budget import budget
@@ -188,6 +189,10 @@ def budget_for_run(
     )
     if note:
         b = replace(b, assumptions=(note, *b.assumptions))
+    banner = run.first(EventKind.SERVER_ARGS)
+    refused = banner.fields.get("rejected", ()) if banner is not None else ()
+    if refused:
+        b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     reported = reported_from_run(run)
     reported["kv_tokens_error_pct"] = _error_pct(b.per_gpu.kv_tokens, reported.get("kv_tokens"))
     reported["mamba_slots_error_pct"] = _error_pct(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +28,36 @@ def _effect(b: Budget) -> str:
     return f"fits: {g.kv_tokens:,} KV tokens ({g.kv_gib:.2f} GiB){mrr}"
 
 
-def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Suggestion]:
+#: Budgets the search may recompute, whatever the inputs (issue 20: 10**9 draft tokens
+#: once meant 10**9 reruns). Today's searches need at most ~70.
+MAX_RERUNS = 256
+#: Draft-token counts tried below the current one.
+MAX_DRAFT_STEPS = 32
 
+
+class _Spent(Exception):
+    """The search used its :data:`MAX_RERUNS`."""
+
+
+def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Suggestion]:
+    """The smallest changes that fit, found in at most :data:`MAX_RERUNS` budgets (what was
+    found when the limit is reached is kept)."""
     out: list[Suggestion] = []
+    spent = [0]
+
+    def counted(*a: Any, **k: Any) -> Budget:
+        spent[0] += 1
+        if spent[0] > MAX_RERUNS:
+            raise _Spent
+        return rerun(*a, **k)
+
+    with contextlib.suppress(_Spent):
+        _search(b, counted, out)
+    return out
+
+
+def _search(b: Budget, rerun: Rerun, out: list[Suggestion]) -> None:
+
     inputs = b.inputs
     hybrid = b.per_gpu.mamba_slot_bytes > 0
     spec = inputs.get("speculative_algorithm")
@@ -64,7 +92,7 @@ def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Sugges
     d = inputs.get("speculative_num_draft_tokens")
     topk = inputs.get("speculative_eagle_topk")
     if spec and isinstance(d, int) and d > 2:
-        for n in range(d - 1, 1, -1):
+        for n in range(d - 1, max(1, d - 1 - MAX_DRAFT_STEPS), -1):
             changed: dict[str, Any] = {"speculative_num_draft_tokens": n}
             if topk in (None, 1):
                 changed["speculative_num_steps"] = n - 1
@@ -102,7 +130,6 @@ def suggestions(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[Sugges
             break
         if add(f"--tp {new_tp}", {"tp_size": new_tp}, f" (needs {new_tp} GPUs)"):
             break
-    return out
 
 
 def _largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:

@@ -15,23 +15,26 @@ from typing import Any
 _MAX_BANNER = 4 << 20
 
 
-def parse_banner(text: str) -> dict[str, Any]:
-    """Parse the text after ``server_args=`` into ``{arg: value}``. Never raises."""
+def parse_banner(text: str, skipped: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Parse the text after ``server_args=`` into ``{arg: value}``. Never raises.
+
+    ``skipped`` receives ``(name, text)`` of each complete item whose value is no literal
+    (``10**30``, ``-inf``, a call with ``*args``): left out, never evaluated."""
     text = text.strip()
     if not text or len(text) > _MAX_BANNER:
         return {}
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return _scan(text)
+        return _scan(text, skipped)
     try:
         value = _node_value(tree.body)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _scan(text)
+        return _scan(text, skipped)
     if isinstance(value, dict):
         value.pop("__type__", None)
         return {str(k): v for k, v in value.items()}
-    return _scan(text)
+    return _scan(text, skipped)
 
 
 def _node_value(node: ast.AST) -> Any:
@@ -65,7 +68,7 @@ def _node_value(node: ast.AST) -> Any:
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
-def _scan(text: str) -> dict[str, Any]:
+def _scan(text: str, skipped: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     """Best-effort linear scan of ``ServerArgs(a=1, b='x', ...`` or ``{'a': 1, ...``.
 
     Splits top-level items respecting quotes and brackets, keeps each item whose value parses
@@ -86,6 +89,8 @@ def _scan(text: str) -> dict[str, Any]:
             tree = ast.parse(value.strip(), mode="eval")
             out[key] = _node_value(tree.body)
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            if skipped is not None:
+                skipped.append((key, value.strip()))
             continue
     return out
 

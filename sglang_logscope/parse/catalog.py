@@ -19,6 +19,8 @@ from typing import Any, Literal
 import regex
 
 from ..events import EventKind
+from ..limits import Rejected, clean, problem
+from ..limits import rules as limit_rules
 
 #: How many leading message characters index the dispatch table.
 KEY_LEN = 4
@@ -102,7 +104,24 @@ class MessageSpec:
             if isinstance(value, Ref):
                 value = out.get(value.field)
             out.setdefault("sets", {})[arg] = value
-        return out
+        return _guarded(out, [a for a, v in self.sets.items() if isinstance(v, Ref)])
+
+
+def _guarded(out: dict[str, Any], from_log: list[str]) -> dict[str, Any]:
+    """Fields named like a ServerArgs field (``mem_fraction_static`` of a ``Current value:``)
+    and the values SGLang says it set that come from the line (``from_log``; the catalog's
+    own constants are trusted) checked against :mod:`..limits`; one out of range is dropped
+    and kept under ``rejected`` (issue 20)."""
+    table = limit_rules()
+    rejected: list[Rejected] = []
+    sets = out.get("sets") or {}
+    for where, names in ((out, [n for n in out if n in table]), (sets, from_log)):
+        for name in names:
+            if name in where and problem(name, where[name]) is not None:
+                rejected.extend(clean({name: where.pop(name)}, "log line")[1])
+    if rejected:
+        out["rejected"] = tuple(rejected)
+    return out
 
 
 _META = set(".^$*+?{}[]|()")

@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from ..events import Event, EventKind, new_event
-from ..limits import clean
+from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
 from .bulk import Rows, bulk_shape
@@ -211,7 +211,7 @@ def _make_event(
         releases = spec.releases
         if kind is EventKind.SERVER_ARGS:
             raw = dict(fields).pop("_repr", "")
-            fields = _banner_fields(parse_banner(raw or _after_equals(header.message)))
+            fields = _banner_fields(raw or _after_equals(header.message))
     return new_event(
         lineno,
         kind,
@@ -228,9 +228,13 @@ def _make_event(
     )
 
 
-def _banner_fields(args: dict[str, Any]) -> dict[str, Any]:
-    """The banner's usable values; those out of range (issue 20) under ``rejected``."""
-    kept, rejected = clean(args, "server_args banner")
+def _banner_fields(text: str) -> dict[str, Any]:
+    """The banner's usable values; those out of range or not literals (issue 20) under
+    ``rejected``."""
+    skipped: list[tuple[str, str]] = []
+    kept, rejected = clean(parse_banner(text, skipped), "server_args banner")
+    if skipped:
+        rejected = (*rejected, *(unreadable(k, v, "server_args banner") for k, v in skipped))
     return {"args": kept, "rejected": rejected} if rejected else {"args": kept}
 
 
