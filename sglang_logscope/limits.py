@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import reprlib
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from .errors import InputError
 
 #: Characters shown of a rejected value.
 SHOWN_CHARS = 40
@@ -81,15 +85,17 @@ def problem(field: str, value: Any) -> str | None:
     """Why ``value`` cannot be used as ``field`` (``None``: it can)."""
     if value is None:
         return None
-    why = _generic_problem(value, generic())
+    why = shape_problem(value)
     if why is not None:
         return why
     rule = _table()[1].get(field)
     return _rule_problem(rule, value) if rule is not None else None
 
 
-def _generic_problem(value: Any, bounds: Generic) -> str | None:
-    """Walks ``value`` without recursion: nesting and size are bounded before anything else."""
+def shape_problem(value: Any) -> str | None:
+    """Why ``value`` is no plain bounded value, whatever its field: walked without recursion,
+    a shared reference counted each time it appears (a YAML alias bomb stops at the bound)."""
+    bounds = generic()
     stack: list[tuple[Any, int]] = [(value, 0)]
     items = 0
     while stack:
@@ -225,3 +231,54 @@ def json_ready(value: Any, default: Callable[[Any], Any] = str) -> Any:
     if isinstance(converted, str):
         return converted
     return json_ready(converted, default)
+
+
+#: Bytes a ``--config`` YAML may have (SGLang's own are a few hundred bytes).
+CONFIG_MAX_BYTES = 4 << 20
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+    """The bytes of a small regular file, or :class:`InputError` in one line: a FIFO, a device
+    or a directory is refused without waiting on it (opened non-blocking, checked by
+    ``fstat``), and a file over ``limit`` bytes is refused before it is read whole."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InputError(f"{os.fspath(path)}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd)
+        if not stat.S_ISREG(mode.st_mode):
+            raise InputError(
+                f"{os.fspath(path)}: {what} must be a regular file, not {_kind(mode.st_mode)}"
+            )
+        if mode.st_size > limit:
+            raise InputError(f"{os.fspath(path)}: {what} is over {limit >> 10} KiB")
+        parts: list[bytes] = []
+        size = 0
+        while size <= limit:
+            part = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    except OSError as exc:
+        raise InputError(f"{os.fspath(path)}: cannot read {what}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise InputError(f"{os.fspath(path)}: {what} is over {limit >> 10} KiB")
+    return b"".join(parts)

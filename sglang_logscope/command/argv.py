@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import CommandError
 from .argtable import ArgTable, ArgValueError
+from .config_yaml import load_config
 
 
 def merge_config(
@@ -31,12 +30,7 @@ def merge_config(
         raise CommandError(f"--config {raw}: SGLang reads only .yaml/.yml config files")
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CommandError(f"--config {raw}: cannot read {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise CommandError(f"--config {raw}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = load_config(path, raw)
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -32,6 +32,7 @@ import regex
 
 from ..errors import LogscopeError
 from ..findings import Severity
+from ..limits import read_regular, shape_problem
 from ..machine.preflight import preflight
 from ..parse.source import decode_line
 
@@ -144,21 +145,16 @@ def record_path(log: str | os.PathLike[str]) -> Path:
 def read_record(log: str | os.PathLike[str]) -> LaunchRecord | None:
     """The launch record beside ``log``: ``None`` when there is none; an error when it is bad."""
     path = record_path(log)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(_MAX_RECORD_BYTES + 1)
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except OSError as exc:
-        raise LogscopeError(
-            f"{path}: cannot read the launch record ({exc.strerror or exc})"
-        ) from None
-    if len(raw) > _MAX_RECORD_BYTES:
-        raise LogscopeError(f"{path}: too large for a launch record")
+    raw = read_regular(path, _MAX_RECORD_BYTES, "a launch record")  # no FIFO, no device
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise LogscopeError(f"{path}: not valid JSON ({exc})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise LogscopeError(f"{path}: not valid JSON ({str(exc)[:80]})") from None
+    why = shape_problem(data)
+    if why is not None:
+        raise LogscopeError(f"{path}: refused as a launch record: it {why}")
     return LaunchRecord.from_dict(data, where=str(path))
 
 
