@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest install clean chromium
+.PHONY: demo test lint typecheck pytest fuzz install clean chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -44,7 +44,11 @@ chromium:
 	  else echo "chromium: not installed (report tests will skip)"; fi; \
 	} || true
 
-test: lint typecheck pytest
+# Seeded, fixed-count fuzzing of hostile values through every subcommand (issue 20).
+fuzz: $(STAMP)
+	$(BIN)/python -m benchmarks.fuzz.values --runs 25 --seed 20
+
+test: lint typecheck pytest fuzz
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -17,6 +17,7 @@ import typer
 from ._direct import direct_call
 from .errors import LogscopeError
 from .events import EventKind
+from .limits import refuse_overwriting
 from .render import text as report
 from .render.emit import emit
 
@@ -230,8 +231,10 @@ def report_command(
     from .render.html import render_html
     from .staleness.report import full_report
 
+    refuse_overwriting(html_out, log, expect_args)
     result = full_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
     page = render_html(result)
+    refuse_overwriting(html_out, log, expect_args)  # (again: a link made meanwhile)
     try:
         html_out.write_text(page, encoding="utf-8")
     except OSError as exc:

@@ -282,3 +282,21 @@ def read_regular(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
     if size > limit:
         raise InputError(f"{os.fspath(path)}: {what} is over {limit >> 10} KiB")
     return b"".join(parts)
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file (through links too); ``False`` when either is absent."""
+    try:
+        one, two = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+
+
+def refuse_overwriting(output: str | os.PathLike[str], *inputs: object) -> None:
+    """:class:`InputError` when ``output`` is one of the ``inputs`` (``report LOG --html LOG``
+    would replace the log with its own report); inputs that are no path are ignored."""
+    for given in inputs:
+        path = os.fspath(given) if isinstance(given, (str, os.PathLike)) else "-"
+        if path != "-" and same_file(output, path):
+            raise InputError(f"{os.fspath(output)}: is an input ({path}); not overwritten")

@@ -128,3 +128,90 @@ def test_a_launch_record_fifo_is_refused_without_waiting(tmp_path: Path) -> None
         read_record(log)
     code, _, _ = run_cli(["check", str(log)])
     assert code in (0, 1)
+
+
+# ------------------------------------------------------------------ files (item 5)
+
+
+def _big_log(tmp_path: Path) -> Path:
+    """Over the tail scan's 4 MiB: the demo log appended to itself (many runs)."""
+    log = tmp_path / "big.log"
+    log.write_text(DEMO * (5 * (1 << 20) // len(DEMO) + 1), encoding="utf-8")
+    return log
+
+
+def test_a_log_truncated_while_check_scans_it_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``> LOG`` does to a log ``check`` reads: with a memory map this was a bus error
+    (exit 135, no message); the scan now reads by offset and checks every block's size."""
+    from sglang_logscope.log import tail
+
+    log = _big_log(tmp_path)
+    real = tail._Blocks.read
+    calls = []
+
+    def truncating(self: tail._Blocks, at: int, n: int) -> bytes:
+        calls.append(at)
+        if len(calls) == 2:
+            os.truncate(log, 0)
+        return real(self, at, n)
+
+    monkeypatch.setattr(tail._Blocks, "read", truncating)
+    code, _, err = run_cli(["check", str(log)])
+    assert code == 2 and "shrank while it was read" in err and len(err.splitlines()) == 1
+
+
+def test_a_log_removed_while_check_reads_it_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sglang_logscope.log import tail
+
+    log = _big_log(tmp_path)
+    real = tail.scan_starters
+
+    def removing(path: str) -> object:
+        found = real(path)
+        log.unlink()  # between the scan and the parse of the last run
+        return found
+
+    monkeypatch.setattr(tail, "scan_starters", removing)
+    code, _, err = run_cli(["check", str(log)])
+    assert code == 2 and "removed or replaced" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["summary", "runs", "events", "check"])
+def test_a_character_device_is_no_log(command: str) -> None:
+    code, _, err = run_cli([command, "/dev/zero"])  # read for ever before
+    assert code == 2 and "is a device" in err
+
+
+def test_gzip_of_empty_lines_is_bounded_by_lines(tmp_path: Path) -> None:
+    """10 KB of gzip holding 10 million empty lines took minutes and 2.4 GB (issue 20)."""
+    import gzip
+
+    path = tmp_path / "empty.log.gz"
+    path.write_bytes(gzip.compress(b"\n" * 10_000_000, 9))
+    assert path.stat().st_size < 20_000
+    code, _, err = run_cli(["summary", str(path)])
+    assert code == 2 and "lines" in err and "decompression bomb" in err
+
+
+def test_a_real_gzip_log_is_not_a_bomb(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "server.log.gz"
+    path.write_bytes(gzip.compress(DEMO.encode("utf-8") * 200))
+    code, _, _ = run_cli(["summary", str(path)])
+    assert code == 0
+
+
+def test_report_never_writes_onto_its_input(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    log.write_text(DEMO, encoding="utf-8")
+    link = tmp_path / "report.html"
+    link.symlink_to(log)
+    for target in (log, link):
+        code, _, err = run_cli(["report", str(log), "--html", str(target)])
+        assert code == 2 and "is an input" in err
+    assert log.read_text(encoding="utf-8") == DEMO

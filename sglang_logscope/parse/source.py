@@ -21,6 +21,11 @@ MAX_LINE_BYTES = 1 << 20
 #: that it is treated as a decompression bomb, not a log.
 GZIP_MIN_CAP = 4 << 30
 GZIP_MAX_RATIO = 1000
+#: ... and to at most max(GZIP_MIN_LINES, GZIP_LINES_PER_BYTE x its size) lines: a few KB of
+#: compressed empty lines are millions of events (issue 20). A real log has ~0.1 line per
+#: compressed byte.
+GZIP_MIN_LINES = 200_000
+GZIP_LINES_PER_BYTE = 4
 _READ_BLOCK = 1 << 16
 
 #: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
@@ -60,6 +65,8 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
             raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
         if stat.S_ISDIR(st.st_mode):
             raise InputError(f"{name}: is a directory, not a log file")
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):  # /dev/zero never ends
+            raise InputError(f"{name}: is a device, not a log file")
         try:
             raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's finally
         except PermissionError:
@@ -69,9 +76,9 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
         head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
         if head == b"\x1f\x8b":
             cap = max(GZIP_MIN_CAP, GZIP_MAX_RATIO * st.st_size)
-            return cast(
-                IO[bytes], _CappedGzip(gzip.GzipFile(fileobj=raw, mode="rb"), cap, name)
-            ), True
+            lines = max(GZIP_MIN_LINES, GZIP_LINES_PER_BYTE * st.st_size)
+            inner = gzip.GzipFile(fileobj=raw, mode="rb")
+            return cast(IO[bytes], _CappedGzip(inner, cap, name, lines)), True
         return raw, True
     if isinstance(source, io.TextIOBase):
         buffer = getattr(source, "buffer", None)
@@ -84,18 +91,25 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
 class _CappedGzip:
     """A gzip stream that refuses to expand past ``cap`` bytes (a gzip bomb stops here)."""
 
-    def __init__(self, inner: gzip.GzipFile, cap: int, name: str) -> None:
+    def __init__(self, inner: gzip.GzipFile, cap: int, name: str, lines: int = 1 << 62) -> None:
         self._inner = inner
         self._cap = cap
         self._name = name
         self._seen = 0
+        self._lines_cap = lines
+        self._lines = 0
 
     def read(self, size: int = -1) -> bytes:
         data = self._inner.read(size)
         self._seen += len(data)
+        self._lines += data.count(b"\n")
         if self._seen > self._cap:
             raise InputError(
                 f"{self._name}: gzip data expands past {self._cap >> 20} MiB: refusing it as a decompression bomb"
+            )
+        if self._lines > self._lines_cap:
+            raise InputError(
+                f"{self._name}: gzip data expands past {self._lines_cap:,} lines: refusing it as a decompression bomb"
             )
         return data
 
