@@ -304,3 +304,40 @@ def test_chromium_hostile_page_has_no_injected_elements(
     assert "script" not in names and "img" not in names and "iframe" not in names
     assert not any(k.startswith("on") for _, a in tags.tags for k in a)
     assert "pwned" not in next((d for d in tags.text if "logscope report" in d), "")
+
+
+#: A file name is untrusted too (issue 20, item 6): markup, an event handler, a bidi override.
+HOSTILE_NAME = "<img src=x onerror=alert(7)>\u202egol.log"
+
+
+def _hostile_named(folder: Path) -> Path:
+    log = folder / HOSTILE_NAME
+    shutil.copyfile(DEMO / "sglang-serve.log", log)
+    return log
+
+
+def test_a_hostile_file_name_is_escaped_everywhere(tmp_path: Path) -> None:
+    log = _hostile_named(tmp_path)
+    page = html_report(log, DEMO / "command.txt")
+    assert "<img" not in page and "onerror=alert(7)>" not in page.replace("&gt;", "")
+    assert "\u202e" not in page  # shown as \u202e, never applied
+    tags = _parse(page)
+    assert [t for t, _ in tags.tags].count("img") == 0
+    shown = "&lt;img src=x onerror=alert(7)&gt;\\u202egol.log"
+    assert page.count(shown) >= 2  # the <title> and the <h1>
+
+
+@needs_chromium
+def test_chromium_a_hostile_file_name_injects_nothing(tmp_path: Path) -> None:
+    log = _hostile_named(tmp_path)
+    page = tmp_path / "report.html"
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(log), "--html", str(page)])
+    assert done.value.code in (0, 1)
+    dom, err = run_chromium(page, dump_dom=True, timeout=30)
+    assert console_messages(err) == []
+    tags = _parse(dom)
+    names = [t for t, _ in tags.tags]
+    assert "img" not in names and "script" not in names
+    assert not any(k.startswith("on") for _, a in tags.tags for k in a)
+    assert any("<img src=x onerror=alert(7)>" in d for d in tags.text)  # shown as text
