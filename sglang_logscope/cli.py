@@ -366,8 +366,16 @@ _WatchFmt = Annotated[
     typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl."),
 ]
 _WatchPoll = Annotated[
-    float, typer.Option("--poll-interval", help="Seconds between reads of the log.", min=0.01)
+    float,
+    typer.Option("--poll-interval", help="Seconds between reads of the log.", min=0.01, max=60),
 ]
+
+
+def _in_range(option: str, value: float, low: float, high: float) -> float:
+    """``value`` if finite and within [low, high] (click's ranges let NaN through)."""
+    if not low <= value <= high:  # NaN fails both comparisons
+        raise LogscopeError(f"{option} {value}: must be a number from {low:g} to {high:g}")
+    return value
 
 
 def _watch_run(log: str, prepared: object, fmt: WatchFormat, poll: float, pid: int | None) -> None:
@@ -412,6 +420,7 @@ def watch(
     # start-up: each command loads only the library and renderer it needs
     from .watch.loop import parse_duration, prepare, settle_for
 
+    poll = _in_range("--poll-interval", poll, 0.01, 60)
     prepared = prepare(
         log,
         expect_args=expect_args,
@@ -436,7 +445,7 @@ def launch(
     keep: Annotated[
         int,
         typer.Option(
-            "--keep", help="Keep up to N old logs (LOG.1 .. LOG.N); never deletes.", min=1
+            "--keep", help="Keep up to N old logs (LOG.1 .. LOG.N); never deletes.", min=1, max=1000
         ),
     ] = 5,
     no_watch: Annotated[bool, typer.Option("--no-watch", help="Start it and return.")] = False,
@@ -462,6 +471,8 @@ def launch(
     from .watch.loop import Prepared, parse_duration, settle_for
     from .watch.watcher import WatchOptions
 
+    poll = _in_range("--poll-interval", poll, 0.01, 60)
+    alive_after = _in_range("--alive-after", alive_after, 0, 600)
     wait_s = parse_duration(timeout, "--timeout")
     quiet_s = parse_duration(quiet_after, "--quiet-after")
     err = report.console(stderr=True)

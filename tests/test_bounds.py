@@ -215,3 +215,39 @@ def test_report_never_writes_onto_its_input(tmp_path: Path) -> None:
         code, _, err = run_cli(["report", str(log), "--html", str(target)])
         assert code == 2 and "is an input" in err
     assert log.read_text(encoding="utf-8") == DEMO
+
+
+# ------------------------------------------------------------------ option values (item 5)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["watch", "LOG", "--poll-interval", "inf"],
+        ["watch", "LOG", "--poll-interval", "nan"],
+        ["watch", "LOG", "--timeout", "99999999h"],
+        ["launch", "--keep", "1000000000", "--log", "LOG2", "--", "true"],
+        ["launch", "--alive-after", "nan", "--log", "LOG2", "--", "true"],
+        ["launch", "--poll-interval", "inf", "--log", "LOG2", "--", "true"],
+    ],
+    ids=lambda a: " ".join(a[:4]),
+)
+def test_option_values_are_finite_and_bounded(tmp_path: Path, argv: list[str]) -> None:
+    log = tmp_path / "server.log"
+    log.write_text(DEMO, encoding="utf-8")
+    subs = {"LOG": str(log), "LOG2": str(tmp_path / "new.log")}
+    code, _, err = run_cli([subs.get(a, a) for a in argv])
+    assert code == 2 and "Traceback" not in err
+    assert not (tmp_path / "new.log").exists()  # nothing started
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_watch_refuses_what_it_cannot_follow_at_once(tmp_path: Path, kind: str) -> None:
+    """A FIFO with no writer made ``watch`` wait past its --timeout (the open blocked)."""
+    target = tmp_path / "wf"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    code, _, err = run_cli(["watch", str(target), "--timeout", "2s", "-f", "jsonl"])
+    assert code == 2 and "regular file" in err

@@ -150,7 +150,9 @@ class Follower:
 
     def _open(self) -> bool:
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            # non-blocking: opening a FIFO would wait for a writer, past any --timeout
+            flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self.path, flags)
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -160,6 +162,9 @@ class Follower:
         if _stat.S_ISDIR(st.st_mode):
             os.close(fd)
             raise LogscopeError(f"{self.path}: is a directory, not a log file")
+        if not _stat.S_ISREG(st.st_mode):  # a FIFO, /dev/zero: no offsets to follow
+            os.close(fd)
+            raise LogscopeError(f"{self.path}: watch follows a regular file, not a FIFO or device")
         self._fd = fd
         self._ident = (st.st_ino, st.st_dev)
         self._offset = 0

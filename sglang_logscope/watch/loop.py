@@ -62,7 +62,13 @@ def parse_duration(text: str, option: str = "duration") -> float:
     )
     if seconds <= 0:
         raise LogscopeError(f"{option} {text!r}: must be more than zero")
+    if seconds > MAX_DURATION_S:
+        raise LogscopeError(f"{option} {text!r}: more than 30 days")
     return seconds
+
+
+#: The longest ``--timeout`` / ``--quiet-after`` (issue 20: bounded option values).
+MAX_DURATION_S = 30 * 86400
 
 
 # ------------------------------------------------------------------------------ options
