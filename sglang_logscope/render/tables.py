@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from .._text import SCHEMA_VERSION, when
+from .._text import SCHEMA_VERSION, visible, when
 from ..log.select import EventSelection, RunList, Summaries
 from .text import console, plain, write_json, write_jsonl
 
@@ -47,7 +47,14 @@ def events_csv(result: EventSelection) -> None:
     writer.writerow(_CSV_COLUMNS)
     for e in result.events:
         d = e.to_dict()
-        writer.writerow([d[c] if d[c] is not None else "" for c in _CSV_COLUMNS])
+        writer.writerow([_csv_cell(d[c]) for c in _CSV_COLUMNS])
+
+
+def _csv_cell(value: object) -> object:
+    """Log text with control and bidi characters made visible (as in every other format)."""
+    if value is None:
+        return ""
+    return visible(value) if isinstance(value, str) else value
 
 
 def runs_table(result: RunList) -> None:
