@@ -15,14 +15,19 @@ and ``watch`` take the launch time and the intended command from it.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shlex
 import shutil
+import signal
 import socket
+import stat
 import subprocess
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -159,14 +164,34 @@ def read_record(log: str | os.PathLike[str]) -> LaunchRecord | None:
 
 
 def write_record(record: LaunchRecord, path: str | os.PathLike[str]) -> Path:
-    """Write the record atomically (a temporary file renamed over the target)."""
+    """Write the record atomically: a temporary file of a fresh random name, created with
+    ``O_EXCL`` (``mkstemp``: a symlink planted at the name is never followed), renamed over
+    the target. :class:`LogscopeError` in one line when it cannot (full disk, permissions)."""
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(
-        json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    os.replace(tmp, target)
+    data = (json.dumps(record.to_dict(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise LogscopeError(f"{target}: cannot write the launch record ({_why(exc)})") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
     return target
+
+
+def _why(exc: OSError) -> str:
+    """An OSError in a few words (ENOSPC, EACCES, ELOOP, ... by their message)."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link is in the way; logscope does not follow it"
+    return exc.strerror or str(exc)
 
 
 def relevant_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -197,10 +222,14 @@ def rotate(log: str | os.PathLike[str], keep: int) -> Path | None:
     if keep < 1:
         raise LogscopeError("--keep must be at least 1 (logs are never deleted)")
     try:
-        st = path.stat()
+        st = path.lstat()
     except FileNotFoundError:
         return None
-    if not path.is_file():
+    except OSError as exc:
+        raise LogscopeError(f"{path}: cannot read ({_why(exc)})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise LogscopeError(f"{path}: is a symbolic link; logscope does not follow it")
+    if not stat.S_ISREG(st.st_mode):
         raise LogscopeError(f"{path}: exists and is not a regular file")
     if st.st_size == 0:
         return None
@@ -219,12 +248,33 @@ def rotate(log: str | os.PathLike[str], keep: int) -> Path | None:
 
 
 def _move(src: Path, dst: Path) -> None:
-    if dst.exists():  # never overwrite a log
-        raise LogscopeError(f"{dst} appeared during rotation; nothing more was moved")
-    os.rename(src, dst)
-    src_record, dst_record = record_path(src), record_path(dst)
-    if src_record.exists() and not dst_record.exists():
-        os.rename(src_record, dst_record)
+    """``src`` to ``dst``, never over an existing file: a hard link (which fails if ``dst``
+    exists, with no gap between a check and the move) then the old name removed; where the
+    file system has no hard links, a check and a rename."""
+    try:
+        _move_no_replace(src, dst)
+        src_record, dst_record = record_path(src), record_path(dst)
+        if os.path.lexists(src_record):
+            _move_no_replace(src_record, dst_record)
+    except FileExistsError:
+        raise LogscopeError(f"{dst} appeared during rotation; nothing more was moved") from None
+    except OSError as exc:
+        raise LogscopeError(f"cannot move {src} to {dst} ({_why(exc)})") from None
+
+
+def _move_no_replace(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EMLINK):
+            raise
+        if os.path.lexists(dst):
+            raise FileExistsError(dst) from None
+        os.rename(src, dst)
+        return
+    os.unlink(src)
 
 
 # ------------------------------------------------------------------------------ pre-flight
@@ -303,11 +353,47 @@ def start(
         log_path = workdir / log_path
     if not log_path.parent.is_dir():
         raise LogscopeError(f"{log_path.parent}: no such directory for the log")
+    with launch_lock(log_path):
+        return _start_locked(argv, log_path, keep, environ, workdir)
+
+
+@contextlib.contextmanager
+def launch_lock(log: Path) -> Iterator[None]:
+    """An exclusive lock per log (``LOG.launch.lock``, never removed): two launches onto one
+    log at once would rotate each other's log and overwrite each other's record."""
+    path = Path(os.fspath(log) + ".launch.lock")
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise LogscopeError(f"{path}: cannot create the launch lock ({_why(exc)})") from None
+    try:
+        try:
+            # platform: fcntl exists on POSIX only
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            pass
+        except OSError:
+            raise LogscopeError(
+                f"{log}: another logscope launch is starting a server on this log; try again"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _start_locked(
+    argv: Sequence[str], log_path: Path, keep: int, environ: dict[str, str], workdir: Path
+) -> Launched:
     rotated = rotate(log_path, keep)
     record_file = record_path(log_path)
-    fd = os.open(
-        log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644
-    )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+    try:  # never through a symlink: a dangling --log link would create its target
+        fd = os.open(log_path, flags | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise LogscopeError(f"{log_path}: cannot open the log ({_why(exc)})") from None
     try:
         launched_at = now_iso()
         try:
@@ -335,8 +421,24 @@ def start(
         log=str(log_path),
         rotated_to=str(rotated) if rotated else None,
     )
-    write_record(record, record_file)
+    try:
+        write_record(record, record_file)
+    except LogscopeError as exc:
+        _stop(process)  # a server nobody can find again is worse than none
+        raise LogscopeError(f"{exc}; stopped the server it started (pid {process.pid})") from None
     return Launched(process, record, log_path, record_file, rotated)
+
+
+def _stop(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """Terminate the server's process group (it runs in its own session), then kill it."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def confirm_alive(launched: Launched, wait: float = 1.0, poll: float = 0.05) -> int | None:
