@@ -175,6 +175,10 @@ CODES: dict[str, Code] = {
              "finite number, too large or too deep): logscope treats it as unknown.",
              "Check where the value came from: a hand-edited or corrupted log, a typo in the command or config. "
              "Figures that needed it rest on SGLang's default instead (the budget says which)."),
+        Code("LS081", "host-not-resolved", Severity.INFO,
+             "The command's --host is a name, not an address: the pre-flight resolves no names (no DNS "
+             "look-up for a host it was not asked about), so the port was not probed.",
+             "Give --host as an address (0.0.0.0, 127.0.0.1, an interface's IP) for the port check."),
     )
 }  # fmt: skip
 

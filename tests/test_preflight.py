@@ -277,3 +277,35 @@ def test_cli_exit_codes(
 
 def test_errors_are_logscope_errors() -> None:
     assert issubclass(GpuReadError, LogscopeError)
+
+
+def test_a_host_name_from_the_command_is_never_resolved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: ``--host made-up.example`` in a command file was looked up through DNS."""
+    import socket
+
+    from sglang_logscope.machine import preflight as pf
+
+    calls: list[tuple[object, int]] = []
+    real = socket.getaddrinfo
+
+    def recording(host: object, port: object, *args: object, **kwargs: object) -> object:
+        flags = int(kwargs.get("flags", 0))  # type: ignore[call-overload]
+        calls.append((host, flags))
+        return real(host, port, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", recording)
+    assert pf.probe_port("made-up.example", 30000) == pf.NOT_RESOLVED
+    assert all(flags & socket.AI_NUMERICHOST for _, flags in calls)
+    assert pf.probe_port("localhost", 0) is None  # an address of this machine, no look-up
+    assert ("localhost", 0) not in [(h, 0) for h, _ in calls]
+
+
+def test_a_host_name_is_reported_as_not_probed() -> None:
+    from sglang_logscope.command.parse import parse_launch_command
+    from sglang_logscope.machine import preflight as pf
+
+    cmd = parse_launch_command(
+        "python -m sglang.launch_server --model-path m --host made-up.example --port 30000"
+    )
+    (finding,) = pf._port_findings(cmd, pf.probe_port)
+    assert finding.code == "LS081" and "made-up.example" in finding.message

@@ -199,6 +199,8 @@ def _gib(n: float) -> str:
 # --------------------------------------------------------------------------- checks
 
 PortProbe = Callable[[str, int], "str | None"]
+#: What :func:`probe_port` says of a host name (it probes addresses only).
+NOT_RESOLVED = "not resolved"
 
 
 def probe_port(host: str, port: int) -> str | None:
@@ -206,9 +208,15 @@ def probe_port(host: str, port: int) -> str | None:
 
     Returns None when it binds, else why not (``"in use"``, ``"address unavailable"``, ...).
     """
-    try:
-        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)
+    if host == "localhost":
+        host = "127.0.0.1"
+    try:  # numeric only: a name from a command file is never sent to DNS (issue 20)
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST
+        )
     except socket.gaierror as exc:
+        if exc.errno == socket.EAI_NONAME and host:
+            return NOT_RESOLVED
         return f"address unavailable: cannot resolve {host!r}: {exc.strerror}"
     family, kind, proto, _, addr = infos[0]
     with socket.socket(family, kind, proto) as sock:
@@ -385,6 +393,8 @@ def _port_findings(command: LaunchCommand, probe: PortProbe) -> list[Finding]:
     why = probe(host, int(port))
     if why is None:
         return []
+    if why == NOT_RESOLVED:
+        return [Finding("LS081", f"--host {host}: a name; port {port} not probed", None, None)]
     if why.startswith("address unavailable"):
         return [Finding("PF008", f"--host {host}: {why}", None, None, {"host": host})]
     return [
