@@ -344,3 +344,53 @@ def _every_api(log: Path) -> None:
         _strict(to_json(ls.summarize(parsed)))
     except LogscopeError:
         pass
+
+
+# ------------------------------------------------------------------ values inside log lines
+
+
+def test_an_out_of_range_current_value_is_refused(tmp_path: Path) -> None:
+    """``Current value: mem_fraction_static=5.0`` in SGLang's OOM error is a value like any."""
+    line = (
+        "[2026-05-09 09:18:30] RuntimeError: Not enough memory. Please try to increase "
+        "--mem-fraction-static. Current value: mem_fraction_static=5.0\n"
+    )
+    log = tmp_path / "server.log"
+    log.write_text(DEMO + line, encoding="utf-8")
+    run = read_log(log).runs[-1]
+    hit = [e for e in run.events if isinstance(e.fields, dict) and e.fields.get("rejected")]
+    assert hit and "mem_fraction_static" not in hit[0].fields
+    _, out, _ = run_cli(["check", "-f", "json", str(log)])
+    assert any(
+        f["code"] == "LS080" and "mem_fraction_static=5.0" in f["message"]
+        for f in _strict(out)["findings"]
+    )
+
+
+#: Control, bidi and separator characters a log line may hold.
+_UNSAFE = "\x07\x08\x7f\x85\u202e\u2066\u2028\ufeff"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["events"],
+        ["events", "-f", "csv"],
+        ["events", "-f", "jsonl"],
+        ["events", "-f", "json"],
+        ["summary"],
+        ["check"],
+        ["check", "-f", "json"],
+        ["runs"],
+    ],
+    ids=" ".join,
+)
+def test_control_and_bidi_characters_never_reach_any_output(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    log = tmp_path / "server.log"
+    hostile = f"[2026-05-09 09:18:31] Exception: evil{_UNSAFE}tail\n"
+    log.write_text(with_field("model_path", repr(f"/m/{_UNSAFE}")) + hostile, encoding="utf-8")
+    code, out, err = run_cli([*argv, str(log)])
+    assert code in (0, 1), err
+    assert not set(_UNSAFE) & set(out + err), [c for c in _UNSAFE if c in out + err]
