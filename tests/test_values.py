@@ -27,6 +27,8 @@ from sglang_logscope.log.reader import read_log
 from sglang_logscope.memory import suggest
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.from_run import budget_for_run
+from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.messages import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = (ROOT / "fixtures" / "demo" / "sglang-serve.log").read_text(encoding="utf-8")
@@ -394,3 +396,38 @@ def test_control_and_bidi_characters_never_reach_any_output(
     code, out, err = run_cli([*argv, str(log)])
     assert code in (0, 1), err
     assert not set(_UNSAFE) & set(out + err), [c for c in _UNSAFE if c in out + err]
+
+
+# ------------------------------------------------------------------ numbers inside any line
+
+_SAMPLES = [s.line for spec in CATALOG.specs for s in spec.samples]
+_HUGE = st.sampled_from(["9" * 25, "9" * 400, "9" * 5000, "9" * 400 + ".5", "1e999", "0"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_SAMPLES), st.lists(_HUGE, min_size=1, max_size=8))
+def test_any_number_in_any_catalog_line_stays_bounded(line: str, numbers: list[str]) -> None:
+    """Every number of a real SGLang line (the catalog's samples) replaced by a huge one:
+    event fields hold no unbounded int or infinity, so the events' fast JSON path (which
+    trusts that) gives what the guarded one gives."""
+    it = iter(numbers * 50)
+    hostile = re.sub(r"(?<=[\s=:(\[,])\d+(?:\.\d+)?", lambda _m: next(it), line)
+    for event in iter_events(io.BytesIO(hostile.encode("utf-8"))):
+        fields = {k: v for k, v in event.fields.items() if k != "rejected"}
+        assert limits.shape_problem(fields) is None, fields
+        row = event.to_dict()
+        fast, guarded = to_json(row, indent=None, parsed=True), to_json(row, indent=None)
+        assert fast == guarded
+        _strict(fast)
+
+
+def test_huge_numbers_in_a_decode_batch_line_stay_text() -> None:
+    line = (
+        "[2026-05-09 09:20:00 TP0] Decode batch, #running-req: 9999999999999999999999999, "
+        "#token: 12, token usage: 0.01, gen throughput (token/s): "
+        + "9" * 400
+        + ".5, #queue-req: 0"
+    )
+    (event,) = iter_events(io.BytesIO(line.encode("utf-8")))
+    assert event.fields["running_req"] == "9999999999999999999999999"
+    assert isinstance(event.fields["gen_throughput"], str) and event.fields["token"] == 12

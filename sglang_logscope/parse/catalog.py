@@ -10,6 +10,7 @@ tried only against the few specs that can match it.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any, Literal
 import regex
 
 from ..events import EventKind
-from ..limits import Rejected, clean, problem
+from ..limits import Rejected, clean, problem, shape_problem
 from ..limits import rules as limit_rules
 
 #: How many leading message characters index the dispatch table.
@@ -120,7 +121,7 @@ def _guarded(out: dict[str, Any], from_log: list[str]) -> dict[str, Any]:
             if name in where and problem(name, where[name]) is not None:
                 rejected.extend(clean({name: where.pop(name)}, "log line")[1])
     if rejected:
-        out["rejected"] = tuple(rejected)
+        out["rejected"] = tuple(dict.fromkeys(rejected))  # a set value is often a field too
     return out
 
 
@@ -255,18 +256,24 @@ def _to_bool(raw: str) -> bool:
 
 
 def _to_list(raw: str) -> Any:
+    """A printed list or dict as data; the text itself when it is none, or holds what no log
+    value may (an unbounded int, infinity, a complex, deep nesting: :func:`.shape_problem`)."""
     try:
-        return ast.literal_eval(raw) if len(raw) < 100_000 else raw
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = ast.literal_eval(raw) if len(raw) < 100_000 else raw
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return raw
+    return raw if shape_problem(value) is not None else value
 
 
 def _to_number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     def convert(raw: str) -> Any:
         try:
-            return kind(raw.replace(",", "").strip())
+            value = kind(raw.replace(",", "").strip())
         except ValueError:
             return raw
+        if isinstance(value, float) and not math.isfinite(value):
+            return raw  # (the catalog's patterns bound digits; this is the backstop)
+        return value
 
     return convert
 
@@ -310,14 +317,21 @@ def auto_value(text: str) -> Any:
     bare = text.strip()
     if bare.isascii():  # the commonest values first: '47', '0.05' (what the rules below give)
         if bare.isdigit():
-            try:
-                return int(bare)
-            except ValueError:  # beyond Python's int-from-text digit limit
-                return bare
+            return int(bare) if len(bare) <= _MAX_DIGITS else bare
         whole, dot, frac = bare.partition(".")
         if dot and whole.isdigit() and frac.isdigit():
-            return float(bare)
+            return _finite(bare)
     return _typed_value(text)
+
+
+#: Digits of the longest int a log value becomes (below 2**63; longer stays text: issue 20).
+_MAX_DIGITS = 18
+
+
+def _finite(text: str) -> Any:
+    """``float(text)``, or ``text`` when that is infinite (400 digits are ``inf``)."""
+    value = float(text)
+    return value if math.isfinite(value) else text
 
 
 def _typed_value(text: str) -> Any:
@@ -326,12 +340,9 @@ def _typed_value(text: str) -> Any:
     text = text.strip().rstrip(".") if not text.strip().endswith("..") else text.strip()
     bare = _UNIT.sub("", text)
     if _INT.fullmatch(bare):
-        try:
-            return int(bare)
-        except ValueError:  # beyond Python's int-from-text digit limit
-            return text
+        return int(bare) if len(bare.lstrip("-")) <= _MAX_DIGITS else text
     if _FLOAT.fullmatch(bare):
-        return float(bare)
+        return _finite(bare)
     if text in ("True", "False"):
         return text == "True"
     if text[:1] in "[{" and len(text) < 100_000:

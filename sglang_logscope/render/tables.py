@@ -34,12 +34,13 @@ def events_json(result: EventSelection) -> None:
             "schema_version": SCHEMA_VERSION,
             "log": result.log,
             "events": [e.to_dict() for e in result.events],
-        }
+        },
+        parsed=True,
     )
 
 
 def events_jsonl(result: EventSelection) -> None:
-    write_jsonl(e.to_dict() for e in result.events)
+    write_jsonl((e.to_dict() for e in result.events), parsed=True)
 
 
 def events_csv(result: EventSelection) -> None:

@@ -48,11 +48,11 @@ def console(stderr: bool = False) -> Console:
     )
 
 
-def write_json(data: Any) -> None:
-    sys.stdout.write(to_json(data) + "\n")
+def write_json(data: Any, *, parsed: bool = False) -> None:
+    sys.stdout.write(to_json(data, parsed=parsed) + "\n")
 
 
-def write_jsonl(rows: Iterable[Any]) -> None:
+def write_jsonl(rows: Iterable[Any], *, parsed: bool = False) -> None:
     out = sys.stdout
     for row in rows:
-        out.write(to_json(row, indent=None) + "\n")
+        out.write(to_json(row, indent=None, parsed=parsed) + "\n")
