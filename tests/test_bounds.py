@@ -251,3 +251,17 @@ def test_watch_refuses_what_it_cannot_follow_at_once(tmp_path: Path, kind: str) 
         target.symlink_to("/dev/zero")
     code, _, err = run_cli(["watch", str(target), "--timeout", "2s", "-f", "jsonl"])
     assert code == 2 and "regular file" in err
+
+
+def test_docs_list_every_limit() -> None:
+    """docs/limits.md has a row for every field of data/args/limits.json, with its bounds."""
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "limits.md").read_text(encoding="utf-8")
+    table = json.loads((root / "sglang_logscope" / "data" / "args" / "limits.json").read_text())
+    for name, rule in table["fields"].items():
+        row = next((line for line in page.splitlines() if line.startswith(f"| `{name}` |")), None)
+        assert row is not None, f"docs/limits.md lacks {name}"
+        assert f"| {rule['type']} |" in row
+        if rule["type"] in ("int", "float") and rule["max"] < 2**20:
+            assert str(rule["max"]) in row, row
+    assert "(docs/limits.md)" in (root / "README.md").read_text(encoding="utf-8")
