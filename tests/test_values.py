@@ -431,3 +431,60 @@ def test_huge_numbers_in_a_decode_batch_line_stay_text() -> None:
     (event,) = iter_events(io.BytesIO(line.encode("utf-8")))
     assert event.fields["running_req"] == "9999999999999999999999999"
     assert isinstance(event.fields["gen_throughput"], str) and event.fields["token"] == 12
+
+
+# ------------------------------------------------------------------ the public API, any value
+
+_VALUE = st.recursive(
+    st.one_of(
+        st.integers(),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.complex_numbers(),
+        st.text(max_size=20),
+        st.booleans(),
+        st.none(),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(_FIELDS), _VALUE, min_size=1, max_size=4))
+def test_budget_takes_any_values(changed: dict[str, Any]) -> None:
+    """``budget()`` called by a library user with any Python values: a budget (the values it
+    could not use named in its assumptions) or a LogscopeError; its JSON is strict."""
+    args = {"model_path": "/root/models/Qwen3.6-27B", "tp_size": 2, **changed}
+    try:
+        b = budget(args)
+    except LogscopeError:
+        return
+    _strict(to_json(b.to_dict()))
+    for name, value in changed.items():
+        if limits.problem(name, value) is not None:
+            assert any(f"could not use {name}=" in a for a in b.assumptions)
+
+
+_WORDS = ["0", "-1", "inf", "nan", "1e400", "9" * 30, "0.999999", "4097", "x", "[1]", "{}"]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from(_FIELDS), st.sampled_from(_WORDS))
+def test_any_flag_value_in_a_command(tmp_path: Path, field: str, word: str) -> None:
+    command = tmp_path / "command.txt"
+    flag = "--" + field.replace("_", "-")
+    command.write_text(
+        DEMO_COMMAND.replace(" > /root", f" {flag} {word} > /root"), encoding="utf-8"
+    )
+    for argv in (
+        ["args", "-f", "json", str(command)],
+        ["budget", "-e", str(command), "-f", "json"],
+    ):
+        code, out, err = run_cli(argv)
+        assert code in (0, 1, 2) and "Traceback" not in err, (argv, err)
+        if code != 2:
+            _strict(out)
