@@ -33,6 +33,9 @@ from sglang_logscope.parse.messages import CATALOG
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = (ROOT / "fixtures" / "demo" / "sglang-serve.log").read_text(encoding="utf-8")
 DEMO_COMMAND = (ROOT / "fixtures" / "demo" / "command.txt").read_text(encoding="utf-8")
+#: The demo command as its author meant it: its flattened paste passes ``\ --flag`` words
+#: (a space first) that SGLang's argparse does not know.
+MEANT_COMMAND = DEMO_COMMAND.replace("\\ ", "")
 
 #: The crafted banner values of issue 20 that crashed or hung a command (field, literal).
 CRASHERS = [
@@ -200,7 +203,7 @@ def test_crafted_command_values_answer_every_command(flag: str, tmp_path: Path) 
 def test_the_out_of_range_command_value_is_named(tmp_path: Path) -> None:
     command = tmp_path / "command.txt"
     command.write_text(
-        DEMO_COMMAND.replace("--mem-fraction-static 0.88", "--mem-fraction-static 5"),
+        MEANT_COMMAND.replace("--mem-fraction-static 0.88", "--mem-fraction-static 5"),
         encoding="utf-8",
     )
     _, out, _ = run_cli(["args", "-f", "json", str(command)])
