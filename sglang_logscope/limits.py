@@ -250,10 +250,18 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+#: Bytes a command file may have (a launch command is a few hundred).
+COMMAND_MAX_BYTES = 1 << 20
+
+
+def read_regular(
+    path: str | os.PathLike[str], limit: int, what: str, *, pipes: bool = False
+) -> bytes:
     """The bytes of a small regular file, or :class:`InputError` in one line: a FIFO, a device
     or a directory is refused without waiting on it (opened non-blocking, checked by
-    ``fstat``), and a file over ``limit`` bytes is refused before it is read whole."""
+    ``fstat``), and a file over ``limit`` bytes is refused before it is read whole. With
+    ``pipes``, a FIFO or pipe (``<(echo ...)``) is read too, up to ``limit`` bytes: one with no
+    writer reads as empty instead of waiting for ever."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -261,9 +269,12 @@ def read_regular(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
         raise InputError(f"{os.fspath(path)}: cannot read {what}: {exc.strerror or exc}") from None
     try:
         mode = os.fstat(fd)
-        if not stat.S_ISREG(mode.st_mode):
+        if pipes and stat.S_ISFIFO(mode.st_mode):
+            os.set_blocking(fd, True)  # a writer that has not written yet is waited for
+        elif not stat.S_ISREG(mode.st_mode):
+            allowed = "a regular file or a pipe" if pipes else "a regular file"
             raise InputError(
-                f"{os.fspath(path)}: {what} must be a regular file, not {_kind(mode.st_mode)}"
+                f"{os.fspath(path)}: {what} must be {allowed}, not {_kind(mode.st_mode)}"
             )
         if mode.st_size > limit:
             raise InputError(f"{os.fspath(path)}: {what} is over {limit >> 10} KiB")

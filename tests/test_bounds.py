@@ -265,3 +265,40 @@ def test_docs_list_every_limit() -> None:
         if rule["type"] in ("int", "float") and rule["max"] < 2**20:
             assert str(rule["max"]) in row, row
     assert "(docs/limits.md)" in (root / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["args", "/dev/zero"],
+        ["check", "--expect-args", "/dev/zero", "LOG"],
+        ["budget", "-e", "CMD", "--model-config", "/dev/zero"],
+        ["budget", "-e", "CMD", "--model-config", "FIFO"],
+        ["budget", "-e", "CMD", "--model-config", "INF"],
+    ],
+    ids=lambda a: " ".join(a[:2] + a[-1:]),
+)
+def test_command_files_and_model_configs_are_bounded(tmp_path: Path, argv: list[str]) -> None:
+    """``/dev/zero`` as a command file or model config was read for ever; a FIFO config
+    waited for a writer; ``Infinity`` in a config reached the arithmetic."""
+    log, cmd, fifo, inf = (tmp_path / n for n in ("s.log", "cmd.txt", "fifo", "inf.json"))
+    log.write_text(DEMO, encoding="utf-8")
+    cmd.write_text(COMMAND.format(name="none.yaml").replace(" --config none.yaml", ""))
+    os.mkfifo(fifo)
+    inf.write_text('{"hidden_size": Infinity}', encoding="utf-8")
+    subs = {"LOG": str(log), "CMD": str(cmd), "FIFO": str(fifo), "INF": str(inf)}
+    code, _, err = run_cli([subs.get(a, a) for a in argv])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "regular file" in err or "not a finite number" in err
+
+
+def test_a_command_from_a_pipe_is_still_read() -> None:
+    """``logscope args <(echo ...)`` reads ``/dev/fd/N``, a pipe: still read (in full)."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"python -m sglang.launch_server --model-path m --tp-size 2\n")
+        os.close(write_end)
+        code, out, _ = run_cli(["args", "-f", "json", f"/dev/fd/{read_end}"])
+    finally:
+        os.close(read_end)
+    assert code == 0 and json.loads(out)["args"]["tp_size"] == 2

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import CommandError, InputError
-from ..limits import Rejected, clean
+from ..limits import COMMAND_MAX_BYTES, Rejected, clean, read_regular
 from .argtable import ArgTable, load_arg_table
 from .argv import merge_config, read_argv
 from .unwrap import Found, find_launch
@@ -197,7 +197,8 @@ def read_command_file(path: str) -> tuple[str, Path | None]:
     if path == "-":
         return sys.stdin.read(), Path.cwd()
     p = Path(path)
+    raw = read_regular(p, COMMAND_MAX_BYTES, "a command file", pipes=True)  # no /dev/zero
     try:
-        return p.read_text(encoding="utf-8", errors="replace"), p.resolve().parent
+        return raw.decode("utf-8", errors="replace"), p.resolve().parent
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LogscopeError
+from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
 
 _DTYPE_BYTES = {
     "float32": 4,
@@ -327,12 +328,16 @@ def quantization_from_name(model_path: str) -> str | None:
 
 def load_config(path: Path) -> dict[str, Any]:
     file = path / "config.json" if path.is_dir() else path
+    raw = read_regular(file, CONFIG_MAX_BYTES, "a model config")  # no FIFO, no /dev/zero
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LogscopeError(f"cannot read model config {file}: {exc.strerror or exc}") from None
+        data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise LogscopeError(f"model config {file} is not valid JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # not UTF-8, a 5000-digit int, 10k levels
+        raise LogscopeError(f"model config {file} is not valid JSON: {str(exc)[:80]}") from None
+    why = shape_problem(data)
+    if why is not None:  # Infinity, NaN, an unbounded int
+        raise LogscopeError(f"model config {file} refused: it {why}")
     if not isinstance(data, dict):
         raise LogscopeError(f"model config {file} is not a JSON object")
     return data

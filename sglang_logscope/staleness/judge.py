@@ -22,7 +22,7 @@ from ..command.parse import LaunchCommand, parse_launch_command, with_suggestion
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..findings import Finding
-from ..limits import read_regular
+from ..limits import COMMAND_MAX_BYTES, read_regular
 from ..log.reader import Log, read_log
 from ..log.runs import FailureKind, Outcome, Run
 from ..log.tail import CHECK_KINDS, read_last_run, scan_of
@@ -157,12 +157,8 @@ def _intended(
         isinstance(expect, str) and "\n" not in expect and _is_file(expect)
     ):
         file = Path(os.fspath(expect))
-        try:
-            text = file.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise LogscopeError(
-                f"{file}: cannot read the command file ({exc.strerror or exc})"
-            ) from None
+        raw = read_regular(file, COMMAND_MAX_BYTES, "the command file", pipes=True)
+        text = raw.decode("utf-8", errors="replace")
         return parse_launch_command(text, sglang_version=version, base_dir=file.parent), text
     return parse_launch_command(str(expect), sglang_version=version), str(expect)
 
