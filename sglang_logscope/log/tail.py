@@ -19,14 +19,13 @@ Falls back to :func:`~sglang_logscope.log.reader.read_log` for gz input, streams
 
 from __future__ import annotations
 
-import contextlib
 import io
-import mmap
 import os
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import InputError
 from ..events import Event, EventKind
 from ..parse.header import split_header
 from ..parse.lines import iter_events, iter_records
@@ -97,66 +96,88 @@ def _is_starter(raw: bytes) -> bool:
 def scan_starters(path: str) -> list[_Starter]:
     """Every run-starter line of ``path`` (verified through the parser), in file order.
 
-    One pass over the memory-mapped file in 2 MiB blocks: newlines are counted with numpy (the
-    line numbers); banners are found through their ``=`` (a ``memchr``: serving lines hardly
-    hold one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
-    usage blocks by a ``\nu`` byte pair (two 16-bit compares) followed by ``usage: ``.
+    One pass over the file in 2 MiB blocks read by ``pread`` (not a memory map: a log
+    truncated meanwhile — a relaunch with ``> LOG`` — would be a bus error; here each block's
+    size is checked and a short one is a one-line :class:`InputError`). Newlines are counted
+    with numpy (the line numbers, half of the blocks in a second thread: numpy runs without
+    the GIL); banners are found through their ``=`` (a ``memchr``: serving lines hardly hold
+    one; in a block dense with ``=`` the search moves to ``server_args=`` itself), argparse
+    usage blocks by ``\nusage: ``.
     """
-
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return []
-        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     try:
-        return _scan(mm, size)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        size = os.fstat(fd).st_size
+        return _scan(_Blocks(fd, size, path)) if size else []
     finally:
-        with contextlib.suppress(BufferError):  # an exception's frames may still hold a view
-            mm.close()
+        os.close(fd)
 
 
-def _scan(mm: Any, size: int) -> list[_Starter]:
+@dataclass(frozen=True)
+class _Blocks:
+    """The file being scanned, read by offset; every read checked against its size."""
+
+    fd: int
+    size: int
+    path: str
+
+    def read(self, at: int, n: int) -> bytes:
+        want = max(0, min(n, self.size - at))
+        try:
+            data = os.pread(self.fd, want, at)
+        except OSError as exc:
+            raise InputError(f"{self.path}: read failed ({exc.strerror or exc})") from None
+        if len(data) < want:
+            raise InputError(
+                f"{self.path}: the file shrank while it was read (truncated or rewritten): read it again"
+            )
+        return data
+
+    def line_start(self, at: int) -> int:
+        """The offset where the line holding ``at`` starts."""
+        while at > 0:
+            low = max(0, at - (1 << 16))
+            nl = self.read(low, at - low).rfind(b"\n")
+            if nl >= 0:
+                return low + nl + 1
+            at = low
+        return 0
+
+
+_LEAD = 16  # bytes of the block before, so a banner or usage cut by a block edge is found
+
+
+def _scan(f: _Blocks) -> list[_Starter]:
 
     # start-up: numpy loads only for a file big enough to scan
     import numpy as np
 
-    arr = np.frombuffer(mm, dtype=np.uint8)
-    even = np.frombuffer(mm, dtype="<u2", count=size // 2)  # byte pairs at even offsets
-    odd = np.frombuffer(mm, dtype="<u2", count=(size - 1) // 2, offset=1)
+    size = f.size
     blocks = range(0, size, _BLOCK)
     newlines = [0] * len(blocks)
-    candidates: set[int] = {0} if mm[: len(_USAGE)] == _USAGE else set()
+    candidates: set[int] = set()
     failed: list[BaseException] = []
 
-    def count(indexes: range) -> None:
-        """Per block: its newlines, lines starting with 'usage: ' (numpy, without the GIL) and
-        banners; then its pages are dropped from this process (the file stays cached), so
-        memory stays a few blocks whatever the file's size."""
+    def scan(indexes: range) -> None:
+        """Per block: one read, its newlines (numpy, without the GIL), its starters."""
         try:
-            mask = np.empty(_BLOCK, dtype=bool)  # reused: no fresh pages per block
             for i in indexes:
-                block, stop = blocks[i], min(size, blocks[i] + _BLOCK)
-                nl = np.equal(arr[block:stop], 10, out=mask[: stop - block])
-                newlines[i] = int(np.count_nonzero(nl))
-                for view, shift in ((even, 0), (odd, 1)):  # a '\n' at an even / an odd offset
-                    lo, hi = (block - shift + 1) // 2, (stop - shift + 1) // 2
-                    pairs = view[lo:hi]
-                    hits = np.equal(pairs, _NL_U, out=mask[: len(pairs)])
-                    if hits.any():
-                        for k in np.flatnonzero(hits).tolist():
-                            at = 2 * (lo + k) + shift + 1
-                            if mm[at : at + len(_USAGE)] == _USAGE:
-                                candidates.add(at)
-                _banners(mm, block, stop, candidates)
-                _release(mm, block, stop)
-        except BaseException as exc:  # pragma: no cover - re-raised below
+                base = max(0, blocks[i] - _LEAD)
+                data = f.read(base, blocks[i] + _BLOCK - base)
+                body = np.frombuffer(data, dtype=np.uint8, offset=blocks[i] - base)
+                newlines[i] = int(np.count_nonzero(body == 10))
+                _find_usage(np, data, base, candidates)
+                _find_banners(data, base, f, candidates)
+        except BaseException as exc:  # re-raised below
             failed.append(exc)
 
     half = len(blocks) // 2
-    helper = threading.Thread(target=count, args=(range(half, len(blocks)),), daemon=True)
+    helper = threading.Thread(target=scan, args=(range(half, len(blocks)),), daemon=True)
     helper.start()
     try:
-        count(range(half))
+        scan(range(half))
     finally:
         helper.join()
     if failed:
@@ -166,39 +187,49 @@ def _scan(mm: Any, size: int) -> list[_Starter]:
         before.append(before[-1] + n)
     starters: list[_Starter] = []
     for start in sorted(candidates):
-        stop = mm.find(b"\n", start)
-        raw = mm[start : min(size if stop < 0 else stop, start + MAX_LINE_BYTES)]
+        raw = f.read(start, MAX_LINE_BYTES)
+        stop = raw.find(b"\n")
+        raw = raw if stop < 0 else raw[:stop]
         if _is_starter(raw):
             i = start // _BLOCK
-            line = before[i] + int(np.count_nonzero(arr[blocks[i] : start] == 10)) + 1
+            line = before[i] + f.read(blocks[i], start - blocks[i]).count(b"\n") + 1
             starters.append(_Starter(line, start, raw))
     return starters
 
 
-def _banners(mm: Any, block: int, stop: int, candidates: set[int]) -> None:
-    """Lines of ``block..stop`` holding a banner, found through their ``=`` (``memchr``)."""
-    pos = mm.find(b"=", block, stop)
+def _find_usage(np: Any, data: bytes, base: int, candidates: set[int]) -> None:
+    """Line starts of possible argparse usage lines in ``data`` (the file from ``base``): a
+    ``\nu`` byte pair, found as a 16-bit number at even and at odd offsets (numpy, without
+    the GIL; ``bytes.find`` of ``\nusage: `` stops at every newline and costs 4x more)."""
+    if base == 0 and data.startswith(_USAGE):
+        candidates.add(0)
+    for shift in (0, 1):
+        pairs = np.frombuffer(data, dtype="<u2", count=(len(data) - shift) // 2, offset=shift)
+        for k in np.flatnonzero(pairs == _NL_U).tolist():
+            at = 2 * k + shift + 1
+            if data[at : at + len(_USAGE)] == _USAGE:
+                candidates.add(base + at)
+
+
+def _find_banners(data: bytes, base: int, f: _Blocks, candidates: set[int]) -> None:
+    """Line starts of possible banners in ``data`` (the file from ``base``)."""
+    pos = data.find(b"=")
     seen = 0
     while pos >= 0 and seen < _DENSE:
         seen += 1
-        if pos >= len(_BANNER) - 1 and mm[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
-            candidates.add(mm.rfind(b"\n", 0, pos) + 1)
-        pos = mm.find(b"=", pos + 1, stop)
+        if pos >= len(_BANNER) - 1 and data[pos - len(_BANNER) + 1 : pos + 1] == _BANNER:
+            candidates.add(_start_of(data, base, pos, f))
+        pos = data.find(b"=", pos + 1)
     if pos >= 0:  # dense with '=': the rest of the block by the banner itself
-        at = mm.find(_BANNER, max(0, pos - len(_BANNER) + 1), stop)
+        at = data.find(_BANNER, max(0, pos - len(_BANNER) + 1))
         while at >= 0:
-            candidates.add(mm.rfind(b"\n", 0, at) + 1)
-            at = mm.find(_BANNER, at + 1, stop)
+            candidates.add(_start_of(data, base, at, f))
+            at = data.find(_BANNER, at + 1)
 
 
-def _release(mm: Any, block: int, stop: int) -> None:
-    """Drop a scanned block's pages from this process (the page cache keeps the file)."""
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    page = mmap.PAGESIZE
-    lo = block - block % page
-    if advice is not None and stop > lo:
-        with contextlib.suppress(OSError, ValueError):
-            mm.madvise(advice, lo, stop - lo)
+def _start_of(data: bytes, base: int, pos: int, f: _Blocks) -> int:
+    nl = data.rfind(b"\n", 0, pos)
+    return base + nl + 1 if nl >= 0 else f.line_start(base + pos)
 
 
 def _parse_from(path: str, offset: int, line: int, limit: int | None = None) -> list[Event]:
@@ -298,6 +329,17 @@ def read_last_run(
         import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
     except ImportError:  # pragma: no cover
         return _whole(source, keep)
+    try:
+        return _read_tail(source, path, window, keep)
+    except OSError as exc:  # removed, rotated or unreadable between two reads
+        raise InputError(
+            f"{path}: cannot read ({exc.strerror or exc}): removed or replaced while it was read?"
+        ) from None
+
+
+def _read_tail(
+    source: Source, path: str, window: int | None, keep: frozenset[EventKind] | None
+) -> Log:
     starters = scan_starters(path)
     if not starters:
         return _whole(source, keep)
