@@ -67,13 +67,8 @@ def num(v: float) -> str:
 
 
 def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
-    g = b.per_gpu
-    out = []
-    for label, attr, colour in SEGMENTS:
-        reserve = g.mm_reserve_gib + g.draft_kv_gib
-        value = reserve if attr == "_reserve" else float(getattr(g, attr))
-        out.append((label, max(value, 0.0), colour))
-    return out
+    values = dict(b.per_gpu.bar_segments())
+    return [(label, max(values.get(label, 0.0), 0.0), colour) for label, _, colour in SEGMENTS]
 
 
 def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900) -> str:

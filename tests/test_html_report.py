@@ -135,8 +135,9 @@ def test_budget_bars_are_per_gpu_and_proportional(demo_page: str) -> None:
     assert {a["fill"] for a in segs} <= colours
     first = segs[:5]
     widths = [float(a["width"] or 0) for a in first]
-    # weights 25.55 GiB vs slack 7.05 GiB (the run's own mem_fraction_static 0.85 of F0 47.00)
-    assert widths[0] / widths[4] == pytest.approx(25.55 / 7.05, rel=0.02)
+    # weights 25.55 GiB vs slack 7.05 GiB (the run's own mem_fraction_static 0.85 of F0 47.00),
+    # drawn less the 0.44 GiB draft: in 0.5.9 the draft loads later, out of that slack
+    assert widths[0] / widths[4] == pytest.approx(25.55 / (7.05 - 0.44), rel=0.02)
     xs = [float(a["x"] or 0) for a in first]
     assert xs == sorted(xs)  # stacked left to right
 

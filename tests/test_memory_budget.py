@@ -7,7 +7,7 @@ import pytest
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.log.runs import FailureKind
 from sglang_logscope.memory.budget import budget
-from sglang_logscope.memory.budget_types import Budget
+from sglang_logscope.memory.budget_types import Budget, MeasuredFigures
 from sglang_logscope.memory.eras import Era, default_mfs, era_of, parse_version, rules_for
 from sglang_logscope.memory.estimates import kv_cell_bytes, mamba_slot_bytes
 from sglang_logscope.memory.gpus import PRESETS
@@ -60,11 +60,106 @@ def test_worked_example_suggestions_each_fit() -> None:
     assert "--max-running-requests" in changes
     assert "--mamba-ssm-dtype" in changes
     assert "--mem-fraction-static" in changes
+    assert "drop" in changes  # dropping speculative decoding (the 13.8 GiB scratch) is offered
     for s in b.suggestions:
-        assert _worked(**dict(s.args)).fits, s.change
-    mrr = int(changes["--max-running-requests"].change.split()[1])
-    assert 16 < mrr <= 44  # the note's break-even at 0.88 is 44
+        r = _worked(**dict(s.args))
+        assert r.fits, s.change
+        assert s.kv_tokens == r.per_gpu.kv_tokens
+        assert s.max_running_requests == r.max_running_requests
+        assert s.concurrency_at_context == pytest.approx(r.per_gpu.kv_tokens / 32768, abs=0.01)
     assert "slack" in changes["--mem-fraction-static"].effect
+
+
+def test_running_requests_suggestion_serves_every_request_at_full_context() -> None:
+    """Not 41 (36k tokens shared by 41 slots): the largest count whose pool holds that many
+    32k requests at once."""
+    s = next(s for s in _worked().suggestions if s.change.startswith("--max-running-requests"))
+    n = int(s.change.split()[1])
+    assert s.fits and s.kv_tokens is not None
+    assert s.kv_tokens >= n * 32768
+    above = _worked(max_running_requests=n + 1)
+    assert above.per_gpu.kv_tokens < (n + 1) * 32768
+    assert n == 11 and s.concurrency_at_context == pytest.approx(11.86, abs=0.01)
+
+
+def test_a_change_leaving_less_than_one_request_is_not_fits() -> None:
+    # 0.91 starts (504 KV tokens, the issue's example) but holds no 32k request
+    r = _worked(mem_fraction_static=0.91)
+    assert r.fits and r.concurrency_at_context is not None and r.concurrency_at_context < 1
+    assert any("less than one request" in w for w in r.warnings)
+    assert r.suggestions, "a pool that holds no full request gets suggestions too"
+    mfs = next(s for s in _worked().suggestions if s.change.startswith("--mem-fraction-static"))
+    assert float(mfs.change.split()[1]) > 0.91
+    assert mfs.concurrency_at_context is not None and mfs.concurrency_at_context >= 1
+
+
+def test_suggestions_ranked_by_what_the_user_keeps() -> None:
+    ranked = _worked().suggestions
+    assert ranked[0].change == "--max-running-requests 11"  # keeps context, spec, most served
+    fitting = [s for s in ranked if s.fits and not s.needs_more_gpus]
+    assert list(ranked[: len(fitting)]) == fitting
+    drop = next(i for i, s in enumerate(ranked) if s.change.startswith("drop"))
+    bf16 = next(i for i, s in enumerate(ranked) if s.change.startswith("--mamba-ssm-dtype"))
+    assert drop < bf16  # dropping spec serves 8 full requests, bf16 state 7
+    assert ranked[-1].needs_more_gpus
+
+
+def test_gpu_changes_beyond_the_gpus_given_are_labelled() -> None:
+    two = [s for s in _worked().suggestions if s.change.startswith("--tp")]
+    assert two and all(s.needs_more_gpus for s in two)
+    assert "needs 4 GPUs; 2 given" in two[0].effect
+    four = budget({**WORKED}, gpus=[PRESETS["a6000"]] * 4, sglang_version="0.5.9").suggestions
+    tp4 = next(s for s in four if s.change == "--tp 4")
+    assert not tp4.needs_more_gpus and "uses 4 of the 4 GPUs" in tp4.effect
+
+
+def test_gpu_count_comes_from_tp_pp_and_dp() -> None:
+    eight = {**WORKED, "tp_size": 8, "model_path": "meta-llama/Llama-3.1-70B-Instruct"}
+    del eight["speculative_algorithm"]
+    b = budget(eight, sglang_version="0.5.9")
+    assert b.gpus == 8 and "8 x RTX A6000 48GB assumed" in b.basis
+    assert budget({**eight, "dp_size": 2}, sglang_version="0.5.9").gpus == 16
+    dp_attn = {**eight, "dp_size": 2, "enable_dp_attention": True}
+    assert budget(dp_attn, sglang_version="0.5.9").gpus == 8
+    one_model = budget(eight, gpus=PRESETS["h100"], sglang_version="0.5.9")
+    assert one_model.gpus == 8 and "count from tp x pp" in one_model.basis
+    short = budget(eight, gpus=[PRESETS["h100"]] * 2, sglang_version="0.5.9")
+    assert any("needs 8 GPUs" in w for w in short.warnings)
+
+
+def test_sources_say_what_was_given_and_what_was_assumed() -> None:
+    assumed = budget(WORKED)
+    assert assumed.sources["sglang_version"] == "assumed" and assumed.sources["gpu"] == "assumed"
+    assert assumed.basis == "2 x RTX A6000 48GB assumed, SGLang 0.5.23 assumed"
+    given = _worked()
+    assert given.sources["sglang_version"] == "given"
+    assert given.basis.endswith("SGLang 0.5.9 given")
+    logged = budget(WORKED, gpus=A6000x2, sglang_version="0.5.9", version_source="log")
+    assert logged.basis.endswith("SGLang 0.5.9 read from the log")
+
+
+def test_confidence_names_the_unvalidated_terms() -> None:
+    spec = _worked().confidence
+    assert spec["level"] == "low"
+    assert "hybrid speculative scratch (no log prints it)" in spec["unvalidated"]
+    assert {"f0", "weights"} <= set(spec["assumed_inputs"])
+    dense = budget(
+        {"model_path": "meta-llama/Llama-3.1-8B", "mem_fraction_static": 0.88},
+        gpus=[PRESETS["h100"]],
+        sglang_version="0.5.9",
+        measured=MeasuredFigures(f0_gib=78.0, weights_gib=15.0),
+    )
+    assert dense.confidence == {"level": "high", "unvalidated": [], "assumed_inputs": []}
+
+
+def test_bars_draw_the_draft_inside_the_slack_before_era_d() -> None:
+    g = _worked(max_running_requests=16).per_gpu
+    segs = dict(g.bar_segments())
+    stacked = sum(segs.values())
+    # weights + pools + slack = F0: the draft is taken from the slack, not stacked on top
+    assert stacked == pytest.approx(g.f0_gib, abs=0.11)  # 0.1 GiB: the 0.5.9 padding rows
+    assert segs["draft"] == pytest.approx(g.draft_weights_gib)
+    assert segs["slack"] == pytest.approx(g.slack_gib - g.draft_weights_gib - g.draft_kv_gib)
 
 
 def test_to_dict_has_the_issue_keys() -> None:
@@ -100,18 +195,33 @@ def test_to_dict_has_the_issue_keys() -> None:
         "mamba_slots",
     }
     assert d["schema_version"] == 1 and d["failure_kind"] == "not_enough_memory"
-    assert all(set(s) == {"change", "effect"} for s in d["suggestions"])
+    assert d["suggestions"] and all(
+        list(s)
+        == [
+            "change",
+            "effect",
+            "fits",
+            "kv_tokens",
+            "max_running_requests",
+            "concurrency_at_context",
+            "needs_more_gpus",
+        ]
+        for s in d["suggestions"]
+    )
+    assert d["kv_tokens"] == d["per_gpu"]["kv_tokens"] and "concurrency_at_context" in d
+    assert d["confidence"]["level"] in ("high", "medium", "low")
 
 
-def test_no_gpu_given_assumes_two_48gb_cards_and_says_so() -> None:
+def test_no_gpu_given_assumes_48gb_cards_and_says_so() -> None:
     b = budget(WORKED, sglang_version="0.5.9")
-    assert b.gpus == 2
+    assert b.gpus == 2  # tp 2
     assert any("48 GB" in a for a in b.assumptions)
     assert b.sources["gpu"] == "assumed"
 
 
 def test_era_d_counts_draft_and_raises_the_valueerror() -> None:
-    b = budget({**WORKED, "disable_radix_cache": True}, gpus=A6000x2, sglang_version="0.5.23")
+    path = {**WORKED, "disable_radix_cache": True, "speculative_draft_model_path": "/m/mtp"}
+    b = budget(path, gpus=A6000x2, sglang_version="0.5.23")
     assert b.era is Era.D
     assert b.failure_kind is FailureKind.WEIGHTS_LEAVE_NO_MEMORY
     assert b.per_gpu.kv_cell_bytes == 34_816  # 16 target layers + 1 draft layer
@@ -119,14 +229,55 @@ def test_era_d_counts_draft_and_raises_the_valueerror() -> None:
     assert b.per_gpu.mamba_state_gib + b.per_gpu.spec_scratch_gib == pytest.approx(17.56, abs=0.02)
 
 
+@pytest.mark.parametrize(
+    ("version", "draft_path", "cell"),
+    [
+        ("0.5.17", None, 32_768),  # NEXTN without a path: eagle_draft_num_layers unset
+        ("0.5.17", "/m/mtp", 34_816),
+        ("0.5.23", None, 32_768),  # Qwen3.6 names mtp_num_hidden_layers, not num_nextn_...
+        ("0.5.23", "/m/mtp", 34_816),
+    ],
+)
+def test_era_d_draft_kv_only_when_sglang_sets_draft_layers(
+    version: str, draft_path: str | None, cell: int
+) -> None:
+    args = {**WORKED, "mem_fraction_static": 0.85, "speculative_draft_model_path": draft_path}
+    b = budget(args, gpus=A6000x2, sglang_version=version)
+    assert b.per_gpu.kv_cell_bytes == cell
+    # without the draft in the cell its KV pool comes out of the slack (one layer of tokens)
+    assert (b.per_gpu.draft_kv_gib > 0) == (cell == 32_768)
+
+
+def test_era_d_draft_layers_from_the_target_config_from_0520() -> None:
+    ds = {"model_path": "deepseek-ai/DeepSeek-V3", "tp_size": 8, "speculative_algorithm": "EAGLE"}
+    for version in ("0.5.17", "0.5.23"):  # DeepSeek: SGLang fills the draft path in
+        b = budget(ds, gpus=[PRESETS["h200"]] * 8, sglang_version=version)
+        base = budget({**ds, "speculative_algorithm": None}, gpus=[PRESETS["h200"]] * 8)
+        assert b.per_gpu.kv_cell_bytes > base.per_gpu.kv_cell_bytes
+
+
 def test_era_d_extra_buffer_caps_running_requests() -> None:
-    b = budget({**WORKED, "mem_fraction_static": 0.85}, gpus=A6000x2, sglang_version="0.5.23")
+    b = budget({**WORKED, "mem_fraction_static": 0.85}, gpus=A6000x2, sglang_version="0.5.17")
     assert b.fits
     assert b.inputs["mamba_ratio"] == 5
-    # the note's table: 48 slots, running requests capped to 9, ~230.6k tokens
+    # 48 slots, running requests capped to 9 (cell 32,768 B: no draft layer without a path)
     assert b.per_gpu.mamba_slots == 48
     assert b.max_running_requests == 9
-    assert b.per_gpu.kv_tokens == pytest.approx(230_600, rel=0.01)
+    assert b.per_gpu.kv_cell_bytes == 32_768
+    assert b.per_gpu.kv_tokens == pytest.approx(248_150, rel=0.001)
+
+
+def test_era_d_seed_tokens_match_the_path_less_rule() -> None:
+    """The audit's hand figures for the demo command (ratio 0.5) on 0.5.15 / 0.5.17 / 0.5.23:
+    346,013 / 341,315 / 338,115 tokens, M 39 / 36 / 36, MRR 7 (cell 32,768 B)."""
+    for version, tokens, slots in (
+        ("0.5.15", 346_013, 39),
+        ("0.5.17", 341_315, 36),
+        ("0.5.23", 338_115, 36),
+    ):
+        b = budget({**WORKED, "mamba_full_memory_ratio": 0.5}, gpus=A6000x2, sglang_version=version)
+        assert b.per_gpu.mamba_slots == slots and b.max_running_requests == 7, version
+        assert b.per_gpu.kv_tokens == pytest.approx(tokens, abs=20), version
 
 
 def test_era_c_joint_solve() -> None:
@@ -146,17 +297,30 @@ def test_0510_refuses_spec_with_no_buffer_radix_and_says_so() -> None:
     assert any("refuses" in w for w in b.warnings)
 
 
-def test_default_mfs_per_era_matches_the_note() -> None:
+def test_default_mfs_per_era_matches_sglangs_code() -> None:
+    """0.5.10-0.5.13: +4 GiB EAGLE reserve and no piecewise term (spec in 0.5.10.x and the
+    multimodal model switch it off first): 0.717 (audit item 1); 0.5.23's 0.786 is the oracle's."""
     args = {k: v for k, v in WORKED.items() if k != "mem_fraction_static"}
-    assert budget(args, gpus=A6000x2, sglang_version="0.5.9").inputs[
-        "mem_fraction_static"
-    ] == pytest.approx(0.755, abs=0.001)
-    assert budget(args, gpus=A6000x2, sglang_version="0.5.13").inputs[
-        "mem_fraction_static"
-    ] == pytest.approx(0.709, abs=0.001)
-    assert budget(args, gpus=A6000x2, sglang_version="0.5.23").inputs[
-        "mem_fraction_static"
-    ] == pytest.approx(0.786, abs=0.001)
+
+    def mfs(version: str) -> float:
+        return float(
+            budget(args, gpus=A6000x2, sglang_version=version).inputs["mem_fraction_static"]
+        )
+
+    assert mfs("0.5.9") == pytest.approx(0.755, abs=0.001)
+    for version in ("0.5.10", "0.5.11", "0.5.12", "0.5.13"):
+        assert mfs(version) == pytest.approx(0.717, abs=0.001), version
+    assert mfs("0.5.23") == pytest.approx(0.786, abs=0.001)
+
+
+def test_piecewise_reserve_only_where_sglang_keeps_piecewise_graphs() -> None:
+    dense = {"model_path": "Qwen/Qwen3-32B", "tp_size": 2}
+    on = budget(dense, gpus=A6000x2, sglang_version="0.5.13").inputs["mem_fraction_static"]
+    off = budget(
+        {**dense, "enable_torch_compile": True}, gpus=A6000x2, sglang_version="0.5.13"
+    ).inputs["mem_fraction_static"]
+    before = budget(dense, gpus=A6000x2, sglang_version="0.5.9").inputs["mem_fraction_static"]
+    assert on < off == before  # 8 MiB per captured size, only while piecewise graphs stay on
 
 
 def test_explicit_collection_decides_whether_mfs_was_given() -> None:

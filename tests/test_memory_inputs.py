@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.errors import LogscopeError
-from sglang_logscope.memory.gpus import PRESETS, gpu_from_text, gpu_list, parse_size_mib
+from sglang_logscope.memory.gpus import (
+    PRESETS,
+    GpuSpec,
+    gpu_from_text,
+    gpu_list,
+    parse_size_mib,
+)
 from sglang_logscope.memory.models import (
     bundled_profiles,
     facts_from_config,
@@ -48,7 +54,8 @@ def test_presets_and_aliases() -> None:
         assert key in PRESETS
     assert gpu_list(None, None) is None
     assert len(gpu_list(4, "h100") or []) == 4
-    assert (gpu_list(None, "80GB") or [])[0].total_mib == 81920
+    only_model = gpu_list(None, "80GB")  # the count then comes from tp x pp
+    assert isinstance(only_model, GpuSpec) and only_model.total_mib == 81920
     with pytest.raises(LogscopeError):
         gpu_list(0, None)
 

@@ -8,18 +8,21 @@ and the KV pool, and whether the launch fits. See ``docs/memory.md`` for the mod
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..limits import clean, could_not_use
 from .budget_types import Budget, MeasuredFigures, PerGpu
+from .confidence import confidence
 from .eras import (
     NEWEST_READ,
     Era,
+    EraRules,
     default_mfs,
     mamba_ratio,
     parse_version,
+    piecewise_enabled,
     rules_for,
     vlm_factor,
 )
@@ -34,9 +37,16 @@ from .estimates import (
     spec_defaults,
     ssm_element_bytes,
 )
-from .gpus import DEFAULT_COUNT, DEFAULT_GPU, F0_OVERHEAD_GIB, GpuSpec, as_gpu_list
+from .gpus import DEFAULT_GPU, F0_OVERHEAD_GIB, GpuSpec, as_gpu_list
 from .models import ModelFacts, resolve_model
-from .solver import EAGLE_FAMILY, Inputs, shortfall_gib, slack_warnings, solve
+from .solver import (
+    DRAFT_PATH_AUTO,
+    EAGLE_FAMILY,
+    Inputs,
+    shortfall_gib,
+    slack_warnings,
+    solve,
+)
 from .suggest import suggestions
 
 #: Speculative algorithms that reset ``max_running_requests`` to 48 when it is unset.
@@ -52,19 +62,24 @@ def budget(
     measured: MeasuredFigures | None = None,
     explicit: Collection[str] | None = None,
     model_config: Any = None,
+    version_source: str | None = None,
 ) -> Budget:
     """Recompute SGLang's startup memory budget for ``args`` (ServerArgs field → value).
 
-    ``gpus`` gives capacities (else the ``measured`` log figures, else 2 x 48 GB is assumed);
-    ``model`` the model facts (else resolved from ``model_path``); ``sglang_version`` picks the
-    era (else the newest release read). ``explicit`` names the args the user really passed;
-    ``mem_fraction_static`` not among them is recomputed the way that release does. A value
-    SGLang would not accept (:mod:`..limits`) is left out, and the budget says so.
+    ``gpus`` gives capacities: a list (its length is the GPU count), one GpuSpec (the count is
+    tp x pp), else the ``measured`` log figures, else 48 GB cards are assumed. ``model`` the model
+    facts (else resolved from ``model_path``); ``sglang_version`` picks the era (else the newest
+    release read; ``version_source`` says where a given one came from: ``given`` or ``log``).
+    ``explicit`` names the args the user really passed; ``mem_fraction_static`` not among them
+    is recomputed the way that release does. Suggestions are added when the launch does not
+    fit or its KV pool holds less than one request of the context length. A value SGLang
+    would not accept (:mod:`..limits`) is left out, and the budget says so.
     """
     kept, refused = clean(args, "arguments")
     if refused:
         b = budget(kept, gpus=gpus, model=model, sglang_version=sglang_version,
-                   measured=measured, explicit=explicit, model_config=model_config)  # fmt: skip
+                   measured=measured, explicit=explicit, model_config=model_config,
+                   version_source=version_source)  # fmt: skip
         return replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     b = _budget(
         args,
@@ -74,8 +89,10 @@ def budget(
         measured=measured,
         explicit=explicit,
         model_config=model_config,
+        version_source=version_source,
     )
-    if b.fits:
+    conc = b.concurrency_at_context
+    if b.fits and (conc is None or conc >= 1):
         return b
 
     def rerun(changed: Mapping[str, Any], gpus_override: Sequence[GpuSpec] | None = None) -> Budget:
@@ -88,6 +105,7 @@ def budget(
             measured=_scale_measured(measured, args, changed),
             explicit=new_explicit,
             model_config=None,
+            version_source=version_source,
         )
 
     b_model = model if model is not None else _resolve(args, model_config)
@@ -119,173 +137,208 @@ def _resolve(args: Mapping[str, Any], model_config: Any) -> ModelFacts:
     return resolve_model(args, Path(model_config) if model_config is not None else None)
 
 
-def _budget(
-    args: Mapping[str, Any],
-    *,
-    gpus: GpuSpec | Sequence[GpuSpec] | None,
-    model: ModelFacts | None,
-    sglang_version: str | None,
-    measured: MeasuredFigures | None,
-    explicit: Collection[str] | None,
-    model_config: Any,
-) -> Budget:
-    assumptions: list[str] = []
-    warnings: list[str] = []
-    sources: dict[str, str] = {}
-    if model is None:
-        model = _resolve(args, model_config)
-    sources["model"] = model.source
-    assumptions.extend(model.notes)
-    if sglang_version is None:
-        sglang_version = NEWEST_READ
-        assumptions.append(
-            f"SGLang version unknown: the arithmetic of {NEWEST_READ} (era D) is used"
-        )
-        sources["sglang_version"] = "assumed"
-    else:
-        sources.setdefault("sglang_version", "given")
-    version = parse_version(sglang_version)
-    rules = rules_for(version)
-    if version[:3] < (0, 5, 9):
-        assumptions.append(f"{sglang_version} predates the releases read; era A arithmetic is used")
+@dataclass
+class _Notes:
+    """What the resolution assumed, warned about, and where each input came from."""
 
-    tp = int(arg_value(args, "tp_size", 1))
-    pp = int(arg_value(args, "pp_size", 1))
-    dp = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
-    gpu_list = as_gpu_list(gpus)
+    assumptions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Hardware:
     total_gib: float | None
     capacity_mib: float | None
+    n_gpus: int
+
+
+@dataclass(frozen=True)
+class _Spec:
+    raw: str | None
+    norm: str | None
+    steps: Any
+    topk: Any
+    draft_tokens: Any
+    draft_weights: float
+
+
+def gpus_needed(args: Mapping[str, Any]) -> int:
+    """GPUs a launch occupies: tp x pp, times dp when DP replicas are whole servers."""
+    tp = int(arg_value(args, "tp_size", 1))
+    pp = int(arg_value(args, "pp_size", 1))
+    dp = int(arg_value(args, "dp_size", 1))
+    return tp * pp * (1 if args.get("enable_dp_attention") else max(dp, 1))
+
+
+def _hardware(
+    args: Mapping[str, Any],
+    gpus: GpuSpec | Sequence[GpuSpec] | None,
+    measured: MeasuredFigures | None,
+    notes: _Notes,
+) -> _Hardware:
+    needed = gpus_needed(args)
+    gpu_list = as_gpu_list(gpus)
     if gpu_list is not None:
         smallest = min(gpu_list, key=lambda g: g.total_mib)
-        total_gib, capacity_mib = smallest.total_gib, smallest.total_mib
-        n_gpus = len(gpu_list)
-        sources["gpu"] = (
-            f"{n_gpus} x {smallest.name} ({smallest.total_mib:.0f} MiB, {smallest.source})"
+        n = len(gpu_list) if not isinstance(gpus, GpuSpec) else needed
+        if isinstance(gpus, GpuSpec):
+            how = "model given, count from tp x pp"
+        else:
+            how = "count given, model assumed" if smallest.source == "assumed" else "given"
+        notes.sources["gpu"] = (
+            f"{n} x {smallest.name} ({smallest.total_mib:.0f} MiB, {smallest.source})"
         )
-    elif measured is not None and measured.f0_gib is not None:
-        total_gib = capacity_mib = None
-        n_gpus = tp * pp
-        sources["gpu"] = "capacity unknown; the log's free-memory figures are used"
-    else:
-        smallest = DEFAULT_GPU
-        total_gib, capacity_mib = smallest.total_gib, smallest.total_mib
-        n_gpus = DEFAULT_COUNT
-        assumptions.append(
-            f"no GPU given: assumed {DEFAULT_COUNT} x 48 GB ({smallest.name}, {smallest.total_mib:.0f} MiB)"
-        )
-        sources["gpu"] = "assumed"
-    if n_gpus < tp * pp:
-        warnings.append(f"tp x pp = {tp * pp} needs {tp * pp} GPUs but only {n_gpus} are given")
+        notes.sources["gpu_basis"] = f"{n} x {smallest.name} ({how})"
+        if n < needed:
+            notes.warnings.append(
+                f"the launch needs {needed} GPUs (tp x pp) but only {n} are given"
+            )
+        return _Hardware(smallest.total_gib, smallest.total_mib, n)
+    if measured is not None and measured.f0_gib is not None:
+        notes.sources["gpu"] = "capacity unknown; the log's free-memory figures are used"
+        notes.sources["gpu_basis"] = f"the free memory of {needed} GPU(s) as logged"
+        return _Hardware(None, None, needed)
+    g = DEFAULT_GPU
+    notes.assumptions.append(
+        f"no GPU given: assumed {needed} x 48 GB ({g.name}, {g.total_mib:.0f} MiB), the count from tp x pp"
+    )
+    notes.sources["gpu"] = "assumed"
+    notes.sources["gpu_basis"] = f"{needed} x {g.name} assumed"
+    return _Hardware(g.total_gib, g.total_mib, needed)
 
-    # F0 and weights
-    quant = args.get("quantization") or model.quantization
-    quant = str(quant).lower() if quant else None
+
+def _weights(
+    model: ModelFacts,
+    measured: MeasuredFigures | None,
+    hw: _Hardware,
+    tp: int,
+    pp: int,
+    quant: str | None,
+    notes: _Notes,
+) -> tuple[float, float]:
+    """(F0, target weights) per GPU: measured by the log, else assumed and estimated."""
     if measured is not None and measured.f0_gib is not None:
         f0 = measured.f0_gib
-        sources["f0"] = f"measured ({measured.origin})"
+        notes.sources["f0"] = f"measured ({measured.origin})"
     else:
-        assert total_gib is not None
-        f0 = total_gib - F0_OVERHEAD_GIB
-        assumptions.append(
+        assert hw.total_gib is not None
+        f0 = hw.total_gib - F0_OVERHEAD_GIB
+        notes.assumptions.append(
             f"F0 (free before weights) assumed = capacity - {F0_OVERHEAD_GIB} GiB = {f0:.2f} GiB"
         )
-        sources["f0"] = "assumed"
+        notes.sources["f0"] = "assumed"
     if measured is not None and measured.weights_gib is not None:
-        weights = measured.weights_gib
-        sources["weights"] = f"measured ({measured.origin})"
-    else:
-        weights, note = estimate_weights_gib(model, tp=tp, pp=pp, quant=quant)
-        if note:
-            assumptions.append(note)
-        sources["weights"] = (
-            f"estimated ({model.params_language / 1e9:.2f}B language"
-            + (f" + {model.params_vision / 1e9:.2f}B vision" if model.params_vision else "")
-            + f" params, {quant or 'bf16'}, / tp {tp}, + {WEIGHTS_OVERHEAD_GIB} GiB buffers)"
-        )
-    free_after = measured.free_after_weights_gib if measured is not None else None
+        notes.sources["weights"] = f"measured ({measured.origin})"
+        return f0, measured.weights_gib
+    weights, note = estimate_weights_gib(model, tp=tp, pp=pp, quant=quant)
+    if note:
+        notes.assumptions.append(note)
+    notes.sources["weights"] = (
+        f"estimated ({model.params_language / 1e9:.2f}B language"
+        + (f" + {model.params_vision / 1e9:.2f}B vision" if model.params_vision else "")
+        + f" params, {quant or 'bf16'}, / tp {tp}, + {WEIGHTS_OVERHEAD_GIB} GiB buffers)"
+    )
+    return f0, weights
 
-    # speculative decoding
+
+def _spec(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    measured: MeasuredFigures | None,
+    tp: int,
+    quant: str | None,
+    notes: _Notes,
+) -> _Spec:
+    """The speculative algorithm, its step/top-k/draft-token defaults and the draft weights."""
     spec_raw = args.get("speculative_algorithm")
     spec = str(spec_raw).upper() if spec_raw else None
-    if spec == "NEXTN":
-        spec_norm: str | None = "EAGLE"
-    else:
-        spec_norm = spec
+    norm = "EAGLE" if spec == "NEXTN" else spec
     steps = args.get("speculative_num_steps")
     topk = args.get("speculative_eagle_topk")
     draft_tokens = args.get("speculative_num_draft_tokens")
     if spec and spec != "NGRAM":
         ds, dk, dd = spec_defaults(model)
         if steps is None:
-            steps, topk, draft_tokens = (
-                ds,
-                (topk if topk is not None else dk),
-                (draft_tokens if draft_tokens is not None else dd),
-            )
-            assumptions.append(
+            steps = ds
+            topk = topk if topk is not None else dk
+            draft_tokens = draft_tokens if draft_tokens is not None else dd
+            notes.assumptions.append(
                 f"speculative steps/topk/draft tokens defaulted to {steps}/{topk}/{draft_tokens}"
             )
-        if topk is None:
-            topk = 1
+        topk = 1 if topk is None else topk
         if draft_tokens is None:
             draft_tokens = int(steps) + 1 if int(topk) == 1 else dd
     elif spec == "NGRAM":
         draft_tokens = draft_tokens if draft_tokens is not None else 8
     draft_weights = 0.0
-    if spec_norm in EAGLE_FAMILY:
+    if norm in EAGLE_FAMILY:
         if measured is not None and measured.draft_weights_gib is not None:
             draft_weights = measured.draft_weights_gib
-            sources["draft_weights"] = f"measured ({measured.origin})"
+            notes.sources["draft_weights"] = f"measured ({measured.origin})"
         elif args.get("speculative_draft_model_path") and not model.mtp_layers:
-            assumptions.append("separate draft model not priced (its config is not known)")
-            sources["draft_weights"] = "unknown"
+            notes.assumptions.append("separate draft model not priced (its config is not known)")
+            notes.sources["draft_weights"] = "unknown"
         else:
             draft_weights = estimate_draft_gib(model, tp=tp, quant=quant)
-            sources["draft_weights"] = f"estimated ({model.params_mtp / 1e9:.3f}B MTP params)"
-    mrr = args.get("max_running_requests")
-    if mrr is None and spec in _SPEC_RESET:
-        mrr = 48
-        assumptions.append(
-            "max_running_requests reset to 48 for speculative decoding (SGLang's default)"
-        )
-    mrr_per_dp = int(mrr) // dp if mrr is not None else None
+            notes.sources["draft_weights"] = f"estimated ({model.params_mtp / 1e9:.3f}B MTP params)"
+    return _Spec(spec, norm, steps, topk, draft_tokens, draft_weights)
 
-    # mem_fraction_static
-    mfs_given = args.get("mem_fraction_static")
-    if mfs_given is not None and (explicit is None or "mem_fraction_static" in explicit):
-        mfs = float(mfs_given)
-        sources["mem_fraction_static"] = "args"
-    else:
-        vlm = (
-            vlm_factor(model.vision_num_hidden_layers, model.vision_hidden_size)
-            if model.is_multimodal
-            else None
-        )
-        dm = default_mfs(
-            rules,
-            capacity_mib=capacity_mib,
-            tp=tp,
-            pp=pp,
-            chunked_prefill_size=_int_or_none(
-                args.get("chunked_prefill_size")
-                if explicit is None or "chunked_prefill_size" in explicit
-                else None
-            ),
-            cuda_graph_max_bs=_int_or_none(
-                args.get("cuda_graph_max_bs")
-                if explicit is None or "cuda_graph_max_bs" in explicit
-                else None
-            ),
-            spec_algorithm=spec,
-            max_running_requests=mrr_per_dp,
-            is_mla=model.is_mla,
-            vlm_factor=vlm,
-            dp_attention_size=dp,
-        )
-        mfs = dm.value
-        sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
 
-    # hybrid radix mode
+def _mfs(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    rules: EraRules,
+    hw: _Hardware,
+    spec: _Spec,
+    mrr_per_dp: int | None,
+    explicit: Collection[str] | None,
+    sglang_version: str,
+    notes: _Notes,
+) -> float:
+    """``--mem-fraction-static`` as given, or as the release computes it when not given."""
+    given = args.get("mem_fraction_static")
+    if given is not None and (explicit is None or "mem_fraction_static" in explicit):
+        notes.sources["mem_fraction_static"] = "args"
+        return float(given)
+
+    def passed(key: str) -> int | None:
+        return _int_or_none(args.get(key) if explicit is None or key in explicit else None)
+
+    tp = int(arg_value(args, "tp_size", 1))
+    dp_attn = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
+    vlm = (
+        vlm_factor(model.vision_num_hidden_layers, model.vision_hidden_size)
+        if model.is_multimodal and rules.vlm_factor
+        else None
+    )
+    dm = default_mfs(
+        rules,
+        capacity_mib=hw.capacity_mib,
+        tp=tp,
+        pp=int(arg_value(args, "pp_size", 1)),
+        chunked_prefill_size=passed("chunked_prefill_size"),
+        cuda_graph_max_bs=passed("cuda_graph_max_bs"),
+        spec_algorithm=spec.raw,
+        max_running_requests=mrr_per_dp,
+        is_mla=model.is_mla,
+        vlm_factor=vlm,
+        dp_attention_size=dp_attn,
+        piecewise=piecewise_enabled(rules, args, model, spec.raw),
+    )
+    notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
+    return dm.value
+
+
+def _radix(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    rules: EraRules,
+    spec: _Spec,
+    sglang_version: str,
+    notes: _Notes,
+) -> tuple[bool, str, int]:
+    """(radix cache off, hybrid radix strategy, state slots per running request)."""
     radix_disabled = bool(args.get("disable_radix_cache"))
     overlap = not bool(args.get("disable_overlap_schedule"))
     page_size = int(arg_value(args, "page_size", 1))
@@ -296,29 +349,82 @@ def _budget(
     )
     if model.is_hybrid:
         if strategy == "auto":
-            strategy = (
-                "extra_buffer" if rules.era is Era.D and (overlap or page_size > 1) else "no_buffer"
-            )
+            d_era = rules.era is Era.D and (overlap or page_size > 1)
+            strategy = "extra_buffer" if d_era else "no_buffer"
         if strategy == "no_buffer" and rules.era is not Era.D:
             overlap = False
-        if spec and not radix_disabled and strategy == "no_buffer":
+        if spec.raw and not radix_disabled and strategy == "no_buffer":
             if rules.spec_disables_radix:
                 radix_disabled = True
-                assumptions.append(
+                notes.assumptions.append(
                     f"{sglang_version} turns the radix cache off for a hybrid model with speculative decoding"
                 )
             elif rules.spec_radix_no_buffer_error:
                 radix_disabled = True
-                warnings.append(
+                notes.warnings.append(
                     f"SGLang {sglang_version} refuses speculative decoding with the radix cache in no_buffer mode; "
                     "computed as with --disable-radix-cache"
                 )
     ratio = mamba_ratio(
-        rules, radix_disabled=radix_disabled, strategy=strategy, spec=bool(spec), overlap=overlap
+        rules,
+        radix_disabled=radix_disabled,
+        strategy=strategy,
+        spec=bool(spec.raw),
+        overlap=overlap,
     )
+    return radix_disabled, strategy, ratio
+
+
+def _draft_layers_in_cell(
+    rules: EraRules, model: ModelFacts, args: Mapping[str, Any], spec: _Spec
+) -> int:
+    """Era D prices draft KV into the cell only when SGLang sets ``eagle_draft_num_layers``."""
+    if rules.era is not Era.D or spec.norm not in EAGLE_FAMILY:
+        return 0
+    path = bool(args.get("speculative_draft_model_path")) or model.architecture in DRAFT_PATH_AUTO
+    if path or (rules.draft_layers_from_target and model.nextn_field):
+        return max(1, min(model.mtp_layers, 1)) if model.mtp_layers else 1
+    return 0
+
+
+def _budget(
+    args: Mapping[str, Any],
+    *,
+    gpus: GpuSpec | Sequence[GpuSpec] | None,
+    model: ModelFacts | None,
+    sglang_version: str | None,
+    measured: MeasuredFigures | None,
+    explicit: Collection[str] | None,
+    model_config: Any,
+    version_source: str | None = None,
+) -> Budget:
+    notes = _Notes()
+    if model is None:
+        model = _resolve(args, model_config)
+    notes.sources["model"] = model.source
+    notes.assumptions.extend(model.notes)
+    sglang_version = _version(sglang_version, version_source, notes)
+    rules = rules_for(parse_version(sglang_version))
+    tp = int(arg_value(args, "tp_size", 1))
+    pp = int(arg_value(args, "pp_size", 1))
+    dp = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
+    hw = _hardware(args, gpus, measured, notes)
+    quant = args.get("quantization") or model.quantization
+    quant = str(quant).lower() if quant else None
+    f0, weights = _weights(model, measured, hw, tp, pp, quant, notes)
+    spec = _spec(args, model, measured, tp, quant, notes)
+    mrr = args.get("max_running_requests")
+    if mrr is None and spec.raw in _SPEC_RESET:
+        mrr = 48
+        notes.assumptions.append(
+            "max_running_requests reset to 48 for speculative decoding (SGLang's default)"
+        )
+    mrr_per_dp = int(mrr) // dp if mrr is not None else None
+    mfs = _mfs(args, model, rules, hw, spec, mrr_per_dp, explicit, sglang_version, notes)
+    radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes, kv_note = kv_element_bytes(args.get("kv_cache_dtype"), model)
     if kv_note:
-        assumptions.append(kv_note)
+        notes.assumptions.append(kv_note)
     context_len = int(arg_value(args, "context_length", model.max_position_embeddings or 32768))
     mmcs = args.get("max_mamba_cache_size")
     inputs = Inputs(
@@ -328,13 +434,13 @@ def _budget(
         pp=pp,
         dp=dp,
         mfs=mfs,
-        total_gib=total_gib,
+        total_gib=hw.total_gib,
         f0=f0,
-        free_after_weights=free_after,
+        free_after_weights=measured.free_after_weights_gib if measured is not None else None,
         weights=weights,
-        draft_weights=draft_weights,
-        spec=spec_norm,
-        draft_tokens=int(draft_tokens or 0),
+        draft_weights=spec.draft_weights,
+        spec=spec.norm,
+        draft_tokens=int(spec.draft_tokens or 0),
         mrr=mrr_per_dp,
         radix_disabled=radix_disabled,
         ratio=ratio,
@@ -342,26 +448,73 @@ def _budget(
         max_mamba_cache_size=int(mmcs) if mmcs is not None else None,
         ssm_bytes=ssm_element_bytes(args, model),
         kv_bytes=kv_bytes,
-        page_size=page_size,
+        page_size=int(arg_value(args, "page_size", 1)),
         max_total_tokens=_int_or_none(args.get("max_total_tokens")),
         context_len=context_len,
+        draft_layers=_draft_layers_in_cell(rules, model, args, spec),
     )
-    sol = solve(inputs)
-    shortfall = 0.0 if sol.fits else shortfall_gib(inputs)
-    if rules.era is not Era.D and spec_norm in EAGLE_FAMILY:
-        draft_kv = (
-            max(sol.tokens, 0)
-            * kv_cell_bytes(model, tp=tp, pp=pp, kv_bytes=kv_bytes)
-            / max(len(model.full_attention_layers), 1)
-            / GIB
+    resolved = {
+        "dp_size": int(arg_value(args, "dp_size", 1)),
+        "speculative_algorithm": spec.raw,
+        "speculative_num_steps": spec.steps,
+        "speculative_eagle_topk": spec.topk,
+        "speculative_num_draft_tokens": spec.draft_tokens,
+        "max_running_requests": mrr,
+        "radix_cache": "off" if radix_disabled else strategy,
+        "kv_cache_dtype": args.get("kv_cache_dtype") or "auto",
+        "quantization": quant,
+    }
+    return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _version(sglang_version: str | None, version_source: str | None, notes: _Notes) -> str:
+    """The release whose rules apply, and where it came from (``given`` / ``log`` / assumed)."""
+    if sglang_version is None:
+        notes.assumptions.append(
+            f"SGLang version unknown: the arithmetic of {NEWEST_READ} (era D) is used"
         )
-    else:
-        draft_kv = 0.0
+        notes.sources["sglang_version"] = "assumed"
+        return NEWEST_READ
+    notes.sources["sglang_version"] = version_source or "given"
+    return sglang_version
+
+
+def _resolved(x: Inputs, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``inputs`` of the JSON: what the arithmetic ran with, after SGLang's defaults."""
+    hybrid = x.model.is_hybrid
+    return {
+        "tp_size": x.tp,
+        "pp_size": x.pp,
+        "attn_tp_size": x.attn_tp,
+        "mem_fraction_static": round(x.mfs, 4),
+        **extra,
+        "mamba_ratio": x.ratio if hybrid else None,
+        "mamba_ssm_dtype": ("float32" if x.ssm_bytes == 4 else "bfloat16") if hybrid else None,
+        "context_len": x.context_len,
+    }
+
+
+def _assemble(
+    x: Inputs,
+    args: Mapping[str, Any],
+    hw: _Hardware,
+    sglang_version: str,
+    resolved: dict[str, Any],
+    notes: _Notes,
+) -> Budget:
+    """Solve, then collect the per-GPU figures, warnings and confidence into a Budget."""
+    sol = solve(x)
+    shortfall = 0.0 if sol.fits else shortfall_gib(x)
+    draft_kv = 0.0
+    if x.spec in EAGLE_FAMILY and not x.draft_layers:
+        # the draft's own KV pool (the target's token count, one layer) comes out of the slack
+        one_layer = kv_cell_bytes(x.model, tp=x.attn_tp, pp=x.pp, kv_bytes=x.kv_bytes)
+        draft_kv = max(sol.tokens, 0) * one_layer / max(len(x.model.full_attention_layers), 1) / GIB
     per_gpu = PerGpu(
-        total_gib=total_gib,
-        f0_gib=f0,
-        weights_gib=weights,
-        draft_weights_gib=draft_weights,
+        total_gib=hw.total_gib,
+        f0_gib=x.f0,
+        weights_gib=x.weights,
+        draft_weights_gib=x.draft_weights,
         slack_gib=sol.slack,
         rest_gib=sol.rest + sol.state + sol.scratch,
         mamba_state_gib=sol.state,
@@ -373,48 +526,49 @@ def _budget(
         mamba_slots=sol.slots,
         mm_reserve_gib=sol.mm_reserve,
         draft_kv_gib=draft_kv,
+        draft_in_slack=x.rules.era is not Era.D,
     )
     if sol.fits:
-        warnings.extend(slack_warnings(inputs, per_gpu, args))
+        notes.warnings.extend(slack_warnings(x, per_gpu, args))
+        notes.warnings.extend(_concurrency_warning(per_gpu.kv_tokens, x.context_len))
     elif sol.failure is None and sol.mrr is not None and sol.mrr <= 0:
-        warnings.append(
-            f"the mamba pool ({sol.slots} slots, {ratio} per request) leaves no request slots: "
+        notes.warnings.append(
+            f"the mamba pool ({sol.slots} slots, {x.ratio} per request) leaves no request slots: "
             "SGLang starts but cannot serve"
+        )
+    not_modelled = (*x.model.not_modelled, *x.rules.not_modelled_for(x.model))
+    for what in not_modelled:
+        notes.warnings.append(
+            f"not modelled: {what}; the KV token and request figures are left out"
         )
     return Budget(
         sglang_version=sglang_version,
-        era=rules.era,
-        era_label=rules.label,
-        model=model.name,
+        era=x.rules.era,
+        era_label=x.rules.label,
+        model=x.model.name,
         per_gpu=per_gpu,
-        gpus=n_gpus,
-        max_running_requests=sol.mrr,
+        gpus=hw.n_gpus,
+        max_running_requests=None if not_modelled else sol.mrr,
         fits=sol.fits,
         failure_kind=sol.failure,
         shortfall_gib=shortfall,
         suggestions=(),
-        assumptions=tuple(assumptions),
-        sources=sources,
-        warnings=tuple(warnings),
-        inputs={
-            "tp_size": tp,
-            "pp_size": pp,
-            "mem_fraction_static": round(mfs, 4),
-            "speculative_algorithm": spec,
-            "speculative_num_steps": steps,
-            "speculative_eagle_topk": topk,
-            "speculative_num_draft_tokens": draft_tokens,
-            "max_running_requests": mrr,
-            "radix_cache": "off" if radix_disabled else strategy,
-            "mamba_ratio": ratio if model.is_hybrid else None,
-            "kv_cache_dtype": args.get("kv_cache_dtype") or "auto",
-            "mamba_ssm_dtype": ("float32" if inputs.ssm_bytes == 4 else "bfloat16")
-            if model.is_hybrid
-            else None,
-            "quantization": quant,
-            "context_len": context_len,
-        },
+        assumptions=tuple(notes.assumptions),
+        sources=notes.sources,
+        warnings=tuple(notes.warnings),
+        inputs=resolved,
+        confidence=confidence(x, notes.sources),
+        not_modelled=not_modelled,
     )
+
+
+def _concurrency_warning(kv_tokens: int, context_len: int) -> list[str]:
+    if context_len > 0 and kv_tokens < context_len:
+        return [
+            f"SGLang starts, but its {kv_tokens:,} KV tokens hold less than one request of the "
+            f"context length ({context_len:,})"
+        ]
+    return []
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -43,8 +43,25 @@ class PerGpu:
     mamba_slot_bytes: int
     mamba_slots: int | None
     mm_reserve_gib: float = 0.0
-    #: Eras A-C: draft KV pool allocated later out of the slack (target's token count).
+    #: Draft KV pool allocated later out of the slack (eras before D, and era D when SGLang
+    #: does not price the draft into the cell).
     draft_kv_gib: float = 0.0
+    #: Before era D the draft weights load after profiling: they come out of the slack.
+    draft_in_slack: bool = False
+
+    def bar_segments(self) -> list[tuple[str, float]]:
+        """(segment, GiB) stacked up to F0 as SGLang carves it: the draft KV (and before era D
+        the draft weights) is drawn inside the slack it is later taken from, never on top."""
+        taken = self.draft_kv_gib + (self.draft_weights_gib if self.draft_in_slack else 0.0)
+        return [
+            ("weights", self.weights_gib),
+            ("draft", self.draft_weights_gib),
+            ("state", self.mamba_state_gib),
+            ("scratch", self.spec_scratch_gib),
+            ("KV", self.kv_gib),
+            ("reserve", self.mm_reserve_gib + self.draft_kv_gib),
+            ("slack", max(self.slack_gib - taken, 0.0)),
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,14 +85,31 @@ class PerGpu:
 
 @dataclass(frozen=True)
 class Suggestion:
-    """One change that makes the launch fit, and what it gives."""
+    """One change, re-run through the budget, and what the user would have with it.
+
+    ``fits`` means SGLang starts *and* its KV pool holds at least one request of the context
+    length (``concurrency_at_context >= 1``); ``needs_more_gpus`` marks a change beyond the GPUs
+    given (or assumed)."""
 
     change: str
     effect: str
     args: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    fits: bool = True
+    kv_tokens: int | None = None
+    max_running_requests: int | None = None
+    concurrency_at_context: float | None = None
+    needs_more_gpus: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"change": self.change, "effect": self.effect}
+        return {
+            "change": self.change,
+            "effect": self.effect,
+            "fits": self.fits,
+            "kv_tokens": self.kv_tokens,
+            "max_running_requests": self.max_running_requests,
+            "concurrency_at_context": self.concurrency_at_context,
+            "needs_more_gpus": self.needs_more_gpus,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,6 +132,32 @@ class Budget:
     warnings: tuple[str, ...] = ()
     inputs: Mapping[str, Any] = field(default_factory=dict)
     reported: Mapping[str, Any] | None = None
+    #: Terms of the arithmetic no real log has validated, and the overall level.
+    confidence: Mapping[str, Any] = field(default_factory=dict)
+    #: Families SGLang prices differently that this model does not cover (figures left out).
+    not_modelled: tuple[str, ...] = ()
+
+    @property
+    def kv_tokens(self) -> int | None:
+        """KV tokens per rank, or None when a pool kind is not modelled."""
+        return None if self.not_modelled else self.per_gpu.kv_tokens
+
+    @property
+    def context_len(self) -> int:
+        return int(self.inputs.get("context_len") or 0)
+
+    @property
+    def concurrency_at_context(self) -> float | None:
+        """KV tokens / context length: how many full-length requests the pool holds at once."""
+        return concurrency(self.kv_tokens, self.context_len)
+
+    @property
+    def basis(self) -> str:
+        """The GPUs and release the verdict rests on, with where each came from."""
+        gpu = self.sources.get("gpu_basis") or self.sources.get("gpu", "")
+        ver = self.sources.get("sglang_version", "given")
+        how = {"log": "read from the log"}.get(ver, ver)
+        return f"{gpu}, SGLang {self.sglang_version} {how}"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -105,7 +165,7 @@ class Budget:
             "sglang_version": self.sglang_version,
             "era": self.era.value,
             "model": self.model,
-            "per_gpu": self.per_gpu.to_dict(),
+            "per_gpu": self._per_gpu_dict(),
             "max_running_requests": self.max_running_requests,
             "fits": self.fits,
             "failure_kind": self.failure_kind.value if self.failure_kind else None,
@@ -117,14 +177,32 @@ class Budget:
             "gpus": self.gpus,
             "warnings": list(self.warnings),
             "inputs": dict(self.inputs),
+            "kv_tokens": self.kv_tokens,
+            "concurrency_at_context": self.concurrency_at_context,
+            "confidence": dict(self.confidence),
+            "not_modelled": list(self.not_modelled),
+            "basis": self.basis,
         }
         if self.reported is not None:
             out["reported"] = dict(self.reported)
         return out
 
+    def _per_gpu_dict(self) -> dict[str, Any]:
+        out = self.per_gpu.to_dict()
+        if self.not_modelled:  # never a silent dense guess: the pool figures are left out
+            out["kv_tokens"] = out["kv_gib"] = None
+        return out
+
     def _repr_html_(self) -> str:
         """Jupyter: the per-GPU stacked bar and figures, as in ``logscope report``."""
         return budget_html(self)
+
+
+def concurrency(kv_tokens: int | None, context_len: int) -> float | None:
+    """``kv_tokens / context_len`` to two decimals (vLLM's "maximum concurrency")."""
+    if kv_tokens is None or context_len <= 0:
+        return None
+    return round(max(kv_tokens, 0) / context_len, 2)
 
 
 def _r(value: float | None, nd: int = 3) -> float | None:

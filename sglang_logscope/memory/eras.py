@@ -2,6 +2,11 @@
 
 Read from the released wheels (see ``docs/memory.md``):
 
+* **P4** 0.4.x: the pool formula of 0.5.9 for dense models; default ``--mem-fraction-static``
+  from a tp x pp table before 0.4.9, from capacity tiers (reserve 2.8 / 9.5 / 12 GiB + parallel
+  share) from 0.4.9.
+* **P5** 0.5.0 – 0.5.8: tiers until 0.5.2, the reserve formula of 0.5.9 from 0.5.3; hybrid
+  state as 0.5.9 only from 0.5.8 (0.5.2 – 0.5.7 hybrids are reported as not modelled).
 * **A** 0.5.9 – 0.5.10.post1: ``profile_max_num_token``; hybrid spec scratch reserved up front
   for all ``max_running_requests``; draft weights, KV and graphs come out of the slack.
 * **B** 0.5.11 – 0.5.12.post1: same arithmetic, moved into ``pool_configurator.py``.
@@ -16,11 +21,16 @@ Read from the released wheels (see ``docs/memory.md``):
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import regex
 
 from ..errors import LogscopeError
+
+if TYPE_CHECKING:
+    from .models import ModelFacts
 
 Version = tuple[int, ...]
 
@@ -29,6 +39,8 @@ NEWEST_READ = "0.5.23"
 
 
 class Era(str, enum.Enum):
+    P4 = "P4"
+    P5 = "P5"
     A = "A"
     B = "B"
     C = "C"
@@ -40,6 +52,8 @@ class Era(str, enum.Enum):
 
 
 _RELEASES = {
+    Era.P4: "0.4.0-0.4.10.post2",
+    Era.P5: "0.5.0-0.5.8",
     Era.A: "0.5.9-0.5.10.post1",
     Era.B: "0.5.11-0.5.12.post1",
     Era.C: "0.5.13.post1",
@@ -59,6 +73,10 @@ def parse_version(text: str) -> Version:
 
 def era_of(version: Version) -> Era:
     v = version[:3]
+    if v < (0, 5, 0):
+        return Era.P4
+    if v < (0, 5, 9):
+        return Era.P5
     if v < (0, 5, 11):
         return Era.A
     if v < (0, 5, 13):
@@ -93,6 +111,23 @@ class EraRules:
     spec_disables_radix: bool
     #: 0.5.10-0.5.13 refuse spec decoding with radix cache in no_buffer mode.
     spec_radix_no_buffer_error: bool
+    #: How the default mfs is derived: ``tp_table`` (< 0.4.9), ``tiers`` (0.4.9 - 0.5.2),
+    #: ``reserve`` (0.5.3+, the 512 + activations + graphs formula).
+    mfs_rule: str = "reserve"
+    #: The multimodal factor on the default mfs (``adjust_mem_fraction_for_vlm``, 0.5.3+).
+    vlm_factor: bool = True
+    #: 0.5.10.x: speculative decoding turns piecewise CUDA graphs off before the heuristic.
+    spec_disables_piecewise: bool = False
+    #: 0.5.20+: a path-less EAGLE draft gets ``eagle_draft_num_layers`` from the target config.
+    draft_layers_from_target: bool = False
+    #: Graph max_bs default on 20-35 GiB GPUs at tp < 4 for 0.5.3-0.5.4 (16, later 24).
+    mid_gpu_small_tp_bs: int = 24
+
+    def not_modelled_for(self, model: ModelFacts) -> tuple[str, ...]:
+        """Pools of this release the arithmetic does not cover for ``model``."""
+        if model.is_hybrid and self.version[:3] < (0, 5, 8):
+            return (f"hybrid state arithmetic of {'.'.join(map(str, self.version[:3]))}",)
+        return ()
 
     @property
     def label(self) -> str:
@@ -102,6 +137,7 @@ class EraRules:
 def rules_for(version: Version) -> EraRules:
     era = era_of(version)
     v = version[:3]
+    piecewise = v >= (0, 5, 10)
     return EraRules(
         era=era,
         version=version,
@@ -110,12 +146,89 @@ def rules_for(version: Version) -> EraRules:
         mfs_without_gpu=0.95 if v >= (0, 5, 20) else 0.88,
         mid_gpu_defaults=(4096, 48, 160) if v >= (0, 5, 20) else (2048, 24, 80),
         graph_bs_capped_by_mrr=v >= (0, 5, 22),
-        spec_reserve_mib=0.0 if era is Era.D else (4096.0 if era is Era.C else 2048.0),
+        spec_reserve_mib=0.0 if era is Era.D else (4096.0 if piecewise else 2048.0),
         standalone_reserve_mib=0.0 if era is Era.D else 6144.0,
-        piecewise_default=era in (Era.C, Era.D),
+        piecewise_default=piecewise,
         spec_disables_radix=v < (0, 5, 10),
         spec_radix_no_buffer_error=(0, 5, 10) <= v < (0, 5, 14),
+        mfs_rule="tp_table" if v < (0, 4, 9) else ("tiers" if v < (0, 5, 3) else "reserve"),
+        vlm_factor=v >= (0, 5, 3),
+        spec_disables_piecewise=(0, 5, 10) <= v < (0, 5, 11),
+        draft_layers_from_target=v >= (0, 5, 20),
+        mid_gpu_small_tp_bs=16 if v < (0, 5, 5) else 24,
     )
+
+
+#: Architectures SGLang keeps off piecewise CUDA graphs (``piecewise_cuda_graph_disabled_model_archs``).
+_PIECEWISE_DISABLED_ARCHS = frozenset(
+    {
+        "DeepseekV32ForCausalLM",
+        "DeepseekV4ForCausalLM",
+        "Qwen3NextForCausalLM",
+        "GlmMoeDsaForCausalLM",
+        "BailingMoeV2_5ForCausalLM",
+        "LLaDAModelLM",
+    }
+)
+
+
+#: Multimodal architectures whose decoder prefill keeps CUDA graphs, by the first release
+#: read with that list (``multimodal_piecewise_cuda_graph_supported_model_archs``, and from
+#: 0.5.17 the breakable-graph allowlist too). Before 0.5.14 every multimodal model is off.
+_MM_PREFILL_GRAPHS: tuple[tuple[Version, frozenset[str]], ...] = (
+    ((0, 5, 14), frozenset({"Cohere2VisionForConditionalGeneration"})),
+    (
+        (0, 5, 17),
+        frozenset(
+            {
+                "Cohere2VisionForConditionalGeneration",
+                "KimiK25ForConditionalGeneration",
+                "MiniMaxM3SparseForCausalLM",
+                "MiniMaxM3SparseForConditionalGeneration",
+                "Qwen3_5ForConditionalGeneration",
+                "Qwen3_5MoeForConditionalGeneration",
+            }
+        ),
+    ),
+)
+
+
+def _multimodal_keeps_prefill_graphs(rules: EraRules, arch: str) -> bool:
+    kept: frozenset[str] = frozenset()
+    for since, archs in _MM_PREFILL_GRAPHS:
+        if rules.version[:3] >= since:
+            kept = archs
+    return arch in kept
+
+
+def piecewise_enabled(
+    rules: EraRules, args: Mapping[str, Any], model: ModelFacts, spec: str | None
+) -> bool:
+    """Whether piecewise (prefill) CUDA graphs stay on: SGLang's disable rules run before the
+    default-mfs heuristic (``_handle_piecewise_cuda_graph``, 0.5.10+)."""
+    if not rules.piecewise_default or args.get("disable_piecewise_cuda_graph"):
+        return False
+    if args.get("enforce_piecewise_cuda_graph"):
+        return True
+    off = (
+        model.architecture in _PIECEWISE_DISABLED_ARCHS,
+        bool(spec) and rules.spec_disables_piecewise,
+        bool(args.get("enable_dp_attention")),
+        bool(args.get("enable_torch_compile")),
+        int(args.get("pp_size") or 1) > 1,
+        str(args.get("moe_a2a_backend") or "none") != "none",
+        bool(args.get("lora_paths") or args.get("enable_lora")),
+        model.is_multimodal
+        and not args.get("language_only")
+        and not _multimodal_keeps_prefill_graphs(rules, model.architecture),
+        float(args.get("cpu_offload_gb") or 0) > 0 or bool(args.get("enable_hierarchical_cache")),
+        bool(args.get("enable_deterministic_inference")),
+        str(args.get("disaggregation_mode") or "null") != "null",
+        bool(args.get("enable_symm_mem")),
+        bool(args.get("enable_eplb")),
+        str(args.get("load_format") or "") == "gguf" or str(args.get("quantization")) == "gguf",
+    )
+    return not any(off)
 
 
 def gpu_tier(capacity_mib: float, tp: int, rules: EraRules) -> tuple[int, int]:
@@ -125,6 +238,8 @@ def gpu_tier(capacity_mib: float, tp: int, rules: EraRules) -> tuple[int, int]:
         return 2048, 8
     if g < 35 * 1024:
         cpf, bs_small_tp, bs_large_tp = rules.mid_gpu_defaults
+        if bs_small_tp == 24:
+            bs_small_tp = rules.mid_gpu_small_tp_bs
         return cpf, bs_small_tp if tp < 4 else bs_large_tp
     if g < 60 * 1024:
         return 4096, 32 if tp < 4 else 160
@@ -173,8 +288,13 @@ def default_mfs(
     is_mla: bool,
     vlm_factor: float | None,
     dp_attention_size: int = 1,
+    piecewise: bool | None = None,
 ) -> DefaultMfs:
     """``--mem-fraction-static`` as the release computes it when the flag is not given."""
+    if rules.mfs_rule != "reserve":
+        return _early_default_mfs(rules, capacity_mib, tp * pp, spec_algorithm, dp_attention_size)
+    if piecewise is None:
+        piecewise = rules.piecewise_default
     if capacity_mib is None:
         cpf, bs = 4096, 160
     else:
@@ -190,7 +310,7 @@ def default_mfs(
         reserve += bs * dp_attention_size * 3
         if bs > 300:
             reserve += bs * dp_attention_size * 1.5
-    if rules.piecewise_default:
+    if piecewise:
         reserve += 1536 if is_mla else piecewise_sizes(max(cpf, 0)) * 8
     if capacity_mib is not None and capacity_mib > 60 * 1024:
         reserve = max(reserve, 10 * 1024)
@@ -209,6 +329,46 @@ def default_mfs(
         value = value * vlm_factor
         how += f" x multimodal factor {vlm_factor:.5f} = {value:.4f}"
     return DefaultMfs(value, reserve, cpf, bs, how)
+
+
+def _early_default_mfs(
+    rules: EraRules,
+    capacity_mib: float | None,
+    parallel: int,
+    spec_algorithm: str | None,
+    dp_attention_size: int,
+) -> DefaultMfs:
+    """0.4.x - 0.5.2: a tp x pp table (before 0.4.9) or reserve tiers by capacity."""
+    g = capacity_mib
+    if rules.mfs_rule == "tp_table":
+        value = 0.88
+        if g is not None and g <= 81920:
+            for at_least, v in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87)):
+                if parallel >= at_least:
+                    value = v
+                    break
+        if g is not None and g > 96 * 1024:
+            value = min(value + 48 * 1024 * (1 - value) / g, (g - 18 * 1024) / g)
+        how = f"tp x pp {parallel} table of {'.'.join(map(str, rules.version[:3]))}: {value:.3f}"
+        return DefaultMfs(value, 0.0, 8192 if g is None or g >= 25_000 else 2048, 160, how)
+    if g is None:
+        return DefaultMfs(0.88, 0.0, 8192, 160, "no GPU capacity known: 0.88")
+    if g < 35 * 1024:
+        reserve = (2.8 + parallel / 10) * 1024
+    elif g < 90 * 1024:
+        reserve = (9.5 + parallel / 2) * 1024
+    elif g < 160 * 1024:
+        reserve = (12 + parallel / 2) * 1024
+    else:
+        reserve = 32 * 1024.0
+    alg = (spec_algorithm or "").upper()
+    if alg:
+        reserve += 6 * 1024 if alg == "STANDALONE" else 2 * 1024
+    if dp_attention_size > 1:
+        reserve += 4 * 1024
+    value = round((g - reserve) / g, 3)
+    how = f"capacity tier: round(({g:.0f} - {reserve:.0f}) / {g:.0f}, 3) = {value}"
+    return DefaultMfs(value, reserve, 2048 if g < 35 * 1024 else 8192, 160, how)
 
 
 def vlm_factor(vision_layers: int | None, vision_hidden: int | None) -> float:
@@ -232,7 +392,7 @@ def mamba_ratio(
         return 1
     extra = 0
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
-        if rules.era is Era.A:
+        if rules.era in (Era.P5, Era.A):
             extra = 1 if spec else 2
         elif not overlap:
             extra = 1

@@ -40,6 +40,7 @@ def budget_from_inputs(
             model=model,
             sglang_version=sglang_version or cmd.sglang_version,
             explicit=cmd.explicit,
+            version_source="given" if sglang_version is not None else "assumed",
         )
         if cmd.out_of_range:
             b = replace(b, assumptions=(*could_not_use(cmd.out_of_range), *b.assumptions))

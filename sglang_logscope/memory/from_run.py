@@ -186,6 +186,7 @@ def budget_for_run(
         measured=measured if measured.f0_gib is not None else None,
         explicit=None,
         model_config=model_config,
+        version_source=None if sglang_version is not None else "log",
     )
     if note:
         b = replace(b, assumptions=(note, *b.assumptions))
@@ -194,9 +195,35 @@ def budget_for_run(
     if refused:
         b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     reported = reported_from_run(run)
-    reported["kv_tokens_error_pct"] = _error_pct(b.per_gpu.kv_tokens, reported.get("kv_tokens"))
+    reported["kv_tokens_error_pct"] = _error_pct(b.kv_tokens, reported.get("kv_tokens"))
     reported["mamba_slots_error_pct"] = _error_pct(
         float(b.per_gpu.mamba_slots) if b.per_gpu.mamba_slots is not None else None,
         reported.get("mamba_slots"),
     )
-    return replace(b, reported=reported)
+    reported["max_running_requests_error_pct"] = _error_pct(
+        b.max_running_requests, reported.get("max_running_requests")
+    )
+    flags = prediction_mismatches(reported)
+    reported["mismatches"] = flags
+    return replace(b, reported=reported, warnings=(*b.warnings, *flags))
+
+
+#: A prediction further than this from what the same run printed is flagged (percent).
+MISMATCH_PCT = 2.0
+
+
+def prediction_mismatches(reported: Mapping[str, Any]) -> list[str]:
+    """One warning per figure predicted more than :data:`MISMATCH_PCT` off the run's own."""
+    out = []
+    for key, label in (
+        ("kv_tokens", "KV tokens"),
+        ("mamba_slots", "mamba slots"),
+        ("max_running_requests", "max_running_requests"),
+    ):
+        err = reported.get(f"{key}_error_pct")
+        if isinstance(err, (int, float)) and abs(err) > MISMATCH_PCT:
+            out.append(
+                f"prediction off by {err:+.1f}% from what this run printed ({label} "
+                f"{reported.get(key)}): an input or rule differs from this run's"
+            )
+    return out

@@ -121,14 +121,20 @@ def gpu_from_text(text: str) -> GpuSpec:
     )
 
 
-def gpu_list(count: int | None, memory: str | None) -> list[GpuSpec] | None:
-    """``--gpus N --gpu-memory SIZE`` as a list, or None when neither was given."""
+def gpu_list(count: int | None, memory: str | None) -> list[GpuSpec] | GpuSpec | None:
+    """``--gpus N --gpu-memory SIZE`` as a list; a bare GpuSpec when only the memory was given
+    (the budget takes the count from tp x pp), None when neither was given."""
     if count is None and memory is None:
         return None
     if count is not None and count < 1:
         raise LogscopeError(f"--gpus must be at least 1, got {count}")
+    if count is None:
+        assert memory is not None
+        return gpu_from_text(memory)
     spec = gpu_from_text(memory) if memory is not None else DEFAULT_GPU
-    return [spec] * (count if count is not None else DEFAULT_COUNT)
+    if memory is None:
+        spec = GpuSpec(spec.name, spec.total_mib, "assumed")
+    return [spec] * count
 
 
 def as_gpu_list(gpus: GpuSpec | Sequence[GpuSpec] | None) -> list[GpuSpec] | None:

@@ -59,6 +59,11 @@ class ModelFacts:
     mamba_ssm_dtype: str | None = None
     #: MTP/NEXTN draft layers carried in the checkpoint (0 = none).
     mtp_layers: int = 0
+    #: The config names ``num_nextn_predict_layers`` (Qwen3.5/3.6 use ``mtp_num_hidden_layers``);
+    #: SGLang 0.5.20+ sizes a path-less draft KV from this field only.
+    nextn_field: bool = False
+    #: Memory pools SGLang sizes for this family that the arithmetic does not model.
+    not_modelled: tuple[str, ...] = ()
     #: Vision tower: ``num_hidden_layers`` as the default-mfs heuristic reads it (None if absent).
     vision_num_hidden_layers: int | None = None
     vision_hidden_size: int | None = None
@@ -155,6 +160,8 @@ def facts_from_config(
         linear_conv_kernel_dim=cfg.get("linear_conv_kernel_dim"),
         mamba_ssm_dtype=cfg.get("mamba_ssm_dtype"),
         mtp_layers=mtp,
+        nextn_field=cfg.get("num_nextn_predict_layers") is not None,
+        not_modelled=unmodelled_pools(cfg, arch),
         vision_num_hidden_layers=vision.get("num_hidden_layers") if vision else None,
         vision_hidden_size=vision.get("hidden_size") if vision else None,
         is_multimodal=vision is not None,
@@ -164,12 +171,61 @@ def facts_from_config(
 
 
 def _quant_of(cfg: Mapping[str, Any]) -> str | None:
+    """The quantization method; compressed-tensors reads its weight bits (fp8 vs int4)."""
     q = cfg.get("quantization_config")
     if isinstance(q, Mapping):
         method = q.get("quant_method")
         if isinstance(method, str):
+            if method.lower() == "compressed-tensors":
+                return _compressed_tensors_kind(q)
             return method.lower()
     return None
+
+
+def _compressed_tensors_kind(q: Mapping[str, Any]) -> str:
+    """``compressed-tensors`` with 8-bit float weights is fp8; otherwise the int4 price."""
+    groups = q.get("config_groups")
+    if isinstance(groups, Mapping):
+        for group in groups.values():
+            w = group.get("weights") if isinstance(group, Mapping) else None
+            if isinstance(w, Mapping) and w.get("num_bits") == 8:
+                return "fp8" if str(w.get("type", "")).lower() == "float" else "w8a8_int8"
+    return "compressed-tensors"
+
+
+#: Config markers of pool kinds SGLang sizes that this arithmetic does not model (label, test).
+_UNMODELLED: tuple[tuple[str, str], ...] = (
+    ("sliding-window pool (SWAKVPool: swa and full tokens)", "swa"),
+    ("LFM2 short-conv state", "lfm2"),
+    ("Mamba2 state (Nemotron-H / Falcon-H1)", "mamba2"),
+    ("Kimi-Linear KDA state", "kda"),
+    ("MLA sparse-attention indexer (DSA/NSA) bytes", "indexer"),
+)
+
+
+def _marks(cfg: Mapping[str, Any], arch: str) -> set[str]:
+    a = arch.lower()
+    types = [str(t) for t in cfg.get("layer_types") or [] if isinstance(t, str)]
+    out: set[str] = set()
+    if cfg.get("sliding_window_pattern") or any("sliding" in t for t in types):
+        out.add("swa")
+    if a.startswith(("gemma2", "gemma3", "gptoss", "llama4", "mimo")) and cfg.get("sliding_window"):
+        out.add("swa")
+    if "lfm2" in a or any(t == "conv" for t in types):
+        out.add("lfm2")
+    if cfg.get("hybrid_override_pattern") or "falconh1" in a or "nemotronh" in a:
+        out.add("mamba2")
+    if cfg.get("linear_attn_config") is not None or "kimilinear" in a:
+        out.add("kda")
+    if cfg.get("index_topk") is not None:
+        out.add("indexer")
+    return out
+
+
+def unmodelled_pools(cfg: Mapping[str, Any], arch: str) -> tuple[str, ...]:
+    """What SGLang would size for this config that the arithmetic leaves out (never priced dense)."""
+    marks = _marks(cfg, arch)
+    return tuple(label for label, key in _UNMODELLED if key in marks)
 
 
 def _full_attention_layers(cfg: Mapping[str, Any], layers: int) -> tuple[int, ...]:

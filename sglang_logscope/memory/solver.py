@@ -16,6 +16,24 @@ from .models import ModelFacts
 
 #: Algorithms whose draft is priced into the KV cell in era D.
 EAGLE_FAMILY = {"EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE"}
+#: Architectures whose draft path SGLang fills in with the target's own path (0.5.14+,
+#: ``arg_groups/speculative_hook.py``), which sets ``eagle_draft_num_layers``.
+DRAFT_PATH_AUTO = frozenset(
+    {
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV4ForCausalLM",
+        "Glm4MoeForCausalLM",
+        "Glm4MoeLiteForCausalLM",
+        "GlmMoeDsaForCausalLM",
+        "BailingMoeForCausalLM",
+        "BailingMoeV2ForCausalLM",
+        "BailingMoeV2_5ForCausalLM",
+        "MistralLarge3ForCausalLM",
+        "PixtralForConditionalGeneration",
+        "HYV3ForCausalLM",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,13 @@ class Inputs:
     page_size: int
     max_total_tokens: int | None
     context_len: int
+    #: Era D: draft layers priced into the KV cell (0 when SGLang leaves them out).
+    draft_layers: int = 0
+
+    @property
+    def attn_tp(self) -> int:
+        """SGLang's attention TP size: ``tp // dp`` with DP attention (dp_attention.py)."""
+        return max(self.tp // max(self.dp, 1), 1)
 
 
 @dataclass(frozen=True)
@@ -80,54 +105,18 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     else:
         free_after = x.f0 - x.weights - (x.draft_weights if era is Era.D else 0.0)
     rest = free_after - slack - mm_reserve + extra_gib
-    draft_layers = 0
-    if era is Era.D and x.spec in EAGLE_FAMILY:
-        draft_layers = max(1, min(model.mtp_layers, 1)) if model.mtp_layers else 1
-    cell = kv_cell_bytes(model, tp=x.tp, pp=x.pp, kv_bytes=x.kv_bytes, draft_layers=draft_layers)
-    slot = mamba_slot_bytes(model, tp=x.tp, pp=x.pp, ssm_bytes=x.ssm_bytes)
+    cell = kv_cell_bytes(
+        model, tp=x.attn_tp, pp=x.pp, kv_bytes=x.kv_bytes, draft_layers=x.draft_layers
+    )
+    slot = mamba_slot_bytes(model, tp=x.attn_tp, pp=x.pp, ssm_bytes=x.ssm_bytes)
     failure: FailureKind | None = None
     state = scratch = 0.0
     slots: int | None = None
-    d = x.draft_tokens if x.spec else 0
     if model.is_hybrid:
-        pg = slot / GIB
-        mrr = x.mrr
-        r = x.mamba_full_memory_ratio
-        if era in (Era.A, Era.B):
-            if x.spec:
-                scratch = pg * (mrr or 0) * d
-                rest -= scratch
-            if x.max_mamba_cache_size is not None:
-                slots = x.max_mamba_cache_size // x.dp
-            elif x.radix_disabled and mrr is not None:
-                slots = mrr
-            else:
-                slots = int((rest * r / (1 + r) * GIB) // slot)
-            state = slots * pg
-        else:
-            pad = 1 if rules.padding_slot else 0
-            if x.max_mamba_cache_size is not None:
-                slots = x.max_mamba_cache_size // x.dp
-                if x.spec:
-                    cap = min(max(1, mrr or 1), slots // x.ratio)
-                    scratch = pg * (cap + pad) * d
-            elif x.radix_disabled and mrr is not None:
-                slots = max(1, mrr) if pad else mrr
-                if x.spec:
-                    scratch = pg * (slots + pad) * d
-            else:
-                budget_b = rest * r / (1 + r) * GIB
-                if x.spec:
-                    slots = int((budget_b - pad * slot * (1 + d)) // (slot * (1 + d / x.ratio)))
-                    cap = min(max(1, mrr or 1), slots // x.ratio)
-                    scratch = pg * (cap + pad) * d
-                else:
-                    slots = int((budget_b - pad * slot) // slot)
-            if slots <= 0:
-                failure = FailureKind.MAMBA_STATE_TOO_SMALL
-            state = (slots + pad) * pg
-            rest -= scratch
-        rest -= state
+        state, scratch, slots = _hybrid_pools(x, rest, slot)
+        if era not in (Era.P5, Era.A, Era.B) and slots <= 0:
+            failure = FailureKind.MAMBA_STATE_TOO_SMALL
+        rest -= state + scratch
     if failure is None and era is Era.D and rest <= 0:
         failure = FailureKind.WEIGHTS_LEAVE_NO_MEMORY
     tokens = int(rest * GIB) // cell if cell else 0
@@ -151,13 +140,49 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     )
 
 
+def _hybrid_pools(x: Inputs, rest: float, slot: int) -> tuple[float, float, int]:
+    """(state GiB, spec scratch GiB, state slots): eras before C reserve the scratch for every
+    running request first; from C the pool and the scratch are solved jointly."""
+    pg = slot / GIB
+    mrr = x.mrr
+    r = x.mamba_full_memory_ratio
+    d = x.draft_tokens if x.spec else 0
+    if x.rules.era in (Era.P5, Era.A, Era.B):
+        scratch = pg * (mrr or 0) * d if x.spec else 0.0
+        if x.max_mamba_cache_size is not None:
+            slots = x.max_mamba_cache_size // x.dp
+        elif x.radix_disabled and (mrr is not None or x.rules.era is Era.P5):
+            slots = mrr if mrr is not None else 512  # 0.5.8: radix off, no MRR -> 512
+        else:
+            slots = int(((rest - scratch) * r / (1 + r) * GIB) // slot)
+        return slots * pg, scratch, slots
+    pad = 1 if x.rules.padding_slot else 0
+    scratch = 0.0
+    if x.max_mamba_cache_size is not None:
+        slots = x.max_mamba_cache_size // x.dp
+        if x.spec:
+            scratch = pg * (min(max(1, mrr or 1), slots // x.ratio) + pad) * d
+    elif x.radix_disabled and mrr is not None:
+        slots = max(1, mrr) if pad else mrr
+        if x.spec:
+            scratch = pg * (slots + pad) * d
+    else:
+        budget_b = rest * r / (1 + r) * GIB
+        if x.spec:
+            slots = int((budget_b - pad * slot * (1 + d)) // (slot * (1 + d / x.ratio)))
+            scratch = pg * (min(max(1, mrr or 1), slots // x.ratio) + pad) * d
+        else:
+            slots = int((budget_b - pad * slot) // slot)
+    return (slots + pad) * pg, scratch, slots
+
+
 def _final_mrr(x: Inputs, tokens: int, slots: int | None) -> int | None:
     if tokens <= 0:
         return None
     era = x.rules.era
     estimated = max(min(int(tokens / max(x.context_len, 1) * 512), 4096), 2048)
     user = x.mrr
-    if era in (Era.A, Era.B):
+    if era in (Era.P4, Era.P5, Era.A, Era.B):
         mrr = user if user is not None else estimated
     elif era is Era.C:
         mrr = min(user, estimated) if user is not None else min(estimated, tokens // 2)
@@ -191,15 +216,16 @@ def slack_warnings(x: Inputs, g: PerGpu, args: Mapping[str, Any]) -> list[str]:
     need_mib = 512 + max(cpf, 2048) * 1.5 + bs * 2
     parts = [f"~{need_mib / 1024:.1f} GiB graphs + activations"]
     need = need_mib / 1024
-    if x.rules.era is not Era.D and x.spec in EAGLE_FAMILY:
+    if x.spec in EAGLE_FAMILY and (x.rules.era is not Era.D or not x.draft_layers):
         transient = (
             2 * x.model.vocab_size / x.tp * x.model.hidden_size * 2 / GIB
             if x.model.mtp_layers
             else 0.0
         )
-        need += g.draft_weights_gib + g.draft_kv_gib + transient
+        draft = g.draft_weights_gib if x.rules.era is not Era.D else 0.0
+        need += draft + g.draft_kv_gib + transient
         parts.append(
-            f"{g.draft_weights_gib + g.draft_kv_gib + transient:.1f} GiB draft weights/KV/load transient"
+            f"{draft + g.draft_kv_gib + transient:.1f} GiB draft weights/KV/load transient"
         )
     if g.slack_gib < need:
         return [

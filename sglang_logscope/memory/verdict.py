@@ -57,10 +57,16 @@ def _intended_text(b: Budget | None) -> str:
         return ""
     if b.fits:
         mrr = f", max_running_requests {b.max_running_requests}" if b.max_running_requests else ""
-        return f" Your intended command would fit: {b.per_gpu.kv_tokens:,} KV tokens{mrr}."
+        tokens = (
+            f"{b.kv_tokens:,} KV tokens" if b.kv_tokens is not None else "KV tokens not modelled"
+        )
+        return f" Your intended command would fit ({b.basis}): {tokens}{mrr}."
     kind = b.failure_kind.value if b.failure_kind else "no request slots"
     fix = f" Try {b.suggestions[0].change}." if b.suggestions else ""
-    return f" Your intended command would not fit either ({kind}, short by {b.shortfall_gib:.2f} GiB).{fix}"
+    return (
+        f" Your intended command would not fit either ({kind}, short by "
+        f"{b.shortfall_gib:.2f} GiB; {b.basis}).{fix}"
+    )
 
 
 def _capacity(run: Run, intended: Budget | None) -> float | None:

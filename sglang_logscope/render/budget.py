@@ -13,22 +13,24 @@ from .text import console, plain
 
 BAR_WIDTH = 60
 _SEGMENTS = (
-    ("weights", "weights_gib", "█", "blue"),
-    ("draft", "draft_weights_gib", "▓", "cyan"),
-    ("state", "mamba_state_gib", "▒", "magenta"),
-    ("scratch", "spec_scratch_gib", "░", "red"),
-    ("KV", "kv_gib", "■", "green"),
-    ("slack", "slack_gib", "·", "yellow"),
+    ("weights", "█", "blue"),
+    ("draft", "▓", "cyan"),
+    ("state", "▒", "magenta"),
+    ("scratch", "░", "red"),
+    ("KV", "■", "green"),
+    ("reserve", "▪", "white"),
+    ("slack", "·", "yellow"),
 )
 
 
 def _bar(b: Budget) -> Text:
-    g = b.per_gpu.to_dict()
-    cap = g["total_gib"] or g["f0_gib"] or 1.0
+    g = b.per_gpu
+    cap = g.total_gib or g.f0_gib or 1.0
+    values = dict(g.bar_segments())
     text = Text()
     used = 0
-    for _, key, char, style in _SEGMENTS:
-        value = max(float(g.get(key) or 0.0), 0.0)
+    for name, char, style in _SEGMENTS:
+        value = max(values.get(name, 0.0), 0.0)
         n = round(value / cap * BAR_WIDTH)
         n = min(n, BAR_WIDTH - used)
         text.append(char * n, style=style)
@@ -40,7 +42,7 @@ def _bar(b: Budget) -> Text:
 
 def _legend() -> Text:
     t = Text("  ")
-    for name, _, char, style in _SEGMENTS:
+    for name, char, style in _SEGMENTS:
         t.append(f"{char} {name}  ", style=style)
     return t
 
@@ -67,10 +69,11 @@ def render_budget(con: Console, b: Budget) -> None:
             style="bold",
         )
     )
+    con.print(plain(f"  on {b.basis}; confidence {b.confidence.get('level', '-')}"))
     con.print(plain("per GPU:"))
     con.print(_bar(b))
     con.print(_legend())
-    g = b.per_gpu.to_dict()
+    g = b.to_dict()["per_gpu"]
     rep = b.reported
     table = Table(
         "figure",
@@ -105,6 +108,12 @@ def render_budget(con: Console, b: Budget) -> None:
                 err = rep.get("mamba_slots_error_pct")
             cells += [_fmt(printed), f"{err:+.2f}%" if isinstance(err, (int, float)) else ""]
         table.add_row(*cells)
+    conc = b.concurrency_at_context
+    table.add_row(
+        f"requests of {b.context_len:,} tokens at once",
+        _fmt(conc),
+        *(["", ""] if rep is not None else []),
+    )
     mrr_cells = ["max_running_requests", _fmt(b.max_running_requests)]
     if rep is not None:
         mrr_cells += [_fmt(rep.get("max_running_requests")), ""]
@@ -116,7 +125,7 @@ def render_budget(con: Console, b: Budget) -> None:
     )
     con.print(table)
     if b.suggestions:
-        con.print(plain("suggestions (each alone makes it fit):", style="bold"))
+        con.print(plain("suggestions (each alone, best first):", style="bold"))
         for s in b.suggestions:
             con.print(plain(f"  {s.change}: {s.effect}"))
     for w in b.warnings:
@@ -125,6 +134,9 @@ def render_budget(con: Console, b: Budget) -> None:
         con.print(plain("assumptions:", style="bold"))
         for a in b.assumptions:
             con.print(plain(f"  - {a}"))
+    unvalidated = b.confidence.get("unvalidated") or []
+    if unvalidated:
+        con.print(plain("not validated by a real log: " + "; ".join(unvalidated)))
     con.print(plain("sources:", style="bold"))
     for k, v in b.sources.items():
         con.print(plain(f"  {k}: {v}"))

@@ -257,7 +257,8 @@ def render_forensics(console: Console, data_report: CheckReport) -> None:
     budget = data.get("budget")
     if budget:
         fits = "fits" if budget.get("fits") else "does NOT fit"
-        _line(console, Text.assemble(("Your command's memory budget: ", "bold"), fits))
+        basis = report.plain(f" ({budget.get('basis')})", limit=300)
+        _line(console, Text.assemble(("Your command's memory budget: ", "bold"), fits, basis))
         for s in (budget.get("suggestions") or [])[:5]:
             _line(
                 console,

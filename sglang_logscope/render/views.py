@@ -243,7 +243,8 @@ def _check_failure(con: Console, data: dict[str, Any]) -> None:
     budget = data.get("budget")
     if budget:
         fits = "fits" if budget.get("fits") else "does NOT fit"
-        con.print(Text.assemble(("Your command's memory budget: ", "bold"), fits))
+        basis = report.plain(f" ({budget.get('basis')})", limit=300)
+        con.print(Text.assemble(("Your command's memory budget: ", "bold"), fits, basis))
         for s in budget.get("suggestions", [])[:5]:
             con.print(
                 Text.assemble(

@@ -572,7 +572,9 @@ def _memory(
 
     budget = None
     if intended is not None:
-        era_version = version or version_for_run(run, None)[0] or intended.sglang_version
+        from_log = version_for_run(run, None)[0]
+        era_version = version or from_log or intended.sglang_version
+        version_source = "given" if version else ("log" if from_log else "assumed")
         measured = _measured(run, intended)
         try:
             budget = memory_budget(
@@ -580,6 +582,7 @@ def _memory(
                 sglang_version=era_version,
                 explicit=intended.explicit,
                 measured=measured,
+                version_source=version_source,
             )
         except LogscopeError:
             budget = None
@@ -596,7 +599,7 @@ def _memory(
         findings.append(
             Finding.of(
                 "LS024",
-                f"Your command needs more memory than the GPUs have ({getattr(budget.failure_kind, 'value', budget.failure_kind)}, short by {budget.shortfall_gib:.2f} GiB).",
+                f"Your command needs more memory than the GPUs have ({getattr(budget.failure_kind, 'value', budget.failure_kind)}, short by {budget.shortfall_gib:.2f} GiB; {budget.basis}).",
             )
         )
     return oom, budget
