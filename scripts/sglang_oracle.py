@@ -227,7 +227,7 @@ def _mock_device(name: str, mib: int, capability: tuple[int, int]) -> None:
 
 #: GPU kernel packages SGLang imports at module level; served as inert stubs (their kernels are
 #: never called while arguments are resolved).
-STUBBED = ("sgl_kernel",)
+STUBBED = ("sgl_kernel", "xgrammar")
 
 
 class _StubMeta(type):
