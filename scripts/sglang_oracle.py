@@ -220,6 +220,15 @@ def _mock_device(name: str, mib: int, capability: tuple[int, int]) -> None:
     torch.cuda.get_device_capability = lambda *a, **k: capability  # type: ignore[assignment]
     torch.cuda.get_device_properties = lambda *a, **k: props  # type: ignore[assignment]
     torch.cuda.mem_get_info = lambda *a, **k: (mib << 20, mib << 20)  # type: ignore[assignment]
+    real_fake = torch.library.register_fake
+
+    def register_fake(op: Any, *a: Any, **k: Any) -> Any:
+        # fake kernels for the stubbed sgl_kernel ops: nothing to register them on
+        if isinstance(op, str) and op.startswith("sgl_kernel::"):
+            return lambda fn=None, *x, **y: fn
+        return real_fake(op, *a, **k)
+
+    torch.library.register_fake = register_fake  # type: ignore[assignment]
     if torch.version.cuda is None:  # a CPU build: look like a CUDA one
         torch.version.cuda = "12.8"  # type: ignore[misc]
     torch.version.hip = None  # type: ignore[misc]
@@ -227,7 +236,7 @@ def _mock_device(name: str, mib: int, capability: tuple[int, int]) -> None:
 
 #: GPU kernel packages SGLang imports at module level; served as inert stubs (their kernels are
 #: never called while arguments are resolved).
-STUBBED = ("sgl_kernel", "xgrammar")
+STUBBED = ("sgl_kernel", "flashinfer")
 
 
 class _StubMeta(type):

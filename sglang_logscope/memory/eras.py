@@ -122,6 +122,9 @@ class EraRules:
     draft_layers_from_target: bool = False
     #: Graph max_bs default on 20-35 GiB GPUs at tp < 4 for 0.5.3-0.5.4 (16, later 24).
     mid_gpu_small_tp_bs: int = 24
+    #: 0.5.16+: prefill graphs default to the breakable backend, whose own (shorter) disable
+    #: rules replace the torch.compile-piecewise ones (arch blacklist, DP attention, ...).
+    breakable_default: bool = False
 
     def not_modelled_for(self, model: ModelFacts) -> tuple[str, ...]:
         """Pools of this release the arithmetic does not cover for ``model``."""
@@ -156,6 +159,7 @@ def rules_for(version: Version) -> EraRules:
         spec_disables_piecewise=(0, 5, 10) <= v < (0, 5, 11),
         draft_layers_from_target=v >= (0, 5, 20),
         mid_gpu_small_tp_bs=16 if v < (0, 5, 5) else 24,
+        breakable_default=v >= (0, 5, 16),
     )
 
 
@@ -205,11 +209,16 @@ def piecewise_enabled(
     rules: EraRules, args: Mapping[str, Any], model: ModelFacts, spec: str | None
 ) -> bool:
     """Whether piecewise (prefill) CUDA graphs stay on: SGLang's disable rules run before the
-    default-mfs heuristic (``_handle_piecewise_cuda_graph``, 0.5.10+)."""
+    default-mfs heuristic (``_handle_piecewise_cuda_graph``, 0.5.10+; from 0.5.16 the
+    breakable backend's rules unless a validated multimodal model keeps torch.compile)."""
     if not rules.piecewise_default or args.get("disable_piecewise_cuda_graph"):
         return False
     if args.get("enforce_piecewise_cuda_graph"):
         return True
+    multimodal = model.is_multimodal and not args.get("language_only")
+    mm_ok = _multimodal_keeps_prefill_graphs(rules, model.architecture)
+    if rules.breakable_default:
+        return not _breakable_off(args, model, multimodal and not mm_ok)
     off = (
         model.architecture in _PIECEWISE_DISABLED_ARCHS,
         bool(spec) and rules.spec_disables_piecewise,
@@ -218,9 +227,7 @@ def piecewise_enabled(
         int(args.get("pp_size") or 1) > 1,
         str(args.get("moe_a2a_backend") or "none") != "none",
         bool(args.get("lora_paths") or args.get("enable_lora")),
-        model.is_multimodal
-        and not args.get("language_only")
-        and not _multimodal_keeps_prefill_graphs(rules, model.architecture),
+        multimodal and not mm_ok,
         float(args.get("cpu_offload_gb") or 0) > 0 or bool(args.get("enable_hierarchical_cache")),
         bool(args.get("enable_deterministic_inference")),
         str(args.get("disaggregation_mode") or "null") != "null",
@@ -229,6 +236,21 @@ def piecewise_enabled(
         str(args.get("load_format") or "") == "gguf" or str(args.get("quantization")) == "gguf",
     )
     return not any(off)
+
+
+def _breakable_off(args: Mapping[str, Any], model: ModelFacts, multimodal_off: bool) -> bool:
+    """``_disable_breakable_cudagraph_if_incompatible`` (0.5.16+): MLA (non-DSA), Nemotron-H,
+    DeepSeek-V4, two-batch overlap, an unvalidated MoE A2A backend, unlisted multimodal."""
+    a2a = str(args.get("moe_a2a_backend") or "none")
+    return any(
+        (
+            model.is_mla and "sparse-attention indexer" not in " ".join(model.not_modelled),
+            model.architecture.startswith(("NemotronH", "DeepseekV4")),
+            bool(args.get("enable_two_batch_overlap")),
+            a2a not in ("none", "deepep", "megamoe", "flashinfer"),
+            multimodal_off,
+        )
+    )
 
 
 def gpu_tier(capacity_mib: float, tp: int, rules: EraRules) -> tuple[int, int]:

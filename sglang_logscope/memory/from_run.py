@@ -134,7 +134,8 @@ def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
         if "self.server_args.mem_fraction_static" in f.message:
             return (
                 "0.5.9",
-                "SGLang 0.5.9 inferred from the error text ('Current value: self.server_args...')",
+                "SGLang 0.5.5-0.5.9 inferred from the error text ('Current value: "
+                "self.server_args...'); 0.5.9 used (same dense arithmetic)",
             )
         if "Current value: mem_fraction_static" in f.message:
             return (
@@ -142,13 +143,26 @@ def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
                 "SGLang 0.5.10 inferred from the error text ('Current value: mem_fraction_static=')",
             )
         if "Current value" not in f.message:
-            return "0.5.11", "bare 'Not enough memory' text points to 0.5.11-0.5.13; 0.5.11 used"
+            return _bare_not_enough_memory(run)
     if f.kind is FailureKind.WEIGHTS_LEAVE_NO_MEMORY:
         return (
             "0.5.15",
             "'Loaded weights leave no GPU memory' exists from 0.5.14/0.5.15; 0.5.15 used",
         )
     return None
+
+
+def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
+    """A bare 'Not enough memory' is printed by 0.4.x-0.5.2 and by 0.5.11+: the run's other
+    messages decide when they point to a release, else 0.5.11 is used and the doubt is said."""
+    hint = run.release_hint or ""
+    m = regex.match(r"(?:>=)?(\d+\.\d+\.\d+)", hint)
+    if m and parse_version(m.group(1))[:3] < (0, 5, 3):
+        return m.group(1), f"bare 'Not enough memory' text and log messages point to {hint}"
+    return (
+        "0.5.11",
+        "bare 'Not enough memory' text is printed by 0.4.x-0.5.2 and 0.5.11+; 0.5.11 used",
+    )
 
 
 def budget_for_run(
