@@ -1,0 +1,85 @@
+"""Families SGLang prices with pools this arithmetic does not model are said so, with the
+figures left out (never a silent dense guess); checkpoints' quantization read from the config.
+
+The configs under ``fixtures/memory/configs/`` are the reference configs of the transformers
+library (its config classes' defaults, named in each ``_source``): no real log of these families
+prints its pools with the figures needed to recompute them (corpus 033 and 053 lack them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.gpus import PRESETS
+from sglang_logscope.memory.models import facts_from_config, profile_facts
+
+CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "memory" / "configs"
+
+
+def _facts(name: str):  # type: ignore[no-untyped-def]
+    cfg = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    return facts_from_config(cfg, name=name, source=cfg["_source"])
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("gemma3-text", "sliding-window pool"),
+        ("gpt-oss", "sliding-window pool"),
+        ("lfm2", "LFM2 short-conv state"),
+        ("falcon-h1", "Mamba2 state"),
+    ],
+)
+def test_unmodelled_families_leave_the_figures_out(name: str, label: str) -> None:
+    model = _facts(name)
+    assert any(label in n for n in model.not_modelled)
+    b = budget(
+        {"model_path": name, "mem_fraction_static": 0.85}, gpus=[PRESETS["h100"]], model=model
+    )
+    d = b.to_dict()
+    assert d["per_gpu"]["kv_tokens"] is None and d["kv_tokens"] is None
+    assert d["max_running_requests"] is None and d["concurrency_at_context"] is None
+    assert any(w.startswith("not modelled: ") and label in w for w in b.warnings)
+    assert d["not_modelled"] == list(model.not_modelled)
+
+
+def test_plain_models_are_modelled() -> None:
+    for name in ("Qwen3-32B", "Llama-3.1-8B", "Qwen3.6-27B", "DeepSeek-V3"):
+        assert profile_facts(name).not_modelled == (), name
+
+
+def test_mla_with_a_sparse_indexer_is_flagged() -> None:
+    cfg = dict(profile_facts("DeepSeek-V3").to_dict())
+    ds = json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "sglang_logscope/data/models/deepseek-v3.json"
+        ).read_text(encoding="utf-8")
+    )["config"]
+    assert cfg["mla"]
+    v32 = facts_from_config({**ds, "index_topk": 2048}, name="v3.2", source="test")
+    assert any("indexer" in n for n in v32.not_modelled)
+
+
+@pytest.mark.parametrize(
+    ("num_bits", "kind", "quant"),
+    [(8, "float", "fp8"), (8, "int", "w8a8_int8"), (4, "int", "compressed-tensors")],
+)
+def test_compressed_tensors_is_priced_by_its_weight_bits(
+    num_bits: int, kind: str, quant: str
+) -> None:
+    base = json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "sglang_logscope/data/models/qwen3-32b.json"
+        ).read_text(encoding="utf-8")
+    )["config"]
+    qc = {
+        "quant_method": "compressed-tensors",
+        "config_groups": {"group_0": {"weights": {"num_bits": num_bits, "type": kind}}},
+    }
+    assert (
+        facts_from_config({**base, "quantization_config": qc}, name="q", source="t").quantization
+        == quant
+    )
