@@ -379,6 +379,11 @@ def test_bad_inputs_raise_logscope_errors() -> None:
 @pytest.mark.parametrize(
     ("version", "era"),
     [
+        ("0.4.0", Era.P4),
+        ("0.4.6.post5", Era.P4),
+        ("0.4.10.post2", Era.P4),
+        ("0.5.2", Era.P5),
+        ("0.5.8", Era.P5),
         ("0.5.9", Era.A),
         ("0.5.10.post1", Era.A),
         ("0.5.11", Era.B),
@@ -467,3 +472,43 @@ def test_graph_bs_capped_by_running_requests_from_0522(version: str, bs: int, mf
         vlm_factor=None,
     )
     assert (dm.cuda_graph_max_bs, dm.value) == (bs, mfs)
+
+
+DENSE = {"model_path": "Qwen/Qwen3-32B"}
+
+
+@pytest.mark.parametrize(
+    ("version", "gpu", "tp", "spec", "mfs"),
+    [
+        # < 0.4.9: the tp x pp table (0.4.6.post5 server_args.py), on GPUs up to 80 GiB
+        ("0.4.6.post5", "a6000", 2, None, 0.87),
+        ("0.4.6.post5", "h100", 1, None, 0.88),
+        ("0.4.6.post5", "h100", 8, None, 0.81),
+        # above 96 GiB: min(mfs + 48 GiB x (1 - mfs) / g, (g - 18 GiB) / g)
+        ("0.4.6.post5", "h200", 8, None, (143771 - 18432) / 143771),
+        # 0.4.9 - 0.5.2: reserve tiers by capacity, + 2 GiB for EAGLE
+        ("0.4.9.post6", "a6000", 2, None, round((49140 - 10.5 * 1024) / 49140, 3)),
+        ("0.5.2", "a6000", 2, None, round((49140 - 10.5 * 1024) / 49140, 3)),
+        ("0.5.2", "a6000", 2, "EAGLE", round((49140 - 12.5 * 1024) / 49140, 3)),
+        ("0.5.2", "rtx4090", 1, None, round((24564 - 2.9 * 1024) / 24564, 3)),
+    ],
+)
+def test_default_mfs_before_059(
+    version: str, gpu: str, tp: int, spec: str | None, mfs: float
+) -> None:
+    args = {**DENSE, "tp_size": tp, "speculative_algorithm": spec}
+    b = budget(args, gpus=[PRESETS[gpu]] * tp, sglang_version=version)
+    assert b.era in (Era.P4, Era.P5)
+    assert b.inputs["mem_fraction_static"] == pytest.approx(mfs, abs=6e-4)
+
+
+def test_hybrid_state_before_058_is_not_modelled() -> None:
+    b = budget({**WORKED, "mem_fraction_static": 0.85}, gpus=A6000x2, sglang_version="0.5.5")
+    assert b.not_modelled == ("hybrid state arithmetic of 0.5.5",)
+    assert b.to_dict()["kv_tokens"] is None
+    b58 = budget(
+        {**WORKED, "speculative_algorithm": None, "disable_radix_cache": True},
+        gpus=A6000x2,
+        sglang_version="0.5.8",
+    )
+    assert not b58.not_modelled and b58.per_gpu.mamba_slots == 512  # radix off, MRR unset

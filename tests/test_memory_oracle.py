@@ -1,0 +1,63 @@
+"""Our era rules held to SGLang's own argument resolution.
+
+``fixtures/memory/oracle/sglang-VERSION.json`` are golden files written by
+``scripts/sglang_oracle.py``: each release's ``ServerArgs`` resolved the launches on mocked device
+facts (GPU name and capacity) in a throwaway venv. SGLang is never imported here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.gpus import GpuSpec
+from sglang_logscope.memory.models import facts_from_config
+
+ORACLE = Path(__file__).resolve().parent.parent / "fixtures" / "memory" / "oracle"
+MODELS = Path(__file__).resolve().parent.parent / "sglang_logscope" / "data" / "models"
+#: Releases whose goldens must exist (the issue's list).
+REQUIRED = {"0.4.6.post5", "0.5.2", "0.5.9", "0.5.14", "0.5.17", "0.5.23"}
+
+
+def _goldens() -> list[tuple[str, str, dict[str, Any]]]:
+    out = []
+    for f in sorted(ORACLE.glob("sglang-*.json")):
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        for case_id, case in sorted(doc["cases"].items()):
+            out.append((doc["sglang_version"], case_id, case))
+    return out
+
+
+GOLDENS = _goldens()
+
+
+def test_goldens_cover_the_required_releases() -> None:
+    have = {v for v, _, _ in GOLDENS}
+    assert have >= REQUIRED, sorted(REQUIRED - have)
+
+
+def _ours(version: str, case: dict[str, Any]) -> Any:
+    profile = json.loads((MODELS / f"{case['model']}.json").read_text(encoding="utf-8"))
+    model = facts_from_config(profile["config"], name=profile["name"], source="profile")
+    args = {"model_path": f"/models/{case['model']}", **case["args"]}
+    gpu = GpuSpec(case["device"]["name"], case["device"]["total_mib"], "given")
+    return budget(args, gpus=gpu, model=model, sglang_version=version, explicit=set(args))
+
+
+@pytest.mark.parametrize(
+    ("version", "case_id", "case"), GOLDENS, ids=[f"{v}-{c}" for v, c, _ in GOLDENS]
+)
+def test_default_mfs_and_resets_match_sglang(version: str, case_id: str, case: Any) -> None:
+    if "error" in case:
+        pytest.skip(f"SGLang {version} refuses this launch: {case['error'][:80]}")
+    want = case["resolved"]
+    b = _ours(version, case)
+    assert b.inputs["mem_fraction_static"] == pytest.approx(want["mem_fraction_static"], abs=6e-4)
+    assert b.inputs["max_running_requests"] == want["max_running_requests"]
+    if b.per_gpu.mamba_slot_bytes and b.era.value not in ("P4", "P5"):
+        # before 0.5.9 the hybrid radix switch lives in the model runner, not in ServerArgs
+        assert (b.inputs["radix_cache"] == "off") == bool(want["disable_radix_cache"])
