@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sglang_logscope.errors import LogscopeError
@@ -512,3 +514,25 @@ def test_hybrid_state_before_058_is_not_modelled() -> None:
         sglang_version="0.5.8",
     )
     assert not b58.not_modelled and b58.per_gpu.mamba_slots == 512  # radix off, MRR unset
+
+
+def test_dp_attention_sizes_the_cell_with_attn_tp_as_log_027_prints() -> None:
+    """Corpus 027 (Qwen3-Next, tp 4, dp 4, DP attention) prints K = 31.89 GiB for 2,786,325
+    tokens: 24,576 B per token for K + V, the cell at attn_tp = tp // dp = 1."""
+    from sglang_logscope.events import EventKind
+    from sglang_logscope.log.reader import read_log
+
+    log = read_log(
+        str(Path(__file__).resolve().parent.parent / "fixtures/memory/cases/027/server.log")
+    )
+    kv = log.runs[0].first(EventKind.KV_CACHE_ALLOCATED)
+    assert kv is not None
+    printed = 2 * float(kv.fields["k_gib"]) * 2**30 / int(kv.fields["tokens"])
+    args = {"model_path": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", "tp_size": 4, "dp_size": 4}
+    h100 = [PRESETS["h100"]] * 4
+    dp = budget({**args, "enable_dp_attention": True}, gpus=h100, sglang_version="0.5.6")
+    plain = budget(args, gpus=h100, sglang_version="0.5.6")
+    assert dp.inputs["attn_tp_size"] == 1 and plain.inputs["attn_tp_size"] == 4
+    assert dp.per_gpu.kv_cell_bytes == pytest.approx(printed, rel=0.001)
+    assert dp.per_gpu.kv_cell_bytes == 2 * plain.per_gpu.kv_cell_bytes
+    assert dp.per_gpu.mamba_slot_bytes == 4 * plain.per_gpu.mamba_slot_bytes

@@ -158,3 +158,20 @@ def test_text_config_wins_in_multimodal_configs() -> None:
     assert m.hidden_size == 2048 and m.is_multimodal and m.vision_num_hidden_layers == 12
     with pytest.raises(LogscopeError):
         facts_from_config({"hidden_size": 4}, name="y", source="test")
+
+
+def test_model_config_from_the_local_hf_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ORG/NAME`` is read from the HF cache's newest snapshot when no local dir exists."""
+    src = Path(__file__).resolve().parent.parent / "fixtures/memory/cases/037/config.json"
+    snap = tmp_path / "hub/models--deepseek-ai--DeepSeek-R1-Distill-Qwen-7B/snapshots/abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    facts = resolve_model({"model_path": "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"})
+    assert facts.source == str(snap / "config.json")
+    assert facts.num_layers == 28 and facts.num_kv_heads == 4
+    with pytest.raises(LogscopeError, match="unknown model"):
+        resolve_model({"model_path": "someone/not-cached-7B"})

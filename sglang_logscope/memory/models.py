@@ -8,6 +8,7 @@ or MoE MLP, vision tower, MTP head) so weights can be priced when no log measure
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -399,9 +400,26 @@ def load_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def hf_cache_config(model_id: str) -> Path | None:
+    """``config.json`` of ``ORG/NAME`` in the local Hugging Face cache (``HF_HUB_CACHE``, else
+    ``HF_HOME/hub``, else ``~/.cache/huggingface/hub``), the newest snapshot; never the network."""
+    parts = model_id.strip("/").split("/")
+    if len(parts) != 2 or not all(parts) or any(p in (".", "..") for p in parts):
+        return None
+    env = os.environ
+    hub = env.get("HF_HUB_CACHE") or (
+        str(Path(env["HF_HOME"]) / "hub") if env.get("HF_HOME") else None
+    )
+    root = Path(hub) if hub else Path.home() / ".cache" / "huggingface" / "hub"
+    snapshots = root / f"models--{parts[0]}--{parts[1]}" / "snapshots"
+    configs = [p for p in snapshots.glob("*/config.json") if p.is_file()]
+    return max(configs, key=lambda p: p.stat().st_mtime) if configs else None
+
+
 def resolve_model(args: Mapping[str, Any], model_config: Path | None = None) -> ModelFacts:
-    """Model facts for a launch: ``model_config`` > a local ``--model-path`` directory > a
-    bundled profile matched by name. Raises LogscopeError when none applies."""
+    """Model facts for a launch: ``model_config`` > a local ``--model-path`` directory > the
+    local Hugging Face cache > a bundled profile matched by name. No network. Raises
+    LogscopeError when none applies."""
     quant = args.get("quantization")
     quant = str(quant).lower() if quant else None
     if model_config is not None:
@@ -416,11 +434,12 @@ def resolve_model(args: Mapping[str, Any], model_config: Path | None = None) -> 
             "no model: the arguments have no --model-path; pass --model-config PATH"
         )
     local = Path(str(model_path))
-    if local.is_dir() and (local / "config.json").is_file():
+    found = local / "config.json" if local.is_dir() else hf_cache_config(str(model_path))
+    if found is not None and found.is_file():
         return facts_from_config(
-            load_config(local),
+            load_config(found),
             name=local.name,
-            source=str(local / "config.json"),
+            source=str(found),
             quantization=quant,
         )
     profile = match_profile(str(model_path))
