@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..log.reader import read_log
-from .from_run import budget_for_run
+from .from_run import MISMATCH_PCT, budget_for_run
 from .models import facts_from_config, load_config, profile_facts
 
 START = "<!-- accuracy-table:start -->"
@@ -34,6 +34,10 @@ class Row:
     reported_slots: int | None
     slots_error_pct: float | None
     note: str
+    predicted_mrr: int | None = None
+    reported_mrr: int | None = None
+    #: Figures more than 2 % off what the run printed (the budget's own flag).
+    flagged: tuple[str, ...] = ()
 
 
 def evaluate(folder: Path) -> Row:
@@ -78,6 +82,17 @@ def evaluate(folder: Path) -> Row:
         reported_slots=rep.get("mamba_slots"),
         slots_error_pct=rep.get("mamba_slots_error_pct"),
         note=str(case.get("explanation", "")),
+        predicted_mrr=b.max_running_requests,
+        reported_mrr=rep.get("max_running_requests"),
+        flagged=tuple(
+            label
+            for key, label in (
+                ("kv_tokens", "tokens"),
+                ("mamba_slots", "slots"),
+                ("max_running_requests", "requests"),
+            )
+            if abs(rep.get(f"{key}_error_pct") or 0.0) > MISMATCH_PCT
+        ),
     )
 
 
@@ -96,14 +111,16 @@ def _pct(v: float | None) -> str:
 def render_table(rows: list[Row]) -> str:
     lines = [
         "| case | kind | model | arithmetic of | #tokens predicted | #tokens printed | error | "
-        "mamba slots predicted | printed | error | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "mamba slots predicted | printed | error | max_running_requests predicted | printed | "
+        "flagged >2% | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r.case} | {r.category} | {r.model} | {r.version} | {_n(r.predicted_tokens)} | "
             f"{_n(r.reported_tokens)} | {_pct(r.tokens_error_pct)} | {_n(r.predicted_slots)} | "
-            f"{_n(r.reported_slots)} | {_pct(r.slots_error_pct)} | {r.note} |"
+            f"{_n(r.reported_slots)} | {_pct(r.slots_error_pct)} | {_n(r.predicted_mrr)} | "
+            f"{_n(r.reported_mrr)} | {', '.join(r.flagged) or '-'} | {r.note} |"
         )
     return "\n".join(lines)
 
