@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sglang_logscope.log.reader import read_log
 from sglang_logscope.memory.accuracy import END, START, evaluate_all, render_table
+from sglang_logscope.memory.from_run import budget_for_run
+from sglang_logscope.memory.models import profile_facts
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "fixtures" / "memory" / "cases"
@@ -35,3 +38,13 @@ def test_dense_and_mla_within_one_percent_and_hybrid_explained() -> None:
         for what in r.flagged:  # every figure more than 2 % off names its cause in the note
             word = {"tokens": "Tokens", "slots": "slot", "requests": "Requests"}[what]
             assert word.lower() in r.note.lower(), (r.case, what)
+
+
+def test_a_prediction_far_from_what_the_run_printed_is_flagged() -> None:
+    """069: 81 slots predicted vs 40 printed (the audit's example) carries the >2% warning."""
+    rows = {r.case: r for r in evaluate_all(CASES)}
+    assert rows["069"].flagged == ("slots", "requests")
+    assert rows["037"].flagged == () and rows["055"].flagged == ()
+    run = read_log(str(CASES / "069" / "server.log")).runs[0]
+    b = budget_for_run(run, model=profile_facts("Qwen3.6-27B"), sglang_version="0.5.15")
+    assert any("mamba slots 40" in w and "+102.5%" in w for w in b.warnings)

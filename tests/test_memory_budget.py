@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.errors import LogscopeError
+from sglang_logscope.events import EventKind
+from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import FailureKind
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.budget_types import Budget, MeasuredFigures
@@ -519,9 +521,6 @@ def test_hybrid_state_before_058_is_not_modelled() -> None:
 def test_dp_attention_sizes_the_cell_with_attn_tp_as_log_027_prints() -> None:
     """Corpus 027 (Qwen3-Next, tp 4, dp 4, DP attention) prints K = 31.89 GiB for 2,786,325
     tokens: 24,576 B per token for K + V, the cell at attn_tp = tp // dp = 1."""
-    from sglang_logscope.events import EventKind
-    from sglang_logscope.log.reader import read_log
-
     log = read_log(
         str(Path(__file__).resolve().parent.parent / "fixtures/memory/cases/027/server.log")
     )
