@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -535,3 +536,26 @@ def test_dp_attention_sizes_the_cell_with_attn_tp_as_log_027_prints() -> None:
     assert dp.per_gpu.kv_cell_bytes == pytest.approx(printed, rel=0.001)
     assert dp.per_gpu.kv_cell_bytes == 2 * plain.per_gpu.kv_cell_bytes
     assert dp.per_gpu.mamba_slot_bytes == 4 * plain.per_gpu.mamba_slot_bytes
+
+
+def test_era_d_draft_line_transient_is_added_back() -> None:
+    """Era D logs the MTP draft's Load weight end while its own embed/lm_head copies are still
+    held (2 x 248,320 / 2 x 5,120 x 2 B = 2.37 GiB per GPU); they are freed before profiling."""
+    seen = MeasuredFigures(
+        f0_gib=46.99, free_after_weights_gib=18.0, weights_gib=25.54, draft_weights_gib=2.81
+    )
+    args = {**WORKED, "mem_fraction_static": 0.85}
+    plain = budget(args, gpus=A6000x2, sglang_version="0.5.17", measured=seen)
+    drafted = budget(
+        args,
+        gpus=A6000x2,
+        sglang_version="0.5.17",
+        measured=replace(seen, from_draft_line=True),
+    )
+    transient = 2 * 248_320 / 2 * 5_120 * 2 / 2**30
+    assert transient == pytest.approx(2.37, abs=0.01)
+    assert drafted.per_gpu.draft_weights_gib == pytest.approx(2.81 - transient)
+    gained = drafted.per_gpu.rest_gib - plain.per_gpu.rest_gib
+    assert gained == pytest.approx(transient, abs=0.01)
+    assert any("freed before profiling" in a for a in drafted.assumptions)
+    assert not any("freed before profiling" in a for a in plain.assumptions)

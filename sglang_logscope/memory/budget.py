@@ -421,6 +421,7 @@ def _budget(
         )
     mrr_per_dp = int(mrr) // dp if mrr is not None else None
     mfs = _mfs(args, model, rules, hw, spec, mrr_per_dp, explicit, sglang_version, notes)
+    free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes, kv_note = kv_element_bytes(args.get("kv_cache_dtype"), model)
     if kv_note:
@@ -436,9 +437,9 @@ def _budget(
         mfs=mfs,
         total_gib=hw.total_gib,
         f0=f0,
-        free_after_weights=measured.free_after_weights_gib if measured is not None else None,
+        free_after_weights=free_after,
         weights=weights,
-        draft_weights=spec.draft_weights,
+        draft_weights=draft_weights,
         spec=spec.norm,
         draft_tokens=int(spec.draft_tokens or 0),
         mrr=mrr_per_dp,
@@ -465,6 +466,29 @@ def _budget(
         "quantization": quant,
     }
     return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _draft_line_transient(
+    measured: MeasuredFigures | None, model: ModelFacts, tp: int, spec: _Spec, notes: _Notes
+) -> tuple[float | None, float]:
+    """(free memory after weights, draft weights). Era D logs the MTP draft's ``Load weight
+    end`` before the draft's own embed/lm_head copies are swapped for the target's and freed
+    (``set_embed_and_head``): that transient is added back to the free memory SGLang profiles."""
+    free_after = measured.free_after_weights_gib if measured is not None else None
+    draft = spec.draft_weights
+    if (
+        measured is None
+        or free_after is None
+        or not measured.from_draft_line
+        or not model.mtp_layers
+    ):
+        return free_after, draft
+    transient = 2 * model.vocab_size / tp * model.hidden_size * model.dtype_bytes / GIB
+    notes.assumptions.append(
+        f"the draft's embed/lm_head copies ({transient:.2f} GiB per GPU), still held at its "
+        "Load weight end line, are freed before profiling: added back to the free memory"
+    )
+    return free_after + transient, max(draft - transient, 0.0)
 
 
 def _version(sglang_version: str | None, version_source: str | None, notes: _Notes) -> str:

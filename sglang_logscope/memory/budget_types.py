@@ -21,6 +21,8 @@ class MeasuredFigures:
     free_after_weights_gib: float | None = None
     weights_gib: float | None = None
     draft_weights_gib: float | None = None
+    #: Free memory and draft weights come from the draft's own ``Load weight end`` (era D).
+    from_draft_line: bool = False
     f0_by_rank: Mapping[str, float] = field(default_factory=dict)
     origin: str = "log"
 

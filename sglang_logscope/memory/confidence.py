@@ -22,6 +22,8 @@ def unvalidated_terms(x: Inputs) -> list[str]:
         out.append("draft layers priced into the KV cell (era D)")
     elif x.spec:
         out.append("draft weights and draft KV taken from the slack")
+    if x.spec and x.free_after_weights is not None and x.rules.era is Era.D and m.mtp_layers:
+        out.append("draft embed/lm_head transient read from the draft's Load weight end (no log)")
     if x.dp > 1:
         out.append("DP attention pools (log 027 checks the KV cell only)")
     if x.pp > 1:

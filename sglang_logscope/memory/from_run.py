@@ -53,6 +53,7 @@ def measured_from_run(run: Run, *, era: Era | None = None, spec: bool = False) -
     usage = [u for _, u in first if u is not None]
     free_after = min(after) if after else None
     draft: float | None = None
+    from_draft = False
     if era is Era.D and spec:
         second = [v[1] for v in ends.values() if len(v) > 1]
         if second:
@@ -60,6 +61,7 @@ def measured_from_run(run: Run, *, era: Era | None = None, spec: bool = False) -
             draft_u = [u for _, u in second if u is not None]
             free_after = min(after2) if after2 else free_after
             draft = max(draft_u) if draft_u else None
+            from_draft = bool(after2)
     origin = "log: Load weight begin/end"
     if f0 is None and free_after is not None and usage:
         f0 = free_after + max(usage)
@@ -75,6 +77,7 @@ def measured_from_run(run: Run, *, era: Era | None = None, spec: bool = False) -
         draft_weights_gib=draft,
         f0_by_rank=f0_by_rank,
         origin=origin,
+        from_draft_line=from_draft,
     )
 
 

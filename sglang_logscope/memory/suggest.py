@@ -224,7 +224,10 @@ def _more_gpus(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[_Candid
     tp = int(b.inputs.get("tp_size") or 1)
     pp = int(b.inputs.get("pp_size") or 1)
     have = b.gpus
-    given = b.sources.get("gpu") != "assumed"
+    basis = b.sources.get("gpu_basis", "")
+    given = "assumed" if b.sources.get("gpu") == "assumed" else "given"
+    if "count from tp x pp" in basis or "as logged" in basis:
+        given = "from tp x pp"
     out: list[_Candidate] = []
     for new_tp in (tp * 2, tp * 4):
         if new_tp > 8:
@@ -235,7 +238,7 @@ def _more_gpus(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[_Candid
         if not r.fits:
             continue
         if beyond:
-            note = f" (needs {new_tp * pp} GPUs; {have} {'given' if given else 'assumed'})"
+            note = f" (needs {new_tp * pp} GPUs; {have} {given})"
         else:
             note = f" (uses {new_tp * pp} of the {have} GPUs)"
         out.append(_Candidate(_make(r, f"--tp {new_tp}", changed, note, needs_more_gpus=beyond)))
