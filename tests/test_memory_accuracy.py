@@ -48,3 +48,4 @@ def test_a_prediction_far_from_what_the_run_printed_is_flagged() -> None:
     run = read_log(str(CASES / "069" / "server.log")).runs[0]
     b = budget_for_run(run, model=profile_facts("Qwen3.6-27B"), sglang_version="0.5.15")
     assert any("mamba slots 40" in w and "+102.5%" in w for w in b.warnings)
+    assert b.confidence["level"] == "low" and b.confidence["disagrees_with_run"]

@@ -222,7 +222,11 @@ def budget_for_run(
     )
     flags = prediction_mismatches(reported)
     reported["mismatches"] = flags
-    return replace(b, reported=reported, warnings=(*b.warnings, *flags))
+    confidence = dict(b.confidence)
+    if flags:  # the run itself disagrees: whatever the terms, this budget is not to be trusted
+        confidence["level"] = "low"
+        confidence["disagrees_with_run"] = [f.split(" (", 1)[0] for f in flags]
+    return replace(b, reported=reported, warnings=(*b.warnings, *flags), confidence=confidence)
 
 
 #: A prediction further than this from what the same run printed is flagged (percent).

@@ -57,7 +57,26 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+#: (label, PerGpu key, key of what SGLang printed) for the figures table.
+_ROWS: tuple[tuple[str, str, str | None], ...] = (
+    ("GPU capacity (GiB)", "total_gib", None),
+    ("free before weights F0 (GiB)", "f0_gib", None),
+    ("weights (GiB)", "weights_gib", None),
+    ("draft weights (GiB)", "draft_weights_gib", None),
+    ("slack F0 x (1 - mfs) (GiB)", "slack_gib", None),
+    ("rest for pools (GiB)", "rest_gib", None),
+    ("mamba state (GiB)", "mamba_state_gib", None),
+    ("spec scratch (GiB)", "spec_scratch_gib", None),
+    ("KV pool (GiB)", "kv_gib", "kv_gib"),
+    ("KV tokens", "kv_tokens", "kv_tokens"),
+    ("KV bytes per token", "kv_cell_bytes", None),
+    ("mamba bytes per slot", "mamba_slot_bytes", None),
+    ("mamba slots", "mamba_slots", "mamba_slots"),
+)
+
+
 def render_budget(con: Console, b: Budget) -> None:
+    """The verdict with what it rests on, the per-GPU bar, the figures, then the fixes."""
     verdict = (
         "fits"
         if b.fits
@@ -73,8 +92,14 @@ def render_budget(con: Console, b: Budget) -> None:
     con.print(plain("per GPU:"))
     con.print(_bar(b))
     con.print(_legend())
+    con.print(_figures(b))
+    _notes(con, b)
+
+
+def _figures(b: Budget) -> Table:
     g = b.to_dict()["per_gpu"]
     rep = b.reported
+    blank = ["", ""] if rep is not None else []
     table = Table(
         "figure",
         "predicted",
@@ -82,48 +107,30 @@ def render_budget(con: Console, b: Budget) -> None:
         box=None,
         header_style="bold",
     )
-    rows: list[tuple[str, str, Any]] = [
-        ("GPU capacity (GiB)", "total_gib", None),
-        ("free before weights F0 (GiB)", "f0_gib", None),
-        ("weights (GiB)", "weights_gib", None),
-        ("draft weights (GiB)", "draft_weights_gib", None),
-        ("slack F0 x (1 - mfs) (GiB)", "slack_gib", None),
-        ("rest for pools (GiB)", "rest_gib", None),
-        ("mamba state (GiB)", "mamba_state_gib", None),
-        ("spec scratch (GiB)", "spec_scratch_gib", None),
-        ("KV pool (GiB)", "kv_gib", "kv_gib"),
-        ("KV tokens", "kv_tokens", "kv_tokens"),
-        ("KV bytes per token", "kv_cell_bytes", None),
-        ("mamba bytes per slot", "mamba_slot_bytes", None),
-        ("mamba slots", "mamba_slots", "mamba_slots"),
-    ]
-    for label, key, rep_key in rows:
+    for label, key, rep_key in _ROWS:
         cells = [label, _fmt(g.get(key))]
         if rep is not None:
             printed = rep.get(rep_key) if rep_key else None
-            err = None
-            if rep_key == "kv_tokens":
-                err = rep.get("kv_tokens_error_pct")
-            elif rep_key == "mamba_slots":
-                err = rep.get("mamba_slots_error_pct")
+            err = (
+                rep.get(f"{rep_key}_error_pct") if rep_key in ("kv_tokens", "mamba_slots") else None
+            )
             cells += [_fmt(printed), f"{err:+.2f}%" if isinstance(err, (int, float)) else ""]
         table.add_row(*cells)
     conc = b.concurrency_at_context
-    table.add_row(
-        f"requests of {b.context_len:,} tokens at once",
-        _fmt(conc),
-        *(["", ""] if rep is not None else []),
-    )
+    table.add_row(f"requests of {b.context_len:,} tokens at once", _fmt(conc), *blank)
     mrr_cells = ["max_running_requests", _fmt(b.max_running_requests)]
     if rep is not None:
-        mrr_cells += [_fmt(rep.get("max_running_requests")), ""]
+        err = rep.get("max_running_requests_error_pct")
+        mrr_cells += [
+            _fmt(rep.get("max_running_requests")),
+            f"{err:+.2f}%" if isinstance(err, (int, float)) else "",
+        ]
     table.add_row(*mrr_cells)
-    table.add_row(
-        "mem_fraction_static",
-        _fmt(b.inputs.get("mem_fraction_static")),
-        *(["", ""] if rep is not None else []),
-    )
-    con.print(table)
+    table.add_row("mem_fraction_static", _fmt(b.inputs.get("mem_fraction_static")), *blank)
+    return table
+
+
+def _notes(con: Console, b: Budget) -> None:
     if b.suggestions:
         con.print(plain("suggestions (each alone, best first):", style="bold"))
         for s in b.suggestions:
