@@ -66,6 +66,14 @@ def num(v: float) -> str:
     return f"{v:g}"
 
 
+def _tokens(b: Budget) -> str:
+    if b.kv_tokens is None:
+        return "tokens not modelled (" + esc(", ".join(b.not_modelled)) + ")"
+    conc = b.concurrency_at_context
+    at = f", {conc:.1f} requests of {b.context_len:,} tokens at once" if conc is not None else ""
+    return f"{b.kv_tokens:,} tokens{at}"
+
+
 def _segment_values(b: Budget) -> list[tuple[str, float, str]]:
     values = dict(b.per_gpu.bar_segments())
     return [(label, max(values.get(label, 0.0), 0.0), colour) for label, _, colour in SEGMENTS]
@@ -82,7 +90,6 @@ def budget_block(b: Budget, f0_by_rank: Mapping[str, float], *, width: int = 900
 
 
 def _budget_headline(b: Budget) -> str:
-    g = b.per_gpu
     verdict = (
         "<span class='tag good'>fits</span>"
         if b.fits
@@ -92,8 +99,9 @@ def _budget_headline(b: Budget) -> str:
     )
     return (
         f"<div class='budget'><p>{esc(b.model)} on {b.gpus} GPU(s), SGLang "
-        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict}. "
-        f"KV pool {g.kv_tokens:,} tokens; max_running_requests "
+        f"{esc(b.sglang_version)} (era {esc(b.era_label)}): {verdict} "
+        f"(on {esc(b.basis)}; confidence {esc(b.confidence.get('level', '-'))}). "
+        f"KV pool {_tokens(b)}; max_running_requests "
         f"{esc(b.max_running_requests if b.max_running_requests is not None else '-')}.</p>"
     )
 
