@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sglang_logscope import read_log
 from sglang_logscope.memory.budget import budget
-from sglang_logscope.memory.from_run import budget_for_run
+from sglang_logscope.memory.from_run import budget_for_run, version_for_run
 from sglang_logscope.memory.gpus import PRESETS
 from sglang_logscope.memory.verdict import OomVerdictKind, oom_verdict
 
@@ -95,3 +95,19 @@ def test_unexplained_when_the_arithmetic_fits(tmp_path: Path) -> None:
     (tmp_path / "x.log").write_text(text)
     v = oom_verdict(read_log(str(tmp_path / "x.log")).runs[-1], stale=False, intended_budget=None)
     assert v is not None and v.verdict is OomVerdictKind.UNEXPLAINED
+
+
+def test_error_wording_dates_the_release(tmp_path: Path) -> None:
+    """'self.server_args.mem_fraction_static=' is 0.5.5-0.5.9; the bare wording is 0.4.x-0.5.2
+    or 0.5.11+ (audit item 4): without a narrower hint from the log, 0.5.11 and the doubt."""
+    src = (LOGS / "not_enough_memory_059.log").read_text(encoding="utf-8")
+    run = read_log(str(LOGS / "not_enough_memory_059.log")).runs[-1]
+    version, note = version_for_run(run, None)
+    assert version == "0.5.9" and note is not None and "0.5.5-0.5.9" in note
+    bare = tmp_path / "bare.log"
+    bare.write_text(
+        src.replace(" Current value: self.server_args.mem_fraction_static=0.88", ""),
+        encoding="utf-8",
+    )
+    version, note = version_for_run(read_log(str(bare)).runs[-1], None)
+    assert version == "0.5.11" and note is not None and "0.4.x-0.5.2 and 0.5.11+" in note

@@ -157,11 +157,14 @@ def _failure_fingerprint(run: Run) -> tuple[str, str] | None:
 
 def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
     """A bare 'Not enough memory' is printed by 0.4.x-0.5.2 and by 0.5.11+: the run's other
-    messages decide when they point to a release, else 0.5.11 is used and the doubt is said."""
+    messages decide when they bound the release below 0.5.3, else 0.5.11 is used and the
+    doubt is said."""
     hint = run.release_hint or ""
-    m = regex.match(r"(?:>=)?(\d+\.\d+\.\d+)", hint)
-    if m and parse_version(m.group(1))[:3] < (0, 5, 3):
-        return m.group(1), f"bare 'Not enough memory' text and log messages point to {hint}"
+    low, _, high = hint.partition("-")
+    top = high or low
+    exact = regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", top)
+    if exact and not hint.startswith(">=") and parse_version(top)[:3] < (0, 5, 3):
+        return low, f"bare 'Not enough memory' text and log messages point to {hint}"
     return (
         "0.5.11",
         "bare 'Not enough memory' text is printed by 0.4.x-0.5.2 and 0.5.11+; 0.5.11 used",
