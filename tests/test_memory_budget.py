@@ -559,3 +559,26 @@ def test_era_d_draft_line_transient_is_added_back() -> None:
     assert gained == pytest.approx(transient, abs=0.01)
     assert any("freed before profiling" in a for a in drafted.assumptions)
     assert not any("freed before profiling" in a for a in plain.assumptions)
+
+
+def test_spec_token_padding_before_057() -> None:
+    """0.4.6.post5 - 0.5.6 size the shared pool T + MRR (steps x topk + D) + 100
+    (``draft_runner_cache_size`` in model_runner.py); 0.5.7+ do not."""
+    args = {
+        "model_path": "meta-llama/Llama-3.1-8B-Instruct",
+        "mem_fraction_static": 0.85,
+        "speculative_algorithm": "EAGLE",
+        "speculative_draft_model_path": "/m/eagle",
+        "speculative_num_steps": 5,
+        "speculative_eagle_topk": 4,
+        "speculative_num_draft_tokens": 8,
+    }
+    h100 = [PRESETS["h100"]]
+    old = budget(args, gpus=h100, sglang_version="0.4.6.post5").per_gpu.kv_tokens
+    new = budget(args, gpus=h100, sglang_version="0.5.8").per_gpu.kv_tokens
+    assert old - new == 48 * (5 * 4 + 8) + 100
+    plain = {k: v for k, v in args.items() if not k.startswith("speculative")}
+    assert (
+        budget(plain, gpus=h100, sglang_version="0.4.6.post5").per_gpu.kv_tokens
+        == budget(plain, gpus=h100, sglang_version="0.5.8").per_gpu.kv_tokens
+    )

@@ -453,6 +453,7 @@ def _budget(
         max_total_tokens=_int_or_none(args.get("max_total_tokens")),
         context_len=context_len,
         draft_layers=_draft_layers_in_cell(rules, model, args, spec),
+        spec_steps_topk=int(spec.steps or 0) * int(spec.topk or 1) if spec.norm else 0,
     )
     resolved = {
         "dp_size": int(arg_value(args, "dp_size", 1)),

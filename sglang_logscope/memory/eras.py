@@ -125,6 +125,9 @@ class EraRules:
     #: 0.5.16+: prefill graphs default to the breakable backend, whose own (shorter) disable
     #: rules replace the torch.compile-piecewise ones (arch blacklist, DP attention, ...).
     breakable_default: bool = False
+    #: Before 0.5.7 the spec-decoding pool gets ``T + MRR (steps x topk + D) + 100`` tokens
+    #: (``draft_runner_cache_size``), beyond what the budget priced.
+    spec_token_padding: bool = False
 
     def not_modelled_for(self, model: ModelFacts) -> tuple[str, ...]:
         """Pools of this release the arithmetic does not cover for ``model``."""
@@ -160,6 +163,7 @@ def rules_for(version: Version) -> EraRules:
         draft_layers_from_target=v >= (0, 5, 20),
         mid_gpu_small_tp_bs=16 if v < (0, 5, 5) else 24,
         breakable_default=v >= (0, 5, 16),
+        spec_token_padding=v < (0, 5, 7),
     )
 
 

@@ -65,6 +65,8 @@ class Inputs:
     context_len: int
     #: Era D: draft layers priced into the KV cell (0 when SGLang leaves them out).
     draft_layers: int = 0
+    #: speculative steps x top-k (the draft tokens per request of the pre-0.5.7 padding).
+    spec_steps_topk: int = 0
 
     @property
     def attn_tp(self) -> int:
@@ -120,6 +122,8 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     if failure is None and era is Era.D and rest <= 0:
         failure = FailureKind.WEIGHTS_LEAVE_NO_MEMORY
     tokens = int(rest * GIB) // cell if cell else 0
+    if rules.spec_token_padding and x.spec and tokens > 0:
+        tokens += _spec_padding(x, tokens)
     if x.max_total_tokens is not None:
         tokens = min(tokens, x.max_total_tokens)
     tokens = tokens // x.page_size * x.page_size
@@ -176,11 +180,21 @@ def _hybrid_pools(x: Inputs, rest: float, slot: int) -> tuple[float, float, int]
     return (slots + pad) * pg, scratch, slots
 
 
+def _spec_padding(x: Inputs, tokens: int) -> int:
+    """Pre-0.5.7 headroom for draft and verify tokens (``draft_runner_cache_size``)."""
+    reqs = x.mrr if x.mrr is not None else _estimated_mrr(tokens, x.context_len)
+    return reqs * (x.spec_steps_topk + x.draft_tokens) + 100
+
+
+def _estimated_mrr(tokens: int, context_len: int) -> int:
+    return max(min(int(tokens / max(context_len, 1) * 512), 4096), 2048)
+
+
 def _final_mrr(x: Inputs, tokens: int, slots: int | None) -> int | None:
     if tokens <= 0:
         return None
     era = x.rules.era
-    estimated = max(min(int(tokens / max(x.context_len, 1) * 512), 4096), 2048)
+    estimated = _estimated_mrr(tokens, x.context_len)
     user = x.mrr
     if era in (Era.P4, Era.P5, Era.A, Era.B):
         mrr = user if user is not None else estimated
