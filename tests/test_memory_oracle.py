@@ -21,6 +21,7 @@ ORACLE = Path(__file__).resolve().parent.parent / "fixtures" / "memory" / "oracl
 MODELS = Path(__file__).resolve().parent.parent / "sglang_logscope" / "data" / "models"
 #: Releases whose goldens must exist (the issue's list).
 REQUIRED = {"0.4.6.post5", "0.5.2", "0.5.9", "0.5.14", "0.5.17", "0.5.23"}
+#: Also recorded: 0.5.10 and 0.5.13.post1 (the +4 GiB EAGLE reserve and 0.717 of audit item 1).
 
 
 def _goldens() -> list[tuple[str, str, dict[str, Any]]]:
@@ -52,6 +53,10 @@ def _ours(version: str, case: dict[str, Any]) -> Any:
     ("version", "case_id", "case"), GOLDENS, ids=[f"{v}-{c}" for v, c, _ in GOLDENS]
 )
 def test_default_mfs_and_resets_match_sglang(version: str, case_id: str, case: Any) -> None:
+    if "not compatible with radix cache" in case.get("error", ""):
+        # 0.5.10-0.5.13 refuse spec decoding with the hybrid radix cache in no_buffer mode
+        assert any("refuses speculative decoding" in w for w in _ours(version, case).warnings)
+        return
     if "error" in case:
         pytest.skip(f"SGLang {version} refuses this launch: {case['error'][:80]}")
     want = case["resolved"]
