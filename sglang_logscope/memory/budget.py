@@ -43,6 +43,7 @@ from .solver import (
     DRAFT_PATH_AUTO,
     EAGLE_FAMILY,
     Inputs,
+    Solution,
     shortfall_gib,
     slack_warnings,
     solve,
@@ -409,25 +410,16 @@ def _budget(
     pp = int(arg_value(args, "pp_size", 1))
     dp = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
     hw = _hardware(args, gpus, measured, notes)
-    quant = args.get("quantization") or model.quantization
-    quant = str(quant).lower() if quant else None
+    quant = str(args.get("quantization") or model.quantization or "").lower() or None
     f0, weights = _weights(model, measured, hw, tp, pp, quant, notes)
     spec = _spec(args, model, measured, tp, quant, notes)
-    mrr = args.get("max_running_requests")
-    if mrr is None and spec.raw in _SPEC_RESET:
-        mrr = 48
-        notes.assumptions.append(
-            "max_running_requests reset to 48 for speculative decoding (SGLang's default)"
-        )
+    mrr = _max_running_requests(args, spec, notes)
     mrr_per_dp = int(mrr) // dp if mrr is not None else None
     mfs = _mfs(args, model, rules, hw, spec, mrr_per_dp, explicit, sglang_version, notes)
     free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
-    kv_bytes, kv_note = kv_element_bytes(args.get("kv_cache_dtype"), model)
-    if kv_note:
-        notes.assumptions.append(kv_note)
+    kv_bytes = _kv_bytes(args, model, notes)
     context_len = int(arg_value(args, "context_length", model.max_position_embeddings or 32768))
-    mmcs = args.get("max_mamba_cache_size")
     inputs = Inputs(
         rules=rules,
         model=model,
@@ -445,28 +437,60 @@ def _budget(
         mrr=mrr_per_dp,
         radix_disabled=radix_disabled,
         ratio=ratio,
-        mamba_full_memory_ratio=float(arg_value(args, "mamba_full_memory_ratio", 0.9)),
-        max_mamba_cache_size=int(mmcs) if mmcs is not None else None,
-        ssm_bytes=ssm_element_bytes(args, model),
         kv_bytes=kv_bytes,
-        page_size=int(arg_value(args, "page_size", 1)),
-        max_total_tokens=_int_or_none(args.get("max_total_tokens")),
         context_len=context_len,
+        **_pool_args(args, model),
         draft_layers=_draft_layers_in_cell(rules, model, args, spec),
         spec_steps_topk=int(spec.steps or 0) * int(spec.topk or 1) if spec.norm else 0,
     )
     resolved = {
         "dp_size": int(arg_value(args, "dp_size", 1)),
-        "speculative_algorithm": spec.raw,
-        "speculative_num_steps": spec.steps,
-        "speculative_eagle_topk": spec.topk,
-        "speculative_num_draft_tokens": spec.draft_tokens,
+        **_spec_fields(spec),
         "max_running_requests": mrr,
         "radix_cache": "off" if radix_disabled else strategy,
         "kv_cache_dtype": args.get("kv_cache_dtype") or "auto",
         "quantization": quant,
     }
     return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _spec_fields(spec: _Spec) -> dict[str, Any]:
+    return {
+        "speculative_algorithm": spec.raw,
+        "speculative_num_steps": spec.steps,
+        "speculative_eagle_topk": spec.topk,
+        "speculative_num_draft_tokens": spec.draft_tokens,
+    }
+
+
+def _kv_bytes(args: Mapping[str, Any], model: ModelFacts, notes: _Notes) -> float:
+    kv_bytes, note = kv_element_bytes(args.get("kv_cache_dtype"), model)
+    if note:
+        notes.assumptions.append(note)
+    return kv_bytes
+
+
+def _max_running_requests(args: Mapping[str, Any], spec: _Spec, notes: _Notes) -> Any:
+    """The user's value, or SGLang's reset to 48 for speculative decoding."""
+    mrr = args.get("max_running_requests")
+    if mrr is None and spec.raw in _SPEC_RESET:
+        notes.assumptions.append(
+            "max_running_requests reset to 48 for speculative decoding (SGLang's default)"
+        )
+        return 48
+    return mrr
+
+
+def _pool_args(args: Mapping[str, Any], model: ModelFacts) -> dict[str, Any]:
+    """The pool-sizing flags of the launch, with SGLang's defaults."""
+    mmcs = args.get("max_mamba_cache_size")
+    return {
+        "mamba_full_memory_ratio": float(arg_value(args, "mamba_full_memory_ratio", 0.9)),
+        "max_mamba_cache_size": int(mmcs) if mmcs is not None else None,
+        "ssm_bytes": ssm_element_bytes(args, model),
+        "page_size": int(arg_value(args, "page_size", 1)),
+        "max_total_tokens": _int_or_none(args.get("max_total_tokens")),
+    }
 
 
 def _draft_line_transient(
@@ -530,29 +554,7 @@ def _assemble(
     """Solve, then collect the per-GPU figures, warnings and confidence into a Budget."""
     sol = solve(x)
     shortfall = 0.0 if sol.fits else shortfall_gib(x)
-    draft_kv = 0.0
-    if x.spec in EAGLE_FAMILY and not x.draft_layers:
-        # the draft's own KV pool (the target's token count, one layer) comes out of the slack
-        one_layer = kv_cell_bytes(x.model, tp=x.attn_tp, pp=x.pp, kv_bytes=x.kv_bytes)
-        draft_kv = max(sol.tokens, 0) * one_layer / max(len(x.model.full_attention_layers), 1) / GIB
-    per_gpu = PerGpu(
-        total_gib=hw.total_gib,
-        f0_gib=x.f0,
-        weights_gib=x.weights,
-        draft_weights_gib=x.draft_weights,
-        slack_gib=sol.slack,
-        rest_gib=sol.rest + sol.state + sol.scratch,
-        mamba_state_gib=sol.state,
-        spec_scratch_gib=sol.scratch,
-        kv_gib=sol.kv_gib,
-        kv_tokens=max(sol.tokens, 0),
-        kv_cell_bytes=sol.cell,
-        mamba_slot_bytes=sol.slot_bytes,
-        mamba_slots=sol.slots,
-        mm_reserve_gib=sol.mm_reserve,
-        draft_kv_gib=draft_kv,
-        draft_in_slack=x.rules.era is not Era.D,
-    )
+    per_gpu = _per_gpu(x, hw, sol)
     if sol.fits:
         notes.warnings.extend(slack_warnings(x, per_gpu, args))
         notes.warnings.extend(_concurrency_warning(per_gpu.kv_tokens, x.context_len))
@@ -584,6 +586,33 @@ def _assemble(
         inputs=resolved,
         confidence=confidence(x, notes.sources),
         not_modelled=not_modelled,
+    )
+
+
+def _per_gpu(x: Inputs, hw: _Hardware, sol: Solution) -> PerGpu:
+    """The solution as one GPU's figures, with the draft KV taken later from the slack."""
+    draft_kv = 0.0
+    if x.spec in EAGLE_FAMILY and not x.draft_layers:
+        # the draft's own KV pool (the target's token count, one layer) comes out of the slack
+        one_layer = kv_cell_bytes(x.model, tp=x.attn_tp, pp=x.pp, kv_bytes=x.kv_bytes)
+        draft_kv = max(sol.tokens, 0) * one_layer / max(len(x.model.full_attention_layers), 1) / GIB
+    return PerGpu(
+        total_gib=hw.total_gib,
+        f0_gib=x.f0,
+        weights_gib=x.weights,
+        draft_weights_gib=x.draft_weights,
+        slack_gib=sol.slack,
+        rest_gib=sol.rest + sol.state + sol.scratch,
+        mamba_state_gib=sol.state,
+        spec_scratch_gib=sol.scratch,
+        kv_gib=sol.kv_gib,
+        kv_tokens=max(sol.tokens, 0),
+        kv_cell_bytes=sol.cell,
+        mamba_slot_bytes=sol.slot_bytes,
+        mamba_slots=sol.slots,
+        mm_reserve_gib=sol.mm_reserve,
+        draft_kv_gib=draft_kv,
+        draft_in_slack=x.rules.era is not Era.D,
     )
 
 
