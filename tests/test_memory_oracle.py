@@ -63,6 +63,10 @@ def test_default_mfs_and_resets_match_sglang(version: str, case_id: str, case: A
     b = _ours(version, case)
     assert b.inputs["mem_fraction_static"] == pytest.approx(want["mem_fraction_static"], abs=6e-4)
     assert b.inputs["max_running_requests"] == want["max_running_requests"]
+    assert b.inputs["chunked_prefill_size"] == want["chunked_prefill_size"]
+    if want.get("cuda_graph_max_bs") is not None and b.era.value not in ("P4", "P5"):
+        # a flat field until 0.5.13; before 0.5.3 the mfs tiers do not use it
+        assert b.inputs["cuda_graph_max_bs"] == want["cuda_graph_max_bs"]
     if b.per_gpu.mamba_slot_bytes and b.era.value not in ("P4", "P5"):
         # before 0.5.9 the hybrid radix switch lives in the model runner, not in ServerArgs
         assert (b.inputs["radix_cache"] == "off") == bool(want["disable_radix_cache"])

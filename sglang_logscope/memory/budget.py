@@ -145,6 +145,9 @@ class _Notes:
     assumptions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
+    #: The chunked prefill size the default-mfs heuristic used (None when mfs was given).
+    chunked_prefill: int | None = None
+    cuda_graph_max_bs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,8 @@ def _mfs(
         piecewise=piecewise_enabled(rules, args, model, spec.raw),
     )
     notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
+    notes.chunked_prefill = dm.chunked_prefill_size
+    notes.cuda_graph_max_bs = dm.cuda_graph_max_bs if rules.mfs_rule == "reserve" else None
     return dm.value
 
 
@@ -445,6 +450,10 @@ def _budget(
     )
     resolved = {
         "dp_size": int(arg_value(args, "dp_size", 1)),
+        # with DP attention SGLang then splits the chunk over the DP ranks
+        "chunked_prefill_size": _int_or_none(args.get("chunked_prefill_size"))
+        or (notes.chunked_prefill // dp if notes.chunked_prefill else None),
+        "cuda_graph_max_bs": _int_or_none(args.get("cuda_graph_max_bs")) or notes.cuda_graph_max_bs,
         **_spec_fields(spec),
         "max_running_requests": mrr,
         "radix_cache": "off" if radix_disabled else strategy,
