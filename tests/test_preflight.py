@@ -118,6 +118,8 @@ def test_after_the_holder_ends_it_is_clear(model: Path) -> None:
     assert [f.code for f in result.findings] == ["PF017"]
     assert result.clear and result.exit_code == 0
     assert "weights 112.50 GiB" in result.findings[0].message
+    # the release the verdict rests on is said next to it (here none was given)
+    assert "(SGLang 0.5.23 assumed)" in result.findings[0].message
 
 
 def test_holder_on_an_unused_gpu_is_not_this_launchs_problem(model: Path, procroot: Path) -> None:

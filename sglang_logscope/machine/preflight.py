@@ -438,7 +438,7 @@ def _budget_findings(
         msg = (
             f"F0 {live:.2f} GiB (free now - {CONTEXT_GIB} GiB context): weights "
             f"{pg.weights_gib:.2f} GiB, KV cache {pg.kv_gib:.2f} GiB ({pg.kv_tokens} tokens) "
-            "per GPU"
+            f"per GPU (SGLang {b.sglang_version} {b.sources.get('sglang_version', 'given')})"
         )
         return [Finding("PF017", msg, None, None, {"f0_gib": _r(live)})], data, live, empty
     need = live + b.shortfall_gib
@@ -450,6 +450,7 @@ def _budget_findings(
     )
     if b.failure_kind is not None:
         msg += f" [{b.failure_kind.value}]"
+    msg += f" (SGLang {b.sglang_version} {b.sources.get('sglang_version', 'given')})"
     empty_fits = run(empty, "live, GPUs emptied").fits if empty > live + 0.01 else False
     suggestion: str | None
     if empty_fits:
