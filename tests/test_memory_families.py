@@ -27,7 +27,6 @@ def _facts(name: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("name", "label"),
     [
-        ("gemma3-text", "sliding-window pool"),
         ("gpt-oss", "sliding-window pool"),
         ("lfm2", "LFM2 short-conv state"),
         ("falcon-h1", "Mamba2 state"),
@@ -44,6 +43,19 @@ def test_unmodelled_families_leave_the_figures_out(name: str, label: str) -> Non
     assert d["max_running_requests"] is None and d["concurrency_at_context"] is None
     assert any(w.startswith("not modelled: ") and label in w for w in b.warnings)
     assert d["not_modelled"] == list(model.not_modelled)
+
+
+def test_gemma3_is_priced_dense_as_sglang_does() -> None:
+    """Gemma 3 has sliding-window layers, but SGLang's ``is_hybrid_swa_model`` does not list
+    it (0.5.9-0.5.23): its KV pool holds every layer in full, as corpus 033 prints (no SWA
+    pool line), and this arithmetic prices it the same way."""
+    model = _facts("gemma3-text")
+    assert model.not_modelled == ()
+    assert len(model.full_attention_layers) == model.num_layers == 26
+    log = (
+        Path(__file__).resolve().parent.parent / "fixtures/memory/cases/033/server.log"
+    ).read_text(encoding="utf-8", errors="replace")
+    assert "KV Cache is allocated" in log and "SWAKVPool" not in log and "sliding window" not in log
 
 
 def test_plain_models_are_modelled() -> None:

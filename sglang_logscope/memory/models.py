@@ -204,13 +204,39 @@ _UNMODELLED: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Architectures SGLang gives the sliding-window pool (``is_hybrid_swa_model``, union of the
+#: 0.5.9-0.5.23 lists). Gemma 2/3 are not among them: SGLang prices their KV like a dense
+#: model's, every layer full, and so does this arithmetic.
+_SWA_ARCHS = frozenset(
+    {
+        "Llama4ForConditionalGeneration",
+        "GptOssForCausalLM",
+        "GraniteSWAForCausalLM",
+        "GraniteMoeSWAForCausalLM",
+        "MiMoV2ForCausalLM",
+        "MiMoV2FlashForCausalLM",
+        "Step3p5ForCausalLM",
+        "Step3p7ForConditionalGeneration",
+        "Gemma4ForCausalLM",
+        "Gemma4ForConditionalGeneration",
+        "Gemma4UnifiedForConditionalGeneration",
+        "LagunaForCausalLM",
+        "MellumForCausalLM",
+        "BeamForCausalLM",
+        "DeepseekV4ForCausalLM",
+        "InklingForConditionalGeneration",
+        "MuseGlimmerForCausalLM",
+        "MuseGlimmerForConditionalGeneration",
+        "UnlimitedOCRForCausalLM",
+    }
+)
+
+
 def _marks(cfg: Mapping[str, Any], arch: str) -> set[str]:
     a = arch.lower()
     types = [str(t) for t in cfg.get("layer_types") or [] if isinstance(t, str)]
     out: set[str] = set()
-    if cfg.get("sliding_window_pattern") or any("sliding" in t for t in types):
-        out.add("swa")
-    if a.startswith(("gemma2", "gemma3", "gptoss", "llama4", "mimo")) and cfg.get("sliding_window"):
+    if arch in _SWA_ARCHS or cfg.get("is_hybrid_swa"):
         out.add("swa")
     if "lfm2" in a or any(t == "conv" for t in types):
         out.add("lfm2")
