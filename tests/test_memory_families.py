@@ -95,3 +95,28 @@ def test_compressed_tensors_is_priced_by_its_weight_bits(
         facts_from_config({**base, "quantization_config": qc}, name="q", source="t").quantization
         == quant
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "label"),
+    [
+        # synthetic: no public Nemotron-H / Kimi-Linear config is in the fixtures; the markers
+        # are the fields their configs carry (hybrid_override_pattern, linear_attn_config)
+        (
+            {"architectures": ["NemotronHForCausalLM"], "hybrid_override_pattern": "M-M-M*-"},
+            "Mamba2 state",
+        ),
+        (
+            {"architectures": ["KimiLinearForCausalLM"], "linear_attn_config": {"kda_layers": [1]}},
+            "Kimi-Linear KDA state",
+        ),
+    ],
+)
+def test_other_state_hybrids_are_flagged(extra: dict[str, object], label: str) -> None:
+    base = json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "sglang_logscope/data/models/qwen3-32b.json"
+        ).read_text(encoding="utf-8")
+    )["config"]
+    model = facts_from_config({**base, **extra}, name="synthetic", source="test")
+    assert any(label in n for n in model.not_modelled)
