@@ -15,7 +15,7 @@ from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.budget_types import Budget, MeasuredFigures
 from sglang_logscope.memory.eras import Era, default_mfs, era_of, parse_version, rules_for
 from sglang_logscope.memory.estimates import kv_cell_bytes, mamba_slot_bytes
-from sglang_logscope.memory.gpus import PRESETS
+from sglang_logscope.memory.gpus import PRESETS, gpu_list
 from sglang_logscope.memory.models import profile_facts
 
 A6000x2 = [PRESETS["a6000"]] * 2
@@ -582,3 +582,8 @@ def test_spec_token_padding_before_057() -> None:
         budget(plain, gpus=h100, sglang_version="0.4.6.post5").per_gpu.kv_tokens
         == budget(plain, gpus=h100, sglang_version="0.5.8").per_gpu.kv_tokens
     )
+
+
+def test_a_gpu_count_without_a_model_says_the_model_is_assumed() -> None:
+    b = budget(WORKED, gpus=gpu_list(2, None), sglang_version="0.5.9")
+    assert b.gpus == 2 and "(count given, model assumed)" in b.basis
