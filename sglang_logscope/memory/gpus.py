@@ -78,9 +78,9 @@ _SIZE = regex.compile(
     r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>gib|gb|g|mib|mb|m|tib|tb|t)?\s*$", regex.I
 )
 
-#: Default hardware when nothing is known: two 48 GB cards (RTX A6000 class).
+#: Default GPU model when nothing is known: a 48 GB card (RTX A6000 class); the count is the
+#: launch's own (tp x pp, x dp without DP attention).
 DEFAULT_GPU = PRESETS["a6000"]
-DEFAULT_COUNT = 2
 
 
 def parse_size_mib(text: str) -> float:
