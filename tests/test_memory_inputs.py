@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.errors import LogscopeError
+from sglang_logscope.log.reader import read_log
+from sglang_logscope.memory.from_run import budget_for_run
 from sglang_logscope.memory.gpus import (
     PRESETS,
     GpuSpec,
@@ -175,3 +177,27 @@ def test_model_config_from_the_local_hf_cache(
     assert facts.num_layers == 28 and facts.num_kv_heads == 4
     with pytest.raises(LogscopeError, match="unknown model"):
         resolve_model({"model_path": "someone/not-cached-7B"})
+
+
+def test_model_from_the_logs_own_architecture_when_nothing_else_exists(tmp_path: Path) -> None:
+    """Corpus 069 with its model path made unknown: the log's ``Load weight end ...
+    type=Qwen3_5ForConditionalGeneration`` picks the bundled profile of that architecture."""
+    src = Path(__file__).resolve().parent.parent / "fixtures/memory/cases/069/server.log"
+    text = src.read_text(encoding="utf-8")
+    old = "/data/cache/huggingface/hub/models--mattbucci--Qwen3.6-27B-AWQ/snapshots/f541031dfc1bf5da3f198b52b9bf44cbd5ceee49"
+    assert old in text
+    log = tmp_path / "server.log"
+    log.write_text(text.replace(old, "/data/ckpt/local-run-7"), encoding="utf-8")
+    run = read_log(str(log)).runs[0]
+    b = budget_for_run(run, sglang_version="0.5.15")
+    assert "of the log's architecture (Qwen3_5ForConditionalGeneration)" in b.assumptions[0]
+    known = budget_for_run(read_log(str(src)).runs[0], sglang_version="0.5.15")
+    assert b.per_gpu.kv_tokens == known.per_gpu.kv_tokens  # same shapes, same measured figures
+    log.write_text(
+        text.replace(old, "/data/ckpt/local-run-7").replace(
+            "type=Qwen3_5ForConditionalGeneration", "type=SomethingElseForCausalLM"
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(LogscopeError, match="unknown model"):
+        budget_for_run(read_log(str(log)).runs[0], sglang_version="0.5.15")

@@ -18,8 +18,9 @@ from ..log.runs import FailureKind, Run
 from .budget import budget
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, parse_version, rules_for
+from .estimates import arg_value, estimate_weights_gib
 from .gpus import GpuSpec
-from .models import ModelFacts
+from .models import ModelFacts, bundled_profiles, facts_from_config, resolve_model
 
 _TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
 
@@ -171,6 +172,47 @@ def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
     )
 
 
+def model_for_run(
+    run: Run, args: Mapping[str, Any], measured: MeasuredFigures
+) -> tuple[ModelFacts, str | None]:
+    """The launch's model (config dir, HF cache, bundled profile by name); when none matches,
+    the bundled profile of the log's own architecture (``Load weight end ... type=``) whose
+    estimated weights are nearest to what the run measured. Raises when neither exists."""
+    end = run.first(EventKind.LOAD_WEIGHT_END)
+    fields = end.fields if end is not None else {}
+    arch = fields.get("model_class")
+    try:
+        return resolve_model(args), None
+    except LogscopeError:
+        candidates = [
+            p for p in bundled_profiles() if (p.config.get("architectures") or [None])[0] == arch
+        ]
+        if not candidates or measured.weights_gib is None:
+            raise
+    tp = int(arg_value(args, "tp_size", 1))
+    pp = int(arg_value(args, "pp_size", 1))
+    quant = str(args.get("quantization") or fields.get("quant") or "").lower() or None
+    quant = None if quant in ("none", "bf16") else quant
+
+    def estimate(p: Any) -> float:
+        f = facts_from_config(p.config, name=p.name, source=p.source, quantization=quant)
+        return estimate_weights_gib(f, tp=tp, pp=pp, quant=quant)[0]
+
+    best = min(candidates, key=lambda p: abs(estimate(p) - float(measured.weights_gib or 0)))
+    facts = facts_from_config(
+        best.config,
+        name=best.name,
+        source=f"bundled profile {best.name} chosen by the log's architecture {arch}",
+        quantization=quant,
+    )
+    note = (
+        f"model {args.get('model_path')!r} not known: the shapes of {best.name} are used, the "
+        f"bundled profile of the log's architecture ({arch}) whose estimated weights "
+        f"({estimate(best):.2f} GiB) are nearest to the run's measured {measured.weights_gib:.2f} GiB"
+    )
+    return facts, note
+
+
 def budget_for_run(
     run: Run,
     *,
@@ -196,6 +238,9 @@ def budget_for_run(
     spec = bool(merged.get("speculative_algorithm"))
 
     measured = measured_from_run(run, era=rules.era, spec=spec)
+    guessed_note = None
+    if model is None and model_config is None:
+        model, guessed_note = model_for_run(run, merged, measured)
     if measured.f0_gib is None:
         measured = replace(measured, f0_gib=None)
     b = budget(
@@ -214,6 +259,8 @@ def budget_for_run(
     refused = banner.fields.get("rejected", ()) if banner is not None else ()
     if refused:
         b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
+    if guessed_note:
+        b = replace(b, assumptions=(guessed_note, *b.assumptions))
     reported = reported_from_run(run)
     reported["kv_tokens_error_pct"] = _error_pct(b.kv_tokens, reported.get("kv_tokens"))
     reported["mamba_slots_error_pct"] = _error_pct(
