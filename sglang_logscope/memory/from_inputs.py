@@ -68,5 +68,7 @@ def budget_from_inputs(
         raise LogscopeError(
             f"run {run.index} of {parsed.name} has no server_args line; use --expect-args with the launch command"
         )
-    model = resolve_model(run.server_args, model_config)
-    return budget_for_run(run, gpus=hardware, model=model, sglang_version=sglang_version)
+    # without --model-config the run's budget resolves the model itself (and, as a last
+    # resort, from the log's own architecture)
+    given = resolve_model(run.server_args, model_config) if model_config is not None else None
+    return budget_for_run(run, gpus=hardware, model=given, sglang_version=sglang_version)
