@@ -587,3 +587,15 @@ def test_spec_token_padding_before_057() -> None:
 def test_a_gpu_count_without_a_model_says_the_model_is_assumed() -> None:
     b = budget(WORKED, gpus=gpu_list(2, None), sglang_version="0.5.9")
     assert b.gpus == 2 and "(count given, model assumed)" in b.basis
+
+
+def test_when_no_raise_holds_a_full_request_the_most_that_starts_is_shown() -> None:
+    args = {
+        "model_path": "meta-llama/Llama-3.1-8B-Instruct",
+        "context_length": 131072,
+        "mem_fraction_static": 0.5,
+    }
+    b = budget(args, gpus=[PRESETS["rtx4090"]], sglang_version="0.5.23")
+    mfs = next(s for s in b.suggestions if s.change.startswith("--mem-fraction-static"))
+    assert mfs.change == "--mem-fraction-static 0.95" and not mfs.fits
+    assert mfs.concurrency_at_context is not None and 0 < mfs.concurrency_at_context < 1

@@ -200,12 +200,13 @@ def _kv_and_context(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[_C
 
 
 def _more_memory(b: Budget, args: Mapping[str, Any], rerun: Rerun) -> list[_Candidate]:
-    """The smallest --mem-fraction-static raise that fits (risky when the slack gets thin)."""
+    """The smallest --mem-fraction-static raise that fits (risky when the slack gets thin);
+    when none holds a full-length request, the largest that starts (up to 0.95)."""
     cur = float(b.inputs.get("mem_fraction_static") or 0.0)
     steps = [round(cur + i * 0.005, 3) for i in range(1, 200) if cur + i * 0.005 <= MAX_MFS + 1e-9]
     first = next((m for m in steps if usable(rerun({"mem_fraction_static": m}))), None)
-    if first is None:
-        first = next((m for m in steps if rerun({"mem_fraction_static": m}).fits), None)
+    if first is None:  # none holds a full request: show the most that still starts
+        first = next((m for m in reversed(steps) if rerun({"mem_fraction_static": m}).fits), None)
     if first is None:
         return []
     changed = {"mem_fraction_static": first}
