@@ -27,6 +27,8 @@ def own_doc(obj: object, name: str) -> str | None:
         return None
     if isinstance(obj, type) and doc.startswith(f"{name}("):
         return None  # dataclass default: the signature, not documentation
+    if isinstance(obj, type) and doc == "An enumeration.":
+        return None  # Python 3.10's default for an Enum without a docstring
     return inspect.cleandoc(doc)
 
 
