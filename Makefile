@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest fuzz install clean chromium
+.PHONY: demo test quick lint typecheck pytest fuzz pythons lowest dist install clean chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -48,7 +48,37 @@ chromium:
 fuzz: $(STAMP)
 	$(BIN)/python -m benchmarks.fuzz.values --runs 25 --seed 20
 
-test: lint typecheck pytest fuzz
+# The suite on the lowest and highest supported Pythons, and once with the lowest declared
+# dependencies (the floors in pyproject.toml are the versions this run passes with). uv (a dev
+# dependency) builds the environments; it takes an interpreter from pyenv when there is one,
+# else downloads its own.
+PYTHONS := 3.10 3.13
+LOWEST_PY := 3.10
+UV := $(BIN)/uv
+find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/python))),$(1))
+
+.venv-%/.installed: pyproject.toml $(STAMP)
+	rm -rf .venv-$*
+	$(UV) venv -q --python $(call find_py,$*) .venv-$*
+	$(UV) pip install -q --python .venv-$*/bin/python -e '.[dev]'
+	touch $@
+
+.venv-lowest/.installed: pyproject.toml $(STAMP)
+	rm -rf .venv-lowest
+	$(UV) venv -q --python $(call find_py,$(LOWEST_PY)) .venv-lowest
+	$(UV) pip install -q --python .venv-lowest/bin/python --resolution lowest-direct -e '.[dev]'
+	touch $@
+
+pythons: $(foreach v,$(PYTHONS),.venv-$(v)/.installed) chromium
+	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python -m pytest -p no:cacheprovider; done
+
+lowest: .venv-lowest/.installed chromium
+	@echo "pytest with the lowest declared dependencies (Python $(LOWEST_PY))"
+	.venv-lowest/bin/python -m pytest -p no:cacheprovider
+
+quick: lint typecheck pytest fuzz
+
+test: lint typecheck pytest fuzz pythons lowest
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-* build dist *.egg-info
