@@ -54,23 +54,26 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def to_json(data: Any, indent: int | None = 2, *, parsed: bool = False) -> str:
+def to_json(
+    data: Any, indent: int | None = 2, *, parsed: bool = False, ascii_only: bool = False
+) -> str:
     """``data`` as JSON: times ISO 8601, enums by value, objects through ``to_dict()``; no NaN,
     infinity or unbounded int (:func:`.limits.json_ready`); control, bidi and line-separator
     characters as ``\\uXXXX`` (the same string to a JSON reader, inert on a terminal).
 
     ``parsed``: the data are events as the parser made them, whose ints are bounded where
     they enter (the catalog's 18-digit numbers, banner values through :mod:`.limits`), so
-    the scan for long digit runs (as costly as the encoding itself) is skipped."""
+    the scan for long digit runs (as costly as the encoding itself) is skipped. ``ascii_only``:
+    every non-ASCII character escaped too (a stdout that cannot encode them loses nothing)."""
     try:  # fast path: the C encoder; NaN/infinity raise, a long digit run is looked for
         text = json.dumps(
-            data, indent=indent, default=_default, ensure_ascii=False, allow_nan=False
+            data, indent=indent, default=_default, ensure_ascii=ascii_only, allow_nan=False
         )
         if not parsed and _LONG_DIGITS.search(text) is not None:
             raise ValueError("maybe an unbounded int")
     except ValueError:  # (or a digit run inside a string: the same result, slower)
         plain = json_ready(data, _default)
-        text = json.dumps(plain, indent=indent, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(plain, indent=indent, ensure_ascii=ascii_only, allow_nan=False)
     if text.isascii() and "\x7f" not in text:  # the common case, at C speed
         return text
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -20,6 +20,8 @@ from .events import EventKind
 from .limits import refuse_overwriting
 from .render import text as report
 from .render.emit import emit
+from .render.progress import working
+from .render.streams import ascii_fallback, quiet_closed_pipe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,11 +36,56 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="logscope",
     help="Forensics for SGLang server logs: runs, stale-log detection, memory budgets.",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+#: Set by ``--debug`` (or ``LOGSCOPE_DEBUG=1``): internal errors show their traceback.
+_debug = bool(os.environ.get("LOGSCOPE_DEBUG"))
+
+
+def _version() -> str:
+    # start-up: importlib.metadata only for --version
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sglang-logscope")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        # start-up: the package's own version only when not installed
+        from . import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"logscope {_version()}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="On an internal error, print its traceback.")
+    ] = False,
+) -> None:
+    """Forensics for SGLang server logs: runs, stale-log detection, memory budgets."""
+    global _debug
+    _debug = _debug or debug
+
 
 LogArg = Annotated[str, typer.Argument(help="SGLang log file ('-' for stdin; .gz accepted).")]
 
@@ -102,7 +149,9 @@ def runs(
     # start-up: each command loads only the library and renderer it needs
     from .log.select import list_runs
 
-    emit(list_runs(log), fmt)
+    with working(f"reading {log}"):
+        result = list_runs(log)
+    emit(result, fmt)
 
 
 @app.command()
@@ -122,7 +171,9 @@ def summary(
     # start-up: each command loads only the library and renderer it needs
     from .log.select import summaries
 
-    emit(summaries(log), fmt)
+    with working(f"summarizing {len(log)} file(s)" if len(log) > 1 else f"summarizing {log[0]}"):
+        result = summaries(log)
+    emit(result, fmt)
 
 
 class GpuSource(str, Enum):
@@ -192,15 +243,16 @@ def check(
     expect: Path | str | None = expect_args
     if expect_args is not None and str(expect_args) == "-":
         expect = sys.stdin.read()  # the command on stdin (the remote check logscope prints)
-    result = run_check(
-        log,
-        expect=expect,
-        launched_at=launched_at,
-        log_tz=log_tz,
-        sglang_version=sglang_version,
-        server=server,
-        here=here,
-    )
+    with working(f"checking {log}"):
+        result = run_check(
+            log,
+            expect=expect,
+            launched_at=launched_at,
+            log_tz=log_tz,
+            sglang_version=sglang_version,
+            server=server,
+            here=here,
+        )
     emit(result, fmt)
     raise typer.Exit(result.exit_code)
 
@@ -572,16 +624,12 @@ def _kinds(names: list[str] | None) -> set[EventKind] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, mapping every LogscopeError to exit code 2."""
+    """Entry point and the one place that maps outcomes to exit codes: 0/1 the answer,
+    2 usage or input errors (one line), 3 an internal error (one line; ``--debug``: traceback),
+    130 interrupted; a closed pipe (``logscope ... | head``) ends quietly with 0."""
+    ascii_fallback(sys.stdout, sys.stderr)
     try:
-        direct = direct_call(app, sys.argv[1:] if argv is None else argv)
-        if direct is not None:
-            direct()
-            sys.exit(0)
-        # with standalone_mode=False, click returns typer.Exit's code instead of raising it
-        code = app(args=argv, standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        _run(argv)
     except LogscopeError as exc:
         sys.stderr.write(f"logscope: error: {exc}\n")
         sys.exit(2)
@@ -591,18 +639,72 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("logscope: interrupted\n")
         sys.exit(130)
     except BrokenPipeError:
+        quiet_closed_pipe()
         sys.exit(0)
-    except Exception as exc:  # click's usage errors (typer vendors click in recent releases)
-        names = {cls.__name__ for cls in type(exc).__mro__}
-        if "NoArgsIsHelpError" in names:
-            sys.exit(2)
-        if "ClickException" in names:
-            formatter = getattr(exc, "format_message", None)
-            message = formatter() if callable(formatter) else str(exc)
-            sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
-            sys.exit(2)
+    except SystemExit as exc:  # click turns EPIPE into exit 1, which reads as "stale"
+        if isinstance(exc.__context__, BrokenPipeError):
+            quiet_closed_pipe()
+            sys.exit(0)
         raise
+    except Exception as exc:  # click's usage errors (typer vendors click in recent releases)
+        code = _usage_error(exc)
+        if code is None:
+            _internal_error(exc)
+            code = 3
+        sys.exit(code)
+    try:
+        sys.stdout.flush()  # a pipe closed after the last write: still a quiet 0
+    except BrokenPipeError:
+        quiet_closed_pipe()
     sys.exit(0)
+
+
+def _run(argv: list[str] | None) -> None:
+    direct = direct_call(app, sys.argv[1:] if argv is None else argv)
+    if direct is not None:
+        direct()
+        return
+    # with standalone_mode=False, click returns typer.Exit's code instead of raising it
+    code = app(args=argv, standalone_mode=False)
+    if isinstance(code, int) and code:
+        raise typer.Exit(code)
+
+
+def _usage_error(exc: Exception) -> int | None:
+    """Exit code 2 for click's usage errors (a bare ``logscope``: the help, on stdout, 0)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "NoArgsIsHelpError" in names:
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None:
+            sys.stdout.write(ctx.get_help() + "\n")
+            return 0
+        return 2
+    if "ClickException" in names:
+        formatter = getattr(exc, "format_message", None)
+        message = formatter() if callable(formatter) else str(exc)
+        sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
+        return 2
+    return None
+
+
+def _internal_error(exc: BaseException) -> None:
+    """One line saying it is logscope's fault, not the log's; the traceback with --debug."""
+    if _debug:
+        # start-up: traceback only for --debug
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    text = " ".join(str(exc).split())[:300]
+    sys.stderr.write(
+        f"logscope: internal error: {type(exc).__name__}: {text}{where}; please report it "
+        f"with `logscope --version` and the command line"
+        f"{'' if _debug else ' (--debug shows the traceback)'}\n"
+    )
 
 
 _ = Path  # re-exported for command modules that type paths

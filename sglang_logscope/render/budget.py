@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..memory.budget_types import Budget
 from .text import console, plain
+from .text import table as make_table
 
 BAR_WIDTH = 60
 _SEGMENTS = (
@@ -100,7 +100,7 @@ def _figures(b: Budget) -> Table:
     g = b.to_dict()["per_gpu"]
     rep = b.reported
     blank = ["", ""] if rep is not None else []
-    table = Table(
+    table = make_table(
         "figure",
         "predicted",
         *(("printed by SGLang", "error") if rep is not None else ()),

@@ -6,26 +6,18 @@ import csv
 import sys
 from typing import Any
 
-from rich.table import Table
-
 from .._text import SCHEMA_VERSION, visible, when
 from ..log.select import EventSelection, RunList, Summaries
-from .text import console, plain, write_json, write_jsonl
+from .events import write_events_table
+from .text import console, write_json, write_jsonl
+from .text import table as make_table
 
 _CSV_COLUMNS = ("line", "end_line", "timestamp", "rank", "level", "kind", "message")
 
 
 def events_table(result: EventSelection) -> None:
-    table = Table("line", "time", "rank", "kind", "message", box=None, header_style="bold")
-    for e in result.events:
-        table.add_row(
-            str(e.line),
-            plain(e.timestamp.strftime("%H:%M:%S") if e.timestamp else ""),
-            plain(e.rank.label if e.rank else ""),
-            e.kind.value,
-            plain(e.message, limit=160),
-        )
-    console().print(table)
+    """Streams: each row is written as its event is parsed (:mod:`.events`)."""
+    write_events_table(result.events)
 
 
 def events_json(result: EventSelection) -> None:
@@ -59,7 +51,7 @@ def _csv_cell(value: object) -> object:
 
 
 def runs_table(result: RunList) -> None:
-    table = Table(
+    table = make_table(
         "run", "started", "ended", "lines", "outcome", "failure", "release",
         box=None, header_style="bold",
     )  # fmt: skip

@@ -12,9 +12,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._text import to_json, visible
+from .streams import encodes_everything
 
 if TYPE_CHECKING:  # rich is imported when something is rendered, not for JSON output
     from rich.console import Console
+    from rich.table import Table
     from rich.text import Text
 
 
@@ -48,11 +50,25 @@ def console(stderr: bool = False) -> Console:
     )
 
 
+def table(*headers: str, **options: Any) -> Table:
+    """A rich table whose cells wrap and fold long words: on a narrow terminal an argument name
+    (``mem_fraction_static``) breaks across lines instead of being cut to ``mem_fraction_stat…``."""
+    # start-up: rich loads only for text output (JSON never needs it)
+    from rich.table import Table
+
+    made = Table(*headers, **options)
+    for column in made.columns:
+        column.overflow = "fold"
+    return made
+
+
 def write_json(data: Any, *, parsed: bool = False) -> None:
-    sys.stdout.write(to_json(data, parsed=parsed) + "\n")
+    out = sys.stdout
+    out.write(to_json(data, parsed=parsed, ascii_only=not encodes_everything(out)) + "\n")
 
 
 def write_jsonl(rows: Iterable[Any], *, parsed: bool = False) -> None:
     out = sys.stdout
+    ascii_only = not encodes_everything(out)  # escapes, not stand-ins: JSON loses nothing
     for row in rows:
-        out.write(to_json(row, indent=None, parsed=parsed) + "\n")
+        out.write(to_json(row, indent=None, parsed=parsed, ascii_only=ascii_only) + "\n")

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from .. import _text
@@ -160,7 +159,7 @@ def _check_runs(con: Console, data: dict[str, Any]) -> None:
     if not runs:
         return
     con.print()
-    table = Table(
+    table = report.table(
         "run",
         "started",
         "ended",
@@ -276,31 +275,74 @@ def _check_findings(con: Console, data: dict[str, Any]) -> None:
 
 
 def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
-    """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal."""
+    """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal.
 
-    table = Table(
-        "argument",
-        "you intended",
-        "the run had",
-        "status",
-        "why",
-        title="Argument differences",
-        title_justify="left",
-        box=None,
-        header_style="bold",
-    )
-    for d in diffs:
-        why = str(d.get("explanation") or "")
-        if d.get("evidence_line"):
-            why += f" (line {d['evidence_line']})"
-        table.add_row(
-            report.plain(str(d["arg"])),
-            report.plain(repr(d["intended"]), limit=60),
-            report.plain(repr(d["effective"]), limit=60),
-            Text(str(d["status"]), style="green" if d["status"] == "explained" else "red"),
-            report.plain(why, limit=160),
+    On a terminal too narrow for the five columns, one block per argument instead: the name
+    on its own line, whole, and the rest wrapped under it (a table would cut the names).
+    """
+    return _ArgDiffView(list(diffs))
+
+
+class _ArgDiffView:
+    """Chooses table or blocks by the width rich offers when it renders."""
+
+    def __init__(self, rows: list[Mapping[str, Any]]) -> None:
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: Any) -> Iterable[Any]:
+        name_w = max((len(str(d["arg"])) for d in self.rows), default=8)
+        if options.max_width >= name_w + 70:
+            yield self._table()
+            return
+        yield Text("Argument differences")
+        for d in self.rows:
+            yield Text.assemble(
+                " ",
+                report.plain(str(d["arg"]), style="bold"),
+                "  ",
+                Text(str(d["status"]), style=_status_style(d)),
+            )
+            yield Text.assemble(
+                "    you intended ",
+                report.plain(repr(d["intended"]), limit=60),
+                ", the run had ",
+                report.plain(repr(d["effective"]), limit=60),
+            )
+            if _why(d):
+                yield Text.assemble("    ", report.plain(_why(d), limit=160))
+
+    def _table(self) -> Any:
+        table = report.table(
+            "argument",
+            "you intended",
+            "the run had",
+            "status",
+            "why",
+            title="Argument differences",
+            title_justify="left",
+            box=None,
+            header_style="bold",
         )
-    return table
+        for d in self.rows:
+            table.add_row(
+                report.plain(str(d["arg"])),
+                report.plain(repr(d["intended"]), limit=60),
+                report.plain(repr(d["effective"]), limit=60),
+                Text(str(d["status"]), style=_status_style(d)),
+                report.plain(_why(d), limit=160),
+            )
+        return table
+
+
+def _status_style(d: Mapping[str, Any]) -> str:
+    return "green" if d["status"] == "explained" else "red"
+
+
+def _why(d: Mapping[str, Any]) -> str:
+    why = str(d.get("explanation") or "")
+    if d.get("evidence_line"):
+        why += f" (line {d['evidence_line']})"
+    return why
 
 
 def summaries_text(result: Summaries) -> None:
