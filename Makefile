@@ -76,9 +76,17 @@ lowest: .venv-lowest/.installed chromium
 	@echo "pytest with the lowest declared dependencies (Python $(LOWEST_PY))"
 	.venv-lowest/bin/python -m pytest -p no:cacheprovider
 
+# The sdist and wheel as a user gets them (isolated build from build-system.requires),
+# twine's metadata check, and scripts/check_dist.py (sdist complete, wheel without tests).
+dist: $(STAMP)
+	rm -rf dist *.egg-info  # a stale SOURCES.txt would hide what MANIFEST.in leaves out
+	$(BIN)/python -m build -q --outdir dist . >/dev/null
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python scripts/check_dist.py dist
+
 quick: lint typecheck pytest fuzz
 
-test: lint typecheck pytest fuzz pythons lowest
+test: lint typecheck pytest fuzz pythons lowest dist
 
 clean:
 	rm -rf $(VENV) .venv-* build dist *.egg-info
