@@ -10,7 +10,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -112,6 +112,48 @@ LogTzOpt = Annotated[
 ]
 
 
+class InputFormatChoice(str, Enum):
+    """``--input-format``: the values of :class:`~.parse.adapters.InputFormat` (kept here so
+    that the CLI's start-up does not import the parser)."""
+
+    auto = "auto"
+    plain = "plain"
+    kubectl = "kubectl"
+    docker_json = "docker-json"
+    journald_short_iso = "journald-short-iso"
+    journald_json = "journald-json"
+    journald_export = "journald-export"
+    compose = "compose"
+
+
+InputFormatOpt = Annotated[
+    InputFormatChoice,
+    typer.Option(
+        "--input-format",
+        help="How the file wraps SGLang's lines (kubectl --timestamps/--prefix, Docker "
+        "json-file, journalctl -o short-iso/json/export, docker compose); auto: detected.",
+    ),
+]
+ContainerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--container",
+        help="Of several containers interleaved in one file (kubectl --prefix, compose), "
+        "the one to read: pod/NAME/CONTAINER or the compose service prefix.",
+    ),
+]
+
+
+def _adapted(log: str, fmt: InputFormatChoice, container: str | None) -> Any:
+    """``log`` as the readers take it: the path itself unless a format or container is given."""
+    if fmt is InputFormatChoice.auto and container is None:
+        return log
+    # start-up: the adapters only when asked for by an option
+    from .parse.adapters import AdaptedSource, InputFormat
+
+    return AdaptedSource(log, InputFormat(fmt.value), container)
+
+
 class RunsFormat(str, Enum):
     table = "table"
     json = "json"
@@ -130,12 +172,14 @@ def events(
     fmt: Annotated[
         TableFormat, typer.Option("--format", "-f", help="Output format.")
     ] = TableFormat.table,
+    input_format: InputFormatOpt = InputFormatChoice.auto,
+    container: ContainerOpt = None,
 ) -> None:
     """List the events of a log."""
     # start-up: each command loads only the library and renderer it needs
     from .log.select import select_events
 
-    emit(select_events(log, kinds=_kinds(kind), run=run), fmt)
+    emit(select_events(_adapted(log, input_format, container), kinds=_kinds(kind), run=run), fmt)
 
 
 @app.command()
@@ -144,13 +188,15 @@ def runs(
     fmt: Annotated[
         RunsFormat, typer.Option("--format", "-f", help="Output format.")
     ] = RunsFormat.table,
+    input_format: InputFormatOpt = InputFormatChoice.auto,
+    container: ContainerOpt = None,
 ) -> None:
     """List the runs (launches) a log holds and how each ended."""
     # start-up: each command loads only the library and renderer it needs
     from .log.select import list_runs
 
     with working(f"reading {log}"):
-        result = list_runs(log)
+        result = list_runs(_adapted(log, input_format, container))
     emit(result, fmt)
 
 
@@ -163,6 +209,8 @@ def summary(
         ),
     ],
     fmt: TextFormatOpt = TextFormat.text,
+    input_format: InputFormatOpt = InputFormatChoice.auto,
+    container: ContainerOpt = None,
 ) -> None:
     """Per run: times, outcome, failure, key memory figures and the arguments that matter.
 
@@ -172,7 +220,7 @@ def summary(
     from .log.select import summaries
 
     with working(f"summarizing {len(log)} file(s)" if len(log) > 1 else f"summarizing {log[0]}"):
-        result = summaries(log)
+        result = summaries([_adapted(one, input_format, container) for one in log])
     emit(result, fmt)
 
 
@@ -235,6 +283,8 @@ def check(
             "--here", help="The command runs on this machine (even through ssh/pct/docker/kubectl)."
         ),
     ] = False,
+    input_format: InputFormatOpt = InputFormatChoice.auto,
+    container: ContainerOpt = None,
 ) -> None:
     """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
     # start-up: each command loads only the library and renderer it needs
@@ -245,7 +295,7 @@ def check(
         expect = sys.stdin.read()  # the command on stdin (the remote check logscope prints)
     with working(f"checking {log}"):
         result = run_check(
-            log,
+            _adapted(log, input_format, container),
             expect=expect,
             launched_at=launched_at,
             log_tz=log_tz,

@@ -109,6 +109,9 @@ class Event:
     text: str = ""
     truncated: bool = False
     releases: str | None = None
+    #: when a container runtime or journald received the line (its outer time, zone-aware);
+    #: ``None`` for a plain log
+    received_at: datetime | None = None
 
     @property
     def has_date(self) -> bool:
@@ -131,6 +134,7 @@ class Event:
             "message": self.message,
             "fields": dict(self.fields),
             "truncated": self.truncated,
+            "received_at": self.received_at.isoformat() if self.received_at else None,
         }
 
 
@@ -138,7 +142,7 @@ _SLOT_SETTERS = tuple(
     getattr(Event, name).__set__
     for name in (
         "line", "kind", "message", "end_line", "timestamp", "level", "rank", "source",
-        "fields", "text", "truncated", "releases",
+        "fields", "text", "truncated", "releases", "received_at",
     )
 )  # fmt: skip
 
@@ -160,7 +164,7 @@ def new_event(
     """Build an :class:`Event` from all its fields in order, without the frozen ``__init__``'s
     per-field ``object.__setattr__`` (the parser's hot path; the result is an ordinary Event)."""
     e = _new(Event)
-    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = _SLOT_SETTERS
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12 = _SLOT_SETTERS
     s0(e, line)
     s1(e, kind)
     s2(e, message)
@@ -173,6 +177,7 @@ def new_event(
     s9(e, text)
     s10(e, truncated)
     s11(e, releases)
+    s12(e, None)
     return e
 
 

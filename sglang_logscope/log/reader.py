@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -243,16 +244,19 @@ def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str,
     return {"schema_version": SCHEMA_VERSION, "log": describe(source), "runs": runs}
 
 
-def summarize_file(path: str, helper: bool | None = None) -> dict[str, Any]:
+def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:
     """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
     logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
-    (``rdd.map(summarize_file)``). Streams (see :func:`summarize_source`)."""
+    (``rdd.map(summarize_file)``). Streams (see :func:`summarize_source`). ``path`` may be a
+    URL (``s3://``, ``gs://``, ``https://``: the ``[remote]`` extra) or an open file."""
     return summarize_source(path, helper=helper)
 
 
-def summarize_files(paths: Sequence[str], workers: int | None = None) -> list[dict[str, Any]]:
+def summarize_files(paths: Sequence[Source], workers: int | None = None) -> list[dict[str, Any]]:
     """:func:`summarize_file` over several files, in parallel across cores, in input order."""
-    if len(paths) <= 1 or workers == 1:
+    if len(paths) <= 1 or workers == 1 or multiprocessing.current_process().daemon:
+        # a Dask (or multiprocessing) worker is daemonic: it may not start processes, and
+        # the fleet is already spread over workers
         return [summarize_file(p) for p in paths]
 
     count = min(len(paths), workers or os.cpu_count() or 1)

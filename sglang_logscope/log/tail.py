@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..events import Event, EventKind
+from ..parse.adapters import InputFormat, format_of
 from ..parse.header import split_header
 from ..parse.lines import iter_events, iter_records
 from ..parse.messages import CATALOG
@@ -323,6 +324,8 @@ def read_last_run(
     except OSError:
         return read_log(source)  # let the reader raise its one-line error
     if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
+        return _whole(source, keep)
+    if format_of(source) is not InputFormat.plain:  # kubectl, Docker, journald: read whole
         return _whole(source, keep)
     try:
         # start-up: numpy loads only for a file big enough to scan

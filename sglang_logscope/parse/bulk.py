@@ -323,6 +323,9 @@ class Rows:
     start: int
     stop: int
     first_line: int
+    #: a wrapped log's outer times by line (:mod:`.adapters`) and the line number of index 0
+    received: Sequence[datetime | None] | None = None
+    received_base: int = 1
 
     def __len__(self) -> int:
         return self.stop - self.start
@@ -341,6 +344,8 @@ class Rows:
             self.start + start,
             self.start + stop,
             self.first_line + start,
+            self.received,
+            self.received_base,
         )
 
     def times(self) -> list[bytes]:
@@ -422,6 +427,12 @@ class Rows:
                 )
             )
             line += 1
+        if self.received is not None:
+            times_by_line, base = self.received, self.received_base
+            for e in out:
+                at = e.line - base
+                when = times_by_line[at] if 0 <= at < len(times_by_line) else None
+                object.__setattr__(e, "received_at", when)  # a fresh event, not shared yet
         return out
 
 

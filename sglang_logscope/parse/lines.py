@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import regex
@@ -26,7 +28,14 @@ from .header import Header, split_header
 from .levels import CONTINUES_TRACEBACK, FAILURE_PRIORITY, LEVEL_HINT
 from .message_index import source_fields
 from .messages import CATALOG
-from .source import Source, decode_line, finish_line, iter_raw_lines, iter_raw_pieces
+from .source import (
+    RawPieces,
+    Source,
+    decode_line,
+    finish_line,
+    iter_raw_lines,
+    iter_raw_pieces,
+)
 
 _match = CATALOG.match_lazy
 
@@ -79,11 +88,31 @@ def iter_records(
         helper = bulk and helper_worth_it(None if size is None else size - start)
     if start and not bulk:
         raise ValueError("iter_records: start needs bulk=True")
+    pieces = iter_raw_pieces(source, start)
+    for record in _records(pieces, first_line, bulk, fields, helper):
+        received = pieces.received  # set once reading starts: the outer times of a wrapped log
+        if received is None:
+            yield record
+        elif isinstance(record, Rows):
+            yield replace(record, received=received, received_base=first_line)
+        else:
+            yield _received(record, received, first_line)
+
+
+def _received(event: Event, received: list[datetime | None], first_line: int) -> Event:
+    """``event`` with the outer time of its first line (a wrapped log: :mod:`.adapters`)."""
+    at = event.line - first_line
+    return replace(event, received_at=received[at] if 0 <= at < len(received) else None)
+
+
+def _records(
+    source: RawPieces, first_line: int, bulk: bool, fields: bool, helper: bool
+) -> Iterator[Event | Rows]:
     block: _Block | None = None
     ready = (
         False  # the current run said it is ready: a later frameless-of-SGLang traceback is foreign
     )
-    for item in _lines(source, first_line, bulk, fields, helper, start):
+    for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
                 yield block.close(ready)
@@ -119,7 +148,7 @@ def iter_records(
 
 
 def _lines(
-    source: Source, first_line: int, bulk: bool, fields: bool, helper: bool, start: int = 0
+    source: RawPieces, first_line: int, bulk: bool, fields: bool, helper: bool
 ) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
@@ -130,8 +159,7 @@ def _lines(
             yield lineno, _decode(raw), truncated
         return
     shape = bulk_shape()
-    pieces = iter_raw_pieces(source, start)
-    for (data, truncated, piece), cut in cut_pieces(pieces, shape, fields, helper):
+    for (data, truncated, piece), cut in cut_pieces(source, shape, fields, helper):
         if not piece:
             lineno += 1
             yield lineno, _decode(data), truncated
@@ -146,8 +174,10 @@ def _lines(
                 yield lineno, _decode(finish_line(raw)), False
 
 
-def _size(source: Source) -> int | None:
+def _size(source: Source | RawPieces) -> int | None:
     """The size of a file named by ``source`` (``None`` for streams and stdin)."""
+    if isinstance(source, RawPieces):
+        source = source.source
     if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         try:
             return os.stat(source).st_size

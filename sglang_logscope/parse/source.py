@@ -8,12 +8,15 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Union, cast
 
 import regex
 
 from ..errors import InputError
+from .adapters import SNIFF_BYTES, adapt
+from .remote import is_url, local_path, open_url
 
 #: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
 MAX_LINE_BYTES = 1 << 20
@@ -49,11 +52,28 @@ def describe(source: Source) -> str:
 
 
 def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
+    """Return a binary stream of ``source``'s SGLang lines (out of a kubectl, Docker, journald
+    or compose wrapping: :mod:`.adapters`) and whether we own (must close) it."""
+    stream, owned = _open_raw(source)
+    try:
+        return adapt(stream, source, describe(source)), owned
+    except BaseException:
+        if owned:
+            stream.close()
+        raise
+
+
+def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
     """Return a binary stream for ``source`` and whether we own (must close) it."""
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         if name == "-":
             return sys.stdin.buffer, False
+        if is_url(name):
+            local = local_path(name)
+            if local is None:
+                return open_url(name), True
+            name = local
         path = Path(name)
         try:
             st = path.stat()
@@ -68,7 +88,8 @@ def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
         if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):  # /dev/zero never ends
             raise InputError(f"{name}: is a device, not a log file")
         try:
-            raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed by the caller's finally
+            # a 64 KiB buffer: the first lines can be peeked at to detect a wrapping
+            raw: IO[bytes] = open(path, "rb", buffering=SNIFF_BYTES)  # noqa: SIM115 - closed by the caller's finally
         except PermissionError:
             raise InputError(f"{name}: permission denied") from None
         except OSError as exc:
@@ -139,7 +160,7 @@ class _TextAsBytes(io.RawIOBase):
         return n
 
 
-def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
+def iter_raw_lines(source: Source | RawPieces) -> Iterator[tuple[bytes, bool]]:
     """Yield ``(line_bytes_without_newline, truncated)`` for every physical line.
 
     Splits on ``\\n`` only (``\\r`` is kept so tqdm redraws stay one line); a trailing ``\\r``
@@ -158,7 +179,7 @@ def iter_raw_lines(source: Source) -> Iterator[tuple[bytes, bool]]:
 PIECE_BYTES = 1 << 18
 
 
-def iter_raw_pieces(source: Source, start: int = 0) -> RawPieces:
+def iter_raw_pieces(source: Source | RawPieces, start: int = 0) -> RawPieces:
     """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
 
     A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
@@ -167,7 +188,7 @@ def iter_raw_pieces(source: Source, start: int = 0) -> RawPieces:
     :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
     ``start``: read a plain file from this offset (a line start) on.
     """
-    return RawPieces(source, start)
+    return source if isinstance(source, RawPieces) else RawPieces(source, start)
 
 
 class RawPieces:
@@ -179,12 +200,16 @@ class RawPieces:
         self.file: str | None = None
         self.offset = start
         self.start = start
+        #: for a wrapped log (:mod:`.adapters`), each line's outer time, by line number - 1
+        self.received: list[datetime | None] | None = None
 
     def __iter__(self) -> Iterator[tuple[bytes, bool, bool]]:
         source = self.source
         stream, owned = _open_binary(source)
-        if owned and isinstance(stream, io.BufferedReader):
+        raw = getattr(stream, "raw", None)
+        if owned and isinstance(raw, io.FileIO):  # the file itself, not its unwrapped lines
             self.file = os.fspath(source)  # type: ignore[arg-type]
+        self.received = getattr(raw, "received", None)
         try:
             at = 0  # where ``block`` starts in the stream
             if self.start:
