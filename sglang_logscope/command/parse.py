@@ -60,6 +60,9 @@ class LaunchCommand:
     meant: LaunchCommand | None = field(default=None, repr=False, compare=False)
     #: Values SGLang would not accept (issue 20), dropped from ``args`` and ``explicit``.
     out_of_range: tuple[Rejected, ...] = ()
+    #: ``$VAR`` the text never sets, ``$(...)``, backticks: their values come from the
+    #: launching shell, so what argparse would make of them is not known
+    not_evaluated: tuple[str, ...] = ()
 
     @property
     def rejected(self) -> bool:
@@ -89,6 +92,7 @@ class LaunchCommand:
             "config_path": self.config_path,
             "meant_argv": list(self.meant.argv) if self.meant is not None else None,
             "out_of_range": [r.to_dict() for r in self.out_of_range],
+            "not_evaluated": list(self.not_evaluated),
         }
 
 
@@ -131,12 +135,16 @@ def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None)
     parsed = read_argv(table, argv)
     args, out_of_range = clean(parsed.args, "launch command")
     dropped = {r.field for r in out_of_range}
+    pending = tuple(found.not_evaluated)
+    # what argparse says of a literal ``$TP`` is not what it said of the launch's value
+    errors = tuple(e for e in parsed.errors if not _mentions(e, pending))
+    unknown = tuple(u for u in parsed.unknown if not _mentions(u, pending))
     return LaunchCommand(
         program=found.program,
         argv=tuple(argv),
         args=MappingProxyType(args),
         explicit=frozenset(parsed.explicit) - dropped,
-        unknown=tuple(parsed.unknown),
+        unknown=unknown,
         ambiguous=MappingProxyType(parsed.ambiguous),
         suggestions=MappingProxyType(parsed.suggestions),
         rewrites=MappingProxyType(_rewrites(table, parsed.args)),
@@ -145,10 +153,11 @@ def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None)
         env=MappingProxyType(found.env),
         wrappers=tuple(found.wrappers),
         sglang_version=table.version,
-        errors=tuple(parsed.errors),
+        errors=errors,
         config_path=config_path,
         flags_used=MappingProxyType(parsed.flags_used),
         out_of_range=out_of_range,
+        not_evaluated=pending,
     )
 
 
@@ -169,14 +178,18 @@ def with_suggestions(cmd: LaunchCommand) -> LaunchCommand:
         argv=tuple(argv),
         args=MappingProxyType(parsed.args),
         explicit=frozenset(parsed.explicit),
-        unknown=tuple(parsed.unknown),
+        unknown=tuple(u for u in parsed.unknown if not _mentions(u, cmd.not_evaluated)),
         ambiguous=MappingProxyType(parsed.ambiguous),
         suggestions=MappingProxyType(parsed.suggestions),
         rewrites=MappingProxyType(_rewrites(table, parsed.args)),
-        errors=tuple(parsed.errors),
+        errors=tuple(e for e in parsed.errors if not _mentions(e, cmd.not_evaluated)),
         flags_used=MappingProxyType(parsed.flags_used),
         meant=None,
     )
+
+
+def _mentions(message: str, pending: tuple[str, ...]) -> bool:
+    return any(p in message for p in pending)
 
 
 def _nothing_found(text: str) -> str:

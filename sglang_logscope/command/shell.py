@@ -1,4 +1,5 @@
 """Shell text as ``sh`` would split it: words (quotes, escapes, ``$(...)``, comments),
+a ``$`` that quotes or a backslash keep from expansion marked (:data:`.expand.LITERAL`),
 operators (``;``/``&&``/``||``/``|``/``&``) and redirections, grouped into simple commands with
 where their stdout goes (``> log``, ``>> log``, ``&> log``, ``| tee log``).
 """
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CommandError
+from .expand import literal
 
 
 @dataclass
@@ -60,7 +62,7 @@ def _lex(text: str) -> list[_Word | _Op]:
             end = text.find("'", i + 1)
             if end < 0:
                 raise CommandError("unbalanced single quote in the command text")
-            buf.append(text[i + 1 : end])
+            buf.append(literal(text[i + 1 : end]))  # no expansion inside single quotes
             quoted = started = True
             i = end + 1
         elif c == '"':
@@ -74,7 +76,7 @@ def _lex(text: str) -> list[_Word | _Op]:
                     break
                 if d == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
                     if text[i + 1] != "\n":
-                        buf.append(text[i + 1])
+                        buf.append(literal(text[i + 1]))
                     i += 2
                     continue
                 buf.append(d)
@@ -83,7 +85,7 @@ def _lex(text: str) -> list[_Word | _Op]:
         elif c == "\\":
             if i + 1 < n:
                 if text[i + 1] != "\n":
-                    buf.append(text[i + 1])
+                    buf.append(literal(text[i + 1]))
                     started = True
                 i += 2
             else:
@@ -107,6 +109,12 @@ def _lex(text: str) -> list[_Word | _Op]:
             buf.append(text[i : j + 1])
             started = True
             i = j + 1
+        elif c == "`":  # a command substitution: one piece of the word, not evaluated
+            end = text.find("`", i + 1)
+            end = n - 1 if end < 0 else end
+            buf.append(text[i : end + 1])
+            started = True
+            i = end + 1
         elif c in "<>" or (c == "&" and text.startswith(("&>",), i)):
             fd = ""
             if started and not quoted and buf and "".join(buf).isdigit():

@@ -9,10 +9,11 @@ wrappers nested to any depth (``ssh``, ``pct exec``, ``docker exec``/``run``, ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CommandError
+from .expand import LITERAL, expand
 from .manifests import manifest_argvs
 from .shell import split_commands
 
@@ -32,6 +33,8 @@ class Found:
     wrappers: list[str]
     log_path: str | None = None
     log_append: bool = False
+    #: ``$VAR`` the text never sets, ``$(...)``, backticks: left as written (:mod:`.expand`)
+    not_evaluated: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -129,22 +132,27 @@ def _docker_env(words: list[str], start: int, stop: int, env: dict[str, str]) ->
             val = w.split("=", 1)[1] if w.startswith("--env=") else w[2:]
         if val and "=" in val:
             k, v = val.split("=", 1)
-            env[k] = v
+            env[k] = expand(v, env)[0]
         i += 1
 
 
 def _search_text(text: str, ctx: _Ctx) -> Found | None:
     if ctx.depth >= _MAX_DEPTH:
         raise CommandError("the command text nests wrappers too deeply")
-    text = _CONTINUATION.sub(" ", text)
+    text = _CONTINUATION.sub(" ", text.replace(LITERAL, "$"))  # an inner shell expands it
     env = dict(ctx.env)
     for cmd in split_commands(text):
         words = cmd.words
-        if words and words[0] == "export":
+        if words and words[0] in ("export", "declare", "local", "readonly", "typeset"):
             for w in words[1:]:
                 if _ASSIGN.match(w):
                     k, v = w.split("=", 1)
-                    env[k] = v
+                    env[k] = expand(v, env)[0]
+            continue
+        if words and all(_ASSIGN.match(w) for w in words):  # TP=2 on a line of its own
+            for w in words:
+                k, v = w.split("=", 1)
+                env[k] = expand(v, env)[0]
             continue
         found = _search_words(words, _Ctx(dict(env), list(ctx.wrappers), ctx.depth + 1))
         if found is not None:
@@ -168,7 +176,7 @@ def _search_words(words: list[str], ctx: _Ctx) -> Found | None:
         name = Path(w).name if "/" in w else w
         if _ASSIGN.match(w):
             k, v = w.split("=", 1)
-            env[k] = v
+            env[k] = expand(v, env)[0]
             i += 1
         elif name in ("nohup", "exec", "setsid", "time", "command", "nice", "ionice", "chrt"):
             wrappers.append(name)
@@ -305,12 +313,28 @@ def _python_launch(words: list[str], i: int, ctx: _Ctx) -> Found | None:
 
 def find_launch(text: str) -> Found | None:
     """The first SGLang launch in ``text`` with its env, wrappers and log file, if any; shell
-    text first, then exec-form lists (Dockerfile, compose, Kubernetes: :mod:`.manifests`)."""
+    text first (its argv with the variables the text sets expanded, the rest in
+    ``not_evaluated``), then exec-form lists (Dockerfile, compose, Kubernetes:
+    :mod:`.manifests`; no shell there to expand anything)."""
     found = _search_text(text, _Ctx({}, []))
     if found is not None:
-        return found
+        return _expanded(found)
     for where, words in manifest_argvs(text):
         found = _search_words(words, _Ctx({}, [where]))
         if found is not None:
             return found
     return None
+
+
+def _expanded(found: Found) -> Found:
+    argv: list[str] = []
+    for word in found.argv:
+        value, unresolved = expand(word, found.env)
+        argv.append(value)
+        found.not_evaluated += [u for u in unresolved if u not in found.not_evaluated]
+    found.argv = argv
+    found.program = found.program.replace(LITERAL, "$")
+    found.env = {k: v.replace(LITERAL, "$") for k, v in found.env.items()}
+    if found.log_path is not None:
+        found.log_path = expand(found.log_path, found.env)[0]
+    return found

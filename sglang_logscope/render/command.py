@@ -46,6 +46,11 @@ def command_lines(cmd: LaunchCommand) -> list[str]:
             " in a paste); as you meant it:"
         )
         lines.append("  " + shlex.join(cmd.meant.argv))
+    if cmd.not_evaluated:
+        lines.append(
+            "not evaluated: " + ", ".join(cmd.not_evaluated) + " (set by the launching shell or "
+            "a command logscope does not run: the arguments they feed are not checked)"
+        )
     if cmd.rejected:
         lines.append(
             "SGLang's argparse would reject this command and exit at once (status 2) "
