@@ -20,7 +20,9 @@ from ._text import visible
 
 if TYPE_CHECKING:
     from .log.reader import Log
+    from .log.runs import Run
     from .memory.budget_types import Budget
+    from .staleness.verdict import CheckReport
 
 
 #: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
@@ -280,3 +282,49 @@ def log_html(log: Log) -> str:
 def budget_html(budget: Budget) -> str:
     """The budget as stacked bars per GPU with its figures, suggestions and assumptions."""
     return f"<div class='logscope-budget'>{legend()}{budget_block(budget, {})}</div>"
+
+
+def run_html(run: Run) -> str:
+    """One run: where and when, how it ended, the failure's message, its size."""
+    failure = run.failure
+    rows = [
+        ("lines", f"{run.first_line}-{run.last_line} ({len(run.events):,} events)"),
+        ("started", esc(when(run.started_at))),
+        ("ended", esc(when(run.ended_at))),
+        ("outcome", esc(run.outcome.value)),
+        ("failure", esc(f"{failure.kind.value} (line {failure.line})") if failure else "-"),
+        ("release", esc(run.release_hint or "-")),
+        ("server args", f"{len(run.server_args or {}):,}" if run.has_banner else "no banner"),
+    ]
+    message = f"<pre>{esc(cut(failure.message, 600))}</pre>" if failure else ""
+    return f"<div class='logscope-run'><p><b>Run {run.index}</b></p>{kv_table(rows)}{message}</div>"
+
+
+def check_html(report: CheckReport) -> str:
+    """The check's verdict and headline, its argument differences, findings and next steps."""
+    diffs = [
+        [
+            esc(d.arg),
+            esc(cut(repr(d.intended), 60)),
+            esc(cut(repr(d.effective), 60)),
+            esc(d.status.value),
+            esc(cut(d.explanation or "", 160)),
+        ]
+        for d in report.arg_diff
+    ]
+    findings = "".join(
+        f"<li><code>{esc(f.code)}</code> {esc(cut(f.message, 300))}</li>" for f in report.findings
+    )
+    steps = "".join(f"<li>{esc(cut(step, 400))}</li>" for step in report.next_steps)
+    parts = [
+        f"<div class='logscope-check'><p><b>{esc(report.verdict.value.upper())}</b> "
+        f"<code>{esc(report.log)}</code>: {esc(cut(report.headline, 400))}</p>",
+        run_html(report.run) if report.run is not None else "<p>No SGLang run.</p>",
+    ]
+    if diffs:
+        parts.append(table(["argument", "you intended", "the run had", "status", "why"], diffs))
+    if findings:
+        parts.append(f"<ul>{findings}</ul>")
+    if steps:
+        parts.append(f"<p>Next</p><ol>{steps}</ol>")
+    return "".join(parts) + "</div>"

@@ -10,6 +10,11 @@ import pandas as pd
 from ..events import Event, EventKind
 
 _NUMERIC = (int, float)
+#: The nullable dtype of a field column whose values are all of these types.
+_NULLABLE: dict[frozenset[type], Any] = {
+    frozenset({int}): pd.Int64Dtype(),
+    frozenset({bool}): pd.BooleanDtype(),
+}
 
 
 def events_dataframe(
@@ -21,6 +26,8 @@ def events_dataframe(
     leaves out the message text, the one object column (two thirds of a batch row's bytes).
     """
     rows: list[dict[str, Any]] = []
+    types: dict[str, set[type]] = {}  # the Python types of each field's values
+    received = False
     for e in events:
         row: dict[str, Any] = {
             "line": e.line,
@@ -34,9 +41,13 @@ def events_dataframe(
         }
         if messages:
             row["message"] = e.message
+        if e.received_at is not None:
+            row["received_at"] = e.received_at
+            received = True
         for key, value in e.fields.items():
             if isinstance(value, (*_NUMERIC, str, bool)) and key not in row:
                 row[key] = value
+                types.setdefault(key, set()).add(type(value))
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -49,6 +60,12 @@ def events_dataframe(
     for col in ("run", "tp", "dp"):
         frame[col] = pd.array(frame[col], dtype="Int32")
     frame["timestamp"] = pd.to_datetime(frame["timestamp"])
+    if received:  # a wrapped log: the outer times, zone-aware (UTC)
+        frame["received_at"] = pd.to_datetime(frame["received_at"], utc=True)
+    for key, seen in types.items():  # ints and bools with gaps: nullable, not float/object
+        dtype = _NULLABLE.get(frozenset(seen))
+        if dtype is not None and key in frame.columns:
+            frame[key] = pd.array([row.get(key) for row in rows], dtype=dtype)
     for col in frame.columns:
         if frame[col].dtype == object and col != "message":
             converted = pd.to_numeric(frame[col], errors="coerce")

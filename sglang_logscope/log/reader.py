@@ -153,6 +153,14 @@ def _frame(
     if batch or not frames:
         frames.append(events_dataframe(batch, index, messages=messages))
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    for col in frame.columns:  # a nullable column in one chunk, absent (float NaN) in another
+        nullable = {
+            f[col].dtype
+            for f in frames
+            if col in f.columns and isinstance(f[col].dtype, (pd.Int64Dtype, pd.BooleanDtype))
+        }
+        if len(nullable) == 1 and frame[col].dtype not in nullable:
+            frame[col] = frame[col].astype(nullable.pop())
     for col in ("level", "rank"):  # categories differ from chunk to chunk
         if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
             frame[col] = frame[col].astype("category")

@@ -160,6 +160,24 @@ class Run:
             return list(by_kind(*kinds))
         return [e for e in self.events if e.kind in kinds]
 
+    def __repr__(self) -> str:
+        """One line: not the hundreds of server args and events a run holds."""
+        failure = f"{self.failure.kind.value}@{self.failure.line}" if self.failure else None
+        args = len(self.server_args) if self.server_args is not None else None
+        return (
+            f"Run(index={self.index}, lines={self.first_line}-{self.last_line}, "
+            f"started_at={_short_time(self.started_at)}, outcome={self.outcome.value}, "
+            f"failure={failure}, release_hint={self.release_hint!r}, "
+            f"events={len(self.events)}, server_args={args})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the run as a small HTML table."""
+        # start-up: the HTML views load only in a notebook
+        from .._html import run_html
+
+        return run_html(self)
+
     def first(self, kind: EventKind) -> Event | None:
         by_kind = getattr(self.events, "iter_kind", None)
         if by_kind is not None:
@@ -170,6 +188,10 @@ class Run:
     def adjustments(self) -> list[Event]:
         """SGLang's own argument changes in this run (auto-adjust warnings, backend choice)."""
         return self.of_kind(EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND)
+
+
+def _short_time(value: datetime | None) -> str | None:
+    return value.isoformat(sep=" ") if value is not None else None
 
 
 def split_runs(events: Iterable[Event]) -> list[Run]:

@@ -60,6 +60,27 @@ class CheckReport:
         ok = self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED and not gone
         return 0 if ok else 1
 
+    def __repr__(self) -> str:
+        """One line: the verdict and what it rests on, not every run and finding."""
+        run = (
+            f"{self.run.index} {self.run.outcome.value}"
+            + (f" ({self.run.failure.kind.value})" if self.run.failure else "")
+            if self.run is not None
+            else None
+        )
+        return (
+            f"CheckReport(verdict={self.verdict.value}, log={self.log!r}, run={run!r}, "
+            f"arg_diff={len(self.arg_diff)}, findings={[f.code for f in self.findings]}, "
+            f"exit_code={self.exit_code})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the verdict, the run, the argument differences and findings."""
+        # start-up: the HTML views load only in a notebook
+        from .._html import check_html
+
+        return check_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         run = self.run
         return {
