@@ -269,7 +269,8 @@ def test_cli_input_format_and_container(tmp_path: Path) -> None:
     wrapped.write_bytes(_docker(_lines(DEMO)))
     detected = json.loads(runs(str(wrapped)).stdout)["runs"][-1]
     forced = json.loads(runs("--input-format", "plain", str(wrapped)).stdout)["runs"][-1]
-    assert detected["failure"] == "not_enough_memory" and forced["failure"] == "exception"
+    assert detected["failure"]["kind"] == "not_enough_memory"
+    assert forced["failure"]["kind"] == "exception"
     two = tmp_path / "two.log"
     two.write_bytes(_interleaved(_lines(DEMO), _lines(REAL[0])))
     mixed = runs(str(two))

@@ -215,3 +215,14 @@ def test_quick_work_shows_no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     with progress.working("quick", delay=3600):
         pass
     assert tty.getvalue() == ""
+
+
+def test_failure_has_one_shape_in_every_json_document() -> None:
+    """``runs`` gave the failure's kind alone; check and summary an object."""
+    runs = json.loads(_cli("runs", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
+    checked = json.loads(_cli("check", "-f", "json", str(LOG)).stdout)["failure"]
+    summary = json.loads(_cli("summary", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
+    assert runs == checked
+    assert set(runs) == set(checked) == {"kind", "message", "line", "effective"}
+    assert runs["kind"] == summary["kind"] == "not_enough_memory"
+    assert runs["line"] == summary["line"]

@@ -43,7 +43,8 @@ class RunList:
                 "first_line": r.first_line,
                 "last_line": r.last_line,
                 "outcome": r.outcome.value,
-                "failure": r.failure.kind.value if r.failure else None,
+                # the same object as in check, summary and watch (it was the kind alone)
+                "failure": r.failure.to_dict() if r.failure else None,
                 "has_banner": r.has_banner,
                 "sglang_version_hint": r.release_hint,
                 "sglang_release": r.sglang_release.to_dict() if r.sglang_release else None,

@@ -62,7 +62,7 @@ def runs_table(result: RunList) -> None:
             when(r.ended_at),
             f"{row['first_line']}-{row['last_line']}",
             str(row["outcome"]),
-            str(row["failure"] or "-"),
+            str(row["failure"]["kind"] if row["failure"] else "-"),
             release_text(row),
         )
     console().print(table)
