@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 from typing import IO
-from urllib.parse import unquote, urlsplit
 
 import regex
 
@@ -28,6 +27,9 @@ def local_path(name: str) -> str | None:
     """The local path of a ``file://`` URL; ``None`` for other names."""
     if not name.lower().startswith("file://"):
         return None
+    # start-up: urllib only for a file:// URL
+    from urllib.parse import unquote, urlsplit
+
     parts = urlsplit(name)
     if parts.netloc not in ("", "localhost"):
         raise InputError(f"{name}: a file:// URL on another host ({parts.netloc}) is not readable")
