@@ -72,7 +72,7 @@ def _complete(words: str) -> list[str]:
 def test_shell_completion_completes_commands_and_options() -> None:
     assert _complete("logscope ch") == ["check"]
     assert _complete("logscope check --la") == ["--launched-at"]
-    assert "complete" in _cli("--show-completion", "bash").stdout
+    assert "--install-completion" in _cli("-h").stdout
 
 
 def _boom(*args: object, **kwargs: object) -> None:
