@@ -659,6 +659,52 @@ def _confirm_started(started: Launched, alive_after: float, err: Console) -> int
     return code
 
 
+schema_app = typer.Typer(
+    help="The JSON Schema of each --format json document, and a check of a document.",
+    no_args_is_help=True,
+)
+app.add_typer(schema_app, name="schema")
+
+SchemaName = Annotated[
+    str,
+    typer.Argument(help="Document: events, runs, summary, check, args, budget, gpus or preflight."),
+]
+
+
+@schema_app.command("show")
+def schema_show(name: SchemaName) -> None:
+    """Print the JSON Schema of a document (shipped in the package)."""
+    # start-up: each command loads only the library and renderer it needs
+    from ._text import to_json
+    from .render.schema import load_schema
+
+    sys.stdout.write(to_json(load_schema(name)) + "\n")
+
+
+@schema_app.command("check")
+def schema_check(
+    name: SchemaName,
+    file: Annotated[
+        str, typer.Argument(help="The JSON (or JSON lines) document ('-' for stdin).")
+    ] = "-",
+) -> None:
+    """Check a --format json document against its schema (exit 1 with each problem)."""
+    # start-up: each command loads only the library and renderer it needs
+    from ._text import visible
+    from .render.schema import check_text
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LogscopeError(f"cannot read {file}: {exc.strerror or exc}") from None
+    problems = check_text(name, text)
+    for problem in problems:
+        sys.stdout.write(visible(problem) + "\n")
+    if problems:
+        raise typer.Exit(1)
+    sys.stdout.write(f"ok: a valid {name} document\n")
+
+
 def _kinds(names: list[str] | None) -> set[EventKind] | None:
     if not names:
         return None

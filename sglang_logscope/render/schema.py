@@ -1,0 +1,114 @@
+"""The JSON Schema of every ``--format json`` document, shipped in the package
+(``sglang_logscope/data/schemas/NAME.schema.json``, Draft 2020-12), and a check of a
+document against one (``logscope schema check NAME FILE``).
+
+The schemas hold what scripts may rely on: every key named there is always present, with
+that type; documents may carry more keys (fields are added, never renamed or dropped). The
+check implements the part of JSON Schema the files use (``type``, ``enum``, ``const``,
+``required``, ``properties``, ``items``, ``anyOf``, ``minimum``, ``pattern``, local ``$ref``),
+so validating needs no extra package; the test suite also validates with ``jsonschema``.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import regex
+
+from ..errors import InputError
+
+#: The documents: ``logscope NAME --format json`` (``summary``: one per line for several logs).
+NAMES = ("events", "runs", "summary", "check", "args", "budget", "gpus", "preflight")
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """The schema of the ``name`` document."""
+    if name not in NAMES:
+        raise InputError(f"no schema {name!r} (one of: {', '.join(NAMES)})")
+    text = resources.files("sglang_logscope").joinpath(f"data/schemas/{name}.schema.json")
+    data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    return data
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind in ("integer", "number") and isinstance(value, bool):
+        return False
+    return isinstance(value, _TYPES[kind])
+
+
+def errors(document: Any, schema: dict[str, Any]) -> list[str]:
+    """Where ``document`` breaks ``schema`` (``$.runs[0].failure: ...``); empty when it holds."""
+    out: list[str] = []
+    _check(document, schema, schema, "$", out)
+    return out
+
+
+def _check(value: Any, node: dict[str, Any], root: dict[str, Any], at: str, out: list[str]) -> None:
+    if "$ref" in node:
+        target: Any = root
+        for part in str(node["$ref"]).removeprefix("#/").split("/"):
+            target = target[part]
+        _check(value, target, root, at, out)
+    if "anyOf" in node:
+        if all(_sub_errors(value, alt, root, at) for alt in node["anyOf"]):
+            out.append(f"{at}: matches none of the allowed shapes")
+        return
+    kinds = node.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not any(_is(value, k) for k in kinds):
+            out.append(f"{at}: {type(value).__name__} where {' or '.join(kinds)} is due")
+            return
+    if "const" in node and value != node["const"]:
+        out.append(f"{at}: {value!r} where {node['const']!r} is due")
+    if "enum" in node and value not in node["enum"]:
+        out.append(f"{at}: {value!r} is not one of {node['enum']}")
+    if "minimum" in node and _is(value, "number") and value < node["minimum"]:
+        out.append(f"{at}: {value} is below {node['minimum']}")
+    pattern = node.get("pattern")
+    if pattern is not None and isinstance(value, str) and regex.search(pattern, value) is None:
+        out.append(f"{at}: {value!r} does not match {pattern}")
+    if isinstance(value, dict):
+        out.extend(f"{at}: no {key!r}" for key in node.get("required", ()) if key not in value)
+        for key, sub in node.get("properties", {}).items():
+            if key in value:
+                _check(value[key], sub, root, f"{at}.{key}", out)
+    if isinstance(value, list) and "items" in node:
+        for i, item in enumerate(value):
+            _check(item, node["items"], root, f"{at}[{i}]", out)
+
+
+def _sub_errors(value: Any, node: dict[str, Any], root: dict[str, Any], at: str) -> list[str]:
+    found: list[str] = []
+    _check(value, node, root, at, found)
+    return found
+
+
+def check_text(name: str, text: str) -> list[str]:
+    """:func:`errors` of a JSON document (or JSON lines: each line one document)."""
+    schema = load_schema(name)
+    stripped = text.strip()
+    try:
+        docs = [json.loads(stripped)]
+    except ValueError:
+        try:
+            docs = [json.loads(line) for line in stripped.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise InputError(f"not JSON (nor JSON lines): {exc}") from None
+    problems: list[str] = []
+    for n, doc in enumerate(docs):
+        where = f"line {n + 1}: " if len(docs) > 1 else ""
+        problems += [where + p for p in errors(doc, schema)]
+    return problems
