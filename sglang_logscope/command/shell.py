@@ -43,7 +43,8 @@ _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
 _REDIRS = ("&>>", "&>", ">>", ">&", ">|", "<<<", "<<", "<&", "<>", ">", "<")
 
 
-def _lex(text: str) -> list[_Word | _Op]:
+def _lex(text: str, literals: bool) -> list[_Word | _Op]:
+    keep = literal if literals else str
     out: list[_Word | _Op] = []
     buf: list[str] = []
     quoted = False
@@ -62,7 +63,7 @@ def _lex(text: str) -> list[_Word | _Op]:
             end = text.find("'", i + 1)
             if end < 0:
                 raise CommandError("unbalanced single quote in the command text")
-            buf.append(literal(text[i + 1 : end]))  # no expansion inside single quotes
+            buf.append(keep(text[i + 1 : end]))  # no expansion inside single quotes
             quoted = started = True
             i = end + 1
         elif c == '"':
@@ -76,7 +77,7 @@ def _lex(text: str) -> list[_Word | _Op]:
                     break
                 if d == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
                     if text[i + 1] != "\n":
-                        buf.append(literal(text[i + 1]))
+                        buf.append(keep(text[i + 1]))
                     i += 2
                     continue
                 buf.append(d)
@@ -85,7 +86,7 @@ def _lex(text: str) -> list[_Word | _Op]:
         elif c == "\\":
             if i + 1 < n:
                 if text[i + 1] != "\n":
-                    buf.append(literal(text[i + 1]))
+                    buf.append(keep(text[i + 1]))
                     started = True
                 i += 2
             else:
@@ -137,9 +138,10 @@ def _lex(text: str) -> list[_Word | _Op]:
     return out
 
 
-def split_commands(text: str) -> list[ShellCommand]:
-    """Split shell text into simple commands, with stdout redirections and ``| tee``."""
-    tokens = _lex(text)
+def split_commands(text: str, literals: bool = False) -> list[ShellCommand]:
+    """Split shell text into simple commands, with stdout redirections and ``| tee``;
+    ``literals``: a ``$`` that quotes or a backslash keep from expansion as :data:`.expand.LITERAL`."""
+    tokens = _lex(text, literals)
     cmds: list[ShellCommand] = []
     cur = ShellCommand()
     pipe_from: ShellCommand | None = None

@@ -141,7 +141,7 @@ def _search_text(text: str, ctx: _Ctx) -> Found | None:
         raise CommandError("the command text nests wrappers too deeply")
     text = _CONTINUATION.sub(" ", text.replace(LITERAL, "$"))  # an inner shell expands it
     env = dict(ctx.env)
-    for cmd in split_commands(text):
+    for cmd in split_commands(text, literals=True):
         words = cmd.words
         if words and words[0] in ("export", "declare", "local", "readonly", "typeset"):
             for w in words[1:]:
