@@ -107,3 +107,14 @@ def test_cli_schema_check_and_show(tmp_path: Path) -> None:
     assert json.loads(shown.stdout) == load_schema("check")
     unknown = subprocess.run([*run, "show", "nope"], capture_output=True, text=True)
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
+
+
+def test_the_enums_are_the_codes() -> None:
+    """A new outcome or verdict in the code is a new value in the schemas."""
+    from sglang_logscope.log.runs import Outcome
+    from sglang_logscope.staleness.verdict import Verdict
+
+    outcomes = [o.value for o in Outcome]
+    for name in ("runs", "summary", "check"):
+        assert load_schema(name)["$defs"]["run"]["properties"]["outcome"]["enum"] == outcomes
+    assert load_schema("check")["properties"]["verdict"]["enum"] == [v.value for v in Verdict]
