@@ -47,7 +47,7 @@ TOKENS = ("full_token", "token")
 THROUGHPUT = ("gen_throughput",)
 USAGE = ("full_token_usage", "token_usage")
 _KEYS = (TOKENS, THROUGHPUT, USAGE)
-_NUM = rb"\d{1,18}+(?:\.\d{1,12}+)?"
+_NUM = rb"\d{1,18}(?:\.\d{1,12})?"  # no possessive quantifiers: Python 3.10's re has none
 _NUMBER = re.compile(_NUM)
 #: Line shapes remembered (a log prints a handful: one per release and model kind).
 MAX_SHAPES = 64
@@ -114,7 +114,7 @@ def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
         body.append(b"(" + _NUM + b")" if i in wanted else _NUM)
         at = m.end()
     body.append(re.escape(sample[at:]))
-    pattern = re.compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*+)", re.M)
+    pattern = re.compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*)", re.M)
     slots = tuple(None if p is None else 1 + wanted.index(p) for p in picks)
     return _Shape(pattern, slots)
 

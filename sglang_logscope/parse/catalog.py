@@ -396,8 +396,8 @@ def _read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
 #: A plain number that is a whole pair value: after ``: ``, before ``,`` or the end, maybe
 #: with a unit :func:`auto_value` drops (ASCII digits, at most 18 before and after the point,
 #: so ``int`` and ``float`` read it exactly as :func:`auto_value` does).
-_VALUE_NUMBER = re.compile(
-    r"(?<=: )([0-9]{1,18}+(?:\.[0-9]{1,18}+)?)(?=(?:%|\s?(?:GB|GiB|MB|MiB|s))?(?:,|\Z))"
+_VALUE_NUMBER = re.compile(  # no possessive quantifiers: Python 3.10's re has none
+    r"(?<=: )([0-9]{1,18}(?:\.[0-9]{1,18})?)(?=(?:%|\s?(?:GB|GiB|MB|MiB|s))?(?:,|\Z))"
 )
 #: Templates by (names, text without its value numbers): the names mapping and, per field,
 #: ``(field, number index or -1, value)``, or ``False`` for a shape read the reference way.
