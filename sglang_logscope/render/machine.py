@@ -15,10 +15,6 @@ def _fmt_gib(value: int | None) -> str:
     return "?" if value is None else f"{value / GIB:.2f} GiB"
 
 
-def _gib(n: float) -> str:
-    return f"{n / GIB:.2f} GiB"
-
-
 def gpus_lines(report: GpuReport) -> Iterable[str]:
     """Plain text lines (untrusted names made visible, no markup)."""
     cvd = report.cuda_visible_devices
@@ -83,8 +79,8 @@ def preflight_lines(result: Preflight) -> list[str]:
             g = result.gpus.by_cuda_index(o)
             if g is not None:
                 lines.append(
-                    f"  cuda:{o} = GPU {g.index} {visible(g.name)}: free {_gib(g.free_bytes)} "
-                    f"of {_gib(g.total_bytes)}, {len(g.processes)} process(es)"
+                    f"  cuda:{o} = GPU {g.index} {visible(g.name)}: free {_fmt_gib(g.free_bytes)} "
+                    f"of {_fmt_gib(g.total_bytes)}, {len(g.processes)} process(es)"
                 )
     for f in result.findings:
         lines.append(f"{f.code} {f.severity.value:<7} {f.message}")
