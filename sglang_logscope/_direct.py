@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
@@ -31,10 +32,11 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     typer coerces every parameter through pydantic (~0.1 s to import and build) — a third of
     ``logscope check``'s start-up on a small log. A plain command line needs none of that: the
     command name, then long/short options declared on the command (each at most once, as
-    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), on/off flags (bool, no value), and its one
-    positional argument. Anything else (``--help``, a repeated or unknown option, a value
-    that starts with ``-``, a bad choice, a missing argument) returns None: typer parses it,
-    with its own messages. The function receives exactly what typer would pass it.
+    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), on/off flags
+    (bool, no value), and its one positional argument. Anything else (``--help``, a repeated or
+    unknown option, a value that starts with ``-``, a bad choice, a missing argument) returns
+    None: typer parses it, with its own messages. The function receives exactly what typer
+    would pass it.
     """
     if not argv or argv[0] not in _DIRECT:
         return None
@@ -44,73 +46,104 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
         if (c.name or (c.callback.__name__ if c.callback else "")) == argv[0]
     )
     assert func is not None
+    signature = _read_signature(func)
+    if signature is None:
+        return None
+    given = _read_tokens(signature, iter(argv[1:]))
+    if given is None:
+        return None
+    values = _convert(signature, given)
+    return None if values is None else functools.partial(func, **values)
+
+
+@dataclass
+class _Signature:
+    """What a command function accepts, in the terms :func:`direct_call` handles."""
+
+    convert: dict[str, Callable[[str], object]] = field(default_factory=dict)
+    flags: dict[str, str] = field(default_factory=dict)  # --opt / -o → parameter name
+    positional: list[str] = field(default_factory=list)
+    defaults: dict[str, object] = field(default_factory=dict)
+    switches: set[str] = field(default_factory=set)
+
+
+def _read_signature(func: Callable[..., object]) -> _Signature | None:
+    """The function's typer parameters, or None when one is of a kind only typer handles."""
     hints = typing.get_type_hints(func, include_extras=True)
-    convert: dict[str, Callable[[str], object]] = {}
-    flags: dict[str, str] = {}
-    positional: list[str] = []
-    values: dict[str, object] = {}
-    switches: set[str] = set()
+    sig = _Signature()
     for name, param in inspect.signature(func).parameters.items():
-        hint = hints[name]
-        if not hasattr(hint, "__metadata__"):  # 3.10: Annotated[X | None, ...] = None → Optional
-            inner = [a for a in typing.get_args(hint) if hasattr(a, "__metadata__")]
-            if len(inner) != 1:
-                return None
-            hint = inner[0]
+        hint = _annotated(hints[name])
+        if hint is None:
+            return None
         info = hint.__metadata__[0]
         kinds = [t for t in typing.get_args(hint.__origin__) if t is not type(None)]
         base = kinds[0] if len(kinds) == 1 else hint.__origin__
         if base is bool:  # an on/off flag such as --here: it takes no value
-            switches.add(name)
+            sig.switches.add(name)
         elif not (
             base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))
         ):
             return None
-        convert[name] = base
+        sig.convert[name] = base
         if isinstance(info, ArgumentInfo):
-            positional.append(name)
+            sig.positional.append(name)
         elif isinstance(info, OptionInfo):
-            decls = [info.default, *(info.param_decls or ())]
-            for decl in decls:
+            for decl in [info.default, *(info.param_decls or ())]:
                 if not isinstance(decl, str):
                     return None
-                flags[decl] = name
+                sig.flags[decl] = name
             if param.default is not inspect.Parameter.empty:
-                values[name] = param.default
+                sig.defaults[name] = param.default
         else:
             return None
-    if len(positional) != 1:
-        return None
+    return sig if len(sig.positional) == 1 else None
+
+
+def _annotated(hint: typing.Any) -> typing.Any:
+    """The ``Annotated[...]`` hint itself; on 3.10 ``Annotated[X | None, ...] = None`` comes
+    wrapped in ``Optional``, so the one annotated member is taken. None if there is not one."""
+    if hasattr(hint, "__metadata__"):
+        return hint
+    inner = [a for a in typing.get_args(hint) if hasattr(a, "__metadata__")]
+    return inner[0] if len(inner) == 1 else None
+
+
+def _read_tokens(sig: _Signature, rest: Iterator[str]) -> dict[str, str] | None:
+    """The parameter → text each token gives, or None for anything but a plain command line."""
     given: dict[str, str] = {}
-    rest = iter(argv[1:])
+    positional = sig.positional[0]
     for token in rest:
-        if token.startswith("-") and token != "-":
-            flag, eq, value = token.partition("=")
-            target = flags.get(flag)
-            if target is None or target in given or (eq and not flag.startswith("--")):
+        if not token.startswith("-") or token == "-":
+            if positional in given:
                 return None
-            if target in switches:
-                if eq:
-                    return None
-                given[target] = "on"
-                continue
-            if not eq:
-                value = next(rest, "-")
-            if value.startswith("-"):
-                return None
-            given[target] = value
-        elif positional[0] in given:
+            given[positional] = token
+            continue
+        flag, eq, value = token.partition("=")
+        target = sig.flags.get(flag)
+        if target is None or target in given or (eq and not flag.startswith("--")):
             return None
-        else:
-            given[positional[0]] = token
-    if positional[0] not in given:
-        return None
+        if target in sig.switches:
+            if eq:
+                return None
+            given[target] = "on"
+            continue
+        if not eq:
+            value = next(rest, "-")
+        if value.startswith("-"):
+            return None
+        given[target] = value
+    return given if positional in given else None
+
+
+def _convert(sig: _Signature, given: dict[str, str]) -> dict[str, object] | None:
+    """The keyword arguments typer would pass: defaults, then each given value converted."""
+    values = dict(sig.defaults)
     for name, text in given.items():
-        if name in switches:
+        if name in sig.switches:
             values[name] = True
             continue
         try:
-            values[name] = convert[name](text)
+            values[name] = sig.convert[name](text)
         except ValueError:
             return None
-    return functools.partial(func, **values)
+    return values
