@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CommandError
-from .argtable import ArgTable, ArgValueError
+from .argtable import ArgOption, ArgTable, ArgValueError
 from .config_yaml import load_config
 
 
@@ -73,13 +73,11 @@ class ParsedArgv:
 
 def read_argv(table: ArgTable, argv: list[str]) -> ParsedArgv:
     """Read ``argv`` the way SGLang's ``parser.parse_args`` would, collecting every problem."""
-    args = table.defaults()
-    explicit: set[str] = set()
-    unknown: list[str] = []
-    ambiguous: dict[str, tuple[str, ...]] = {}
-    suggestions: dict[str, str] = {}
-    errors: list[str] = []
-    used: dict[str, str] = {}
+    return _ArgvReader(table, argv).read()
+
+
+def _token_kinds(table: ArgTable, argv: list[str]) -> list[str]:
+    """argparse's first pass: ``O`` an option string, ``A`` a value, ``-`` the ``--`` marker."""
     kinds: list[str] = []
     after_dashes = False
     for a in argv:
@@ -90,83 +88,107 @@ def read_argv(table: ArgTable, argv: list[str]) -> ParsedArgv:
             after_dashes = True
         else:
             kinds.append("A" if table.match(a).positional else "O")
-    extras: list[str] = []
-    i = 0
-    while i < len(argv):
-        a, kind = argv[i], kinds[i]
-        if kind != "O":
-            if kind == "A":
-                extras.append(a)
-            i += 1
-            continue
-        m = table.match(a)
-        i += 1
+    return kinds
+
+
+def _wanted(nargs: int | str | None, avail: int) -> tuple[int, int]:
+    """How many of ``avail`` following values argparse consumes for ``nargs``, and the fewest
+    it needs."""
+    if nargs == "?":
+        return min(avail, 1), 0
+    if nargs == "*":
+        return avail, 0
+    if nargs == "+":
+        return avail, 1
+    if isinstance(nargs, int):
+        return nargs, nargs
+    return 1, 1
+
+
+def _too_few(nargs: int | str | None, need: int) -> str:
+    if nargs is None:
+        return "expected one argument"
+    if nargs == "+":
+        return "expected at least one argument"
+    return f"expected {need} arguments"
+
+
+class _ArgvReader:
+    """One pass over an argv, in argparse's order, filling a :class:`ParsedArgv`."""
+
+    def __init__(self, table: ArgTable, argv: list[str]) -> None:
+        self.table, self.argv = table, argv
+        self.kinds = _token_kinds(table, argv)
+        self.out = ParsedArgv(table.defaults(), set(), [], {}, {}, [], {})
+        self.extras: list[str] = []
+        self.i = 0
+
+    def read(self) -> ParsedArgv:
+        while self.i < len(self.argv):
+            a, kind = self.argv[self.i], self.kinds[self.i]
+            self.i += 1
+            if kind == "O":
+                self._option(a)
+            elif kind == "A":
+                self.extras.append(a)
+        out, table = self.out, self.table
+        if self.extras:
+            out.errors.append(f"unrecognized arguments: {' '.join(self.extras)}")
+        missing = [o.primary for o in table.options if o.required and o.field not in out.explicit]
+        if missing:
+            out.errors.append(f"the following arguments are required: {', '.join(missing)}")
+        return out
+
+    def _option(self, a: str) -> None:
+        m = self.table.match(a)
         if m.option is None:
-            if m.candidates:
-                ambiguous[a] = m.candidates
-            else:
-                unknown.append(a)
-                hint = table.suggest(a)
-                if hint:
-                    suggestions[a] = hint
-            while i < len(argv) and kinds[i] == "A":  # its values
-                i += 1
-            continue
+            self._unmatched(a, m.candidates)
+            return
         opt, flag = m.option, m.flag or a
         if opt.action == "help":
-            errors.append(f"{flag}: argparse prints the help text and exits")
-            continue
-        values: list[str]
-        if m.value is not None:
-            if opt.nargs == 0:
-                errors.append(
-                    f"argument {'/'.join(opt.flags)}: ignored explicit argument {m.value!r}"
-                )
-                continue
-            values = [m.value]
-        else:
-            avail = 0
-            while i + avail < len(argv) and kinds[i + avail] == "A":
-                avail += 1
-            nargs = opt.nargs
-            if nargs is None:
-                want, need = 1, 1
-            elif nargs == "?":
-                want, need = min(avail, 1), 0
-            elif nargs == "*":
-                want, need = avail, 0
-            elif nargs == "+":
-                want, need = avail, 1
-            elif isinstance(nargs, int):
-                want, need = nargs, nargs
-            else:
-                want, need = 1, 1
-            if avail < need:
-                what = (
-                    "expected one argument"
-                    if nargs is None
-                    else "expected at least one argument"
-                    if nargs == "+"
-                    else f"expected {need} arguments"
-                )
-                errors.append(f"argument {'/'.join(opt.flags)}: {what}")
-                continue
-            values = argv[i : i + want]
-            i += want
+            self.out.errors.append(f"{flag}: argparse prints the help text and exits")
+            return
+        values = self._values(opt, m.value)
+        if values is None:
+            return
         try:
-            args[opt.field] = opt.stored(values, flag)
+            self.out.args[opt.field] = opt.stored(values, flag)
         except ArgValueError as exc:
-            errors.append(
-                f"argument {'/'.join(opt.flags)}: {exc}"
-                if not str(exc).startswith("argument")
-                else str(exc)
+            text = str(exc)
+            self.out.errors.append(
+                text if text.startswith("argument") else f"argument {'/'.join(opt.flags)}: {text}"
             )
-            continue
-        explicit.add(opt.field)
-        used[opt.field] = flag
-    if extras:
-        errors.append(f"unrecognized arguments: {' '.join(extras)}")
-    missing = [o.primary for o in table.options if o.required and o.field not in explicit]
-    if missing:
-        errors.append(f"the following arguments are required: {', '.join(missing)}")
-    return ParsedArgv(args, explicit, unknown, ambiguous, suggestions, errors, used)
+            return
+        self.out.explicit.add(opt.field)
+        self.out.flags_used[opt.field] = flag
+
+    def _unmatched(self, a: str, candidates: tuple[str, ...]) -> None:
+        """An ambiguous prefix or an unknown flag; its values are skipped with it."""
+        if candidates:
+            self.out.ambiguous[a] = candidates
+        else:
+            self.out.unknown.append(a)
+            hint = self.table.suggest(a)
+            if hint:
+                self.out.suggestions[a] = hint
+        while self.i < len(self.argv) and self.kinds[self.i] == "A":
+            self.i += 1
+
+    def _values(self, opt: ArgOption, inline: str | None) -> list[str] | None:
+        """The option's values (after ``=`` or the following value tokens); None on an error."""
+        name = "/".join(opt.flags)
+        if inline is not None:
+            if opt.nargs == 0:
+                self.out.errors.append(f"argument {name}: ignored explicit argument {inline!r}")
+                return None
+            return [inline]
+        avail = 0
+        while self.i + avail < len(self.argv) and self.kinds[self.i + avail] == "A":
+            avail += 1
+        want, need = _wanted(opt.nargs, avail)
+        if avail < need:
+            self.out.errors.append(f"argument {name}: {_too_few(opt.nargs, need)}")
+            return None
+        values = self.argv[self.i : self.i + want]
+        self.i += want
+        return values
