@@ -98,3 +98,10 @@ def test_expand_pieces() -> None:
     assert expand("$1 $$", env) == ("$1 $$", ["$1", "$$"])
     assert expand("$(a $(b (c)))z", env) == ("$(a $(b (c)))z", ["$(a $(b (c)))"])
     assert expand("price $", env) == ("price $", [])
+
+
+def test_a_private_use_character_in_the_command_stays_itself() -> None:
+    """Found by Hypothesis (test_join_round_trip): the literal-``$`` marker was U+E000, so a
+    command holding that character read it as ``$``. The marker is now a lone surrogate."""
+    cmd = parse_launch_command("python -m sglang.launch_server --model-path '\ue000x' --host \\$h")
+    assert list(cmd.argv) == ["--model-path", "\ue000x", "--host", "$h"]

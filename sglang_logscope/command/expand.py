@@ -16,8 +16,11 @@ from collections.abc import Mapping
 
 import regex
 
-#: Stands for a literal ``$`` (quoted or escaped) until expansion is done.
-LITERAL = "\ue000"
+#: Stands for a literal ``$`` (quoted or escaped) until expansion is done. A lone high
+#: surrogate: no decoded text holds one (UTF-8 decoding cannot make it, surrogateescape makes only
+#: U+DC80–U+DCFF), so a command's own characters never read as the marker — a private-use
+#: character such as U+E000 could be in the command and turned into ``$``.
+LITERAL = "\ud800"
 
 _REF = regex.compile(
     r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]{0,200}+)(?:(?P<op>:?[-=])(?P<default>[^}]{0,1000}+))?\}"
