@@ -7,6 +7,7 @@ where their stdout goes (``> log``, ``>> log``, ``&> log``, ``| tee log``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,98 +45,123 @@ _REDIRS = ("&>>", "&>", ">>", ">&", ">|", "<<<", "<<", "<&", "<>", ">", "<")
 
 
 def _lex(text: str, literals: bool) -> list[_Word | _Op]:
-    keep = literal if literals else str
-    out: list[_Word | _Op] = []
-    buf: list[str] = []
-    quoted = False
-    started = False
-    i, n = 0, len(text)
+    """Words and operators, as bash's tokenizer cuts them (quotes removed, nothing expanded)."""
+    return _Lexer(text, literal if literals else str).run()
 
-    def flush() -> None:
-        nonlocal buf, quoted, started
-        if started:
-            out.append(_Word("".join(buf), quoted))
-        buf, quoted, started = [], False, False
 
-    while i < n:
-        c = text[i]
-        if c == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise CommandError("unbalanced single quote in the command text")
-            buf.append(keep(text[i + 1 : end]))  # no expansion inside single quotes
-            quoted = started = True
-            i = end + 1
-        elif c == '"':
-            i += 1
-            while True:
-                if i >= n:
-                    raise CommandError("unbalanced double quote in the command text")
-                d = text[i]
-                if d == '"':
-                    i += 1
-                    break
-                if d == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-                    if text[i + 1] != "\n":
-                        buf.append(keep(text[i + 1]))
-                    i += 2
-                    continue
-                buf.append(d)
+class _Lexer:
+    """One left-to-right pass; each ``_…`` method reads one construct at ``i`` and returns the
+    index after it."""
+
+    def __init__(self, text: str, keep: Callable[[str], str]) -> None:
+        self.text, self.keep = text, keep
+        self.out: list[_Word | _Op] = []
+        self.buf: list[str] = []
+        self.quoted = self.started = False
+
+    def run(self) -> list[_Word | _Op]:
+        text, i, n = self.text, 0, len(self.text)
+        while i < n:
+            c = text[i]
+            if c == "'":
+                i = self._single(i)
+            elif c == '"':
+                i = self._double(i + 1)
+            elif c == "\\":
+                i = self._escape(i)
+            elif c == "#" and not self.started:
+                end = text.find("\n", i)
+                i = n if end < 0 else end
+            elif c in " \t\r":
+                self._flush()
                 i += 1
-            quoted = started = True
-        elif c == "\\":
-            if i + 1 < n:
-                if text[i + 1] != "\n":
-                    buf.append(keep(text[i + 1]))
-                    started = True
-                i += 2
+            elif c == "$" and text.startswith("$(", i):
+                i = self._piece(i, _matching_paren(text, i))
+            elif c == "`":  # a command substitution: one piece of the word, not evaluated
+                end = text.find("`", i + 1)
+                i = self._piece(i, n - 1 if end < 0 else end)
+            elif c in "<>" or (c == "&" and text.startswith("&>", i)):
+                i = self._redirect(i)
+            elif c in ";|&()\n":
+                self._flush()
+                op = next(o for o in _OPERATORS if text.startswith(o, i))
+                self.out.append(_Op(op))
+                i += len(op)
             else:
+                self.buf.append(c)
+                self.started = True
                 i += 1
-        elif c == "#" and not started:
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif c in " \t\r":
-            flush()
+        self._flush()
+        return self.out
+
+    def _flush(self) -> None:
+        if self.started:
+            self.out.append(_Word("".join(self.buf), self.quoted))
+        self.buf, self.quoted, self.started = [], False, False
+
+    def _single(self, i: int) -> int:
+        end = self.text.find("'", i + 1)
+        if end < 0:
+            raise CommandError("unbalanced single quote in the command text")
+        self.buf.append(self.keep(self.text[i + 1 : end]))  # no expansion inside single quotes
+        self.quoted = self.started = True
+        return end + 1
+
+    def _double(self, i: int) -> int:
+        text, n = self.text, len(self.text)
+        while True:
+            if i >= n:
+                raise CommandError("unbalanced double quote in the command text")
+            d = text[i]
+            if d == '"':
+                break
+            if d == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+                if text[i + 1] != "\n":
+                    self.buf.append(self.keep(text[i + 1]))
+                i += 2
+                continue
+            self.buf.append(d)
             i += 1
-        elif c == "$" and text.startswith("$(", i):
-            depth, j = 0, i
-            while j < n:
-                if text[j] == "(":
-                    depth += 1
-                elif text[j] == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            buf.append(text[i : j + 1])
-            started = True
-            i = j + 1
-        elif c == "`":  # a command substitution: one piece of the word, not evaluated
-            end = text.find("`", i + 1)
-            end = n - 1 if end < 0 else end
-            buf.append(text[i : end + 1])
-            started = True
-            i = end + 1
-        elif c in "<>" or (c == "&" and text.startswith(("&>",), i)):
-            fd = ""
-            if started and not quoted and buf and "".join(buf).isdigit():
-                fd = "".join(buf)
-                buf, started = [], False
-            flush()
-            op = next(r for r in _REDIRS if text.startswith(r, i))
-            out.append(_Op(fd + op))
-            i += len(op)
-        elif c in ";|&()\n":
-            flush()
-            op = next(o for o in _OPERATORS if text.startswith(o, i))
-            out.append(_Op(op))
-            i += len(op)
-        else:
-            buf.append(c)
-            started = True
-            i += 1
-    flush()
-    return out
+        self.quoted = self.started = True
+        return i + 1
+
+    def _escape(self, i: int) -> int:
+        if i + 1 >= len(self.text):
+            return i + 1
+        if self.text[i + 1] != "\n":  # a backslash-newline joins lines
+            self.buf.append(self.keep(self.text[i + 1]))
+            self.started = True
+        return i + 2
+
+    def _piece(self, i: int, end: int) -> int:
+        """``$(...)`` or a backquoted command, kept verbatim as part of the word."""
+        self.buf.append(self.text[i : end + 1])
+        self.started = True
+        return end + 1
+
+    def _redirect(self, i: int) -> int:
+        fd = ""
+        if self.started and not self.quoted and self.buf and "".join(self.buf).isdigit():
+            fd = "".join(self.buf)
+            self.buf, self.started = [], False
+        self._flush()
+        op = next(r for r in _REDIRS if self.text.startswith(r, i))
+        self.out.append(_Op(fd + op))
+        return i + len(op)
+
+
+def _matching_paren(text: str, i: int) -> int:
+    """The index of the ``)`` closing the ``(`` after ``$`` at ``i`` (the last index if none)."""
+    depth, j, n = 0, i, len(text)
+    while j < n:
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    return j
 
 
 def split_commands(text: str, literals: bool = False) -> list[ShellCommand]:
