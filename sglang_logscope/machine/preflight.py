@@ -28,7 +28,7 @@ from ..errors import LogscopeError
 from ..findings import CODES as LS_CODES
 from ..findings import Code, Severity
 from ..memory.budget import budget
-from ..memory.budget_types import MeasuredFigures
+from ..memory.budget_types import Budget, MeasuredFigures
 from ..memory.gpus import GpuSpec
 from .gpus import (
     GIB,
@@ -413,13 +413,14 @@ def _budget_findings(
     used: list[tuple[int, Gpu]],
     sglang_version: str | None,
 ) -> tuple[list[Finding], dict[str, Any] | None, float | None, float | None]:
-
+    """The budget on the launch's GPUs as they are now (F0 = least free memory minus the CUDA
+    context), and, when it does not fit, whether the same GPUs emptied would fit."""
     specs = [GpuSpec(g.name, g.total_bytes / MIB, "live") for _, g in used]
     live = min(g.free_bytes for _, g in used) / GIB - CONTEXT_GIB
     # the same GPUs emptied of every holder: what is free plus what is used now
     empty = min(g.free_bytes + g.used_bytes for _, g in used) / GIB - CONTEXT_GIB
 
-    def run(f0: float, origin: str) -> Any:
+    def run(f0: float, origin: str) -> Budget:
         return budget(
             command.args,
             gpus=specs,
@@ -432,49 +433,46 @@ def _budget_findings(
         b = run(live, f"live: min free of the launch's GPUs - {CONTEXT_GIB} GiB context")
     except LogscopeError as exc:
         return [Finding("PF014", f"memory budget not computed: {exc}")], None, live, empty
-    data = b.to_dict()
-    pg = b.per_gpu
     if b.fits:
+        pg = b.per_gpu
         msg = (
             f"F0 {live:.2f} GiB (free now - {CONTEXT_GIB} GiB context): weights "
             f"{pg.weights_gib:.2f} GiB, KV cache {pg.kv_gib:.2f} GiB ({pg.kv_tokens} tokens) "
-            f"per GPU (SGLang {b.sglang_version} {b.sources.get('sglang_version', 'given')})"
+            f"per GPU{_release_said(b)}"
         )
-        return [Finding("PF017", msg, None, None, {"f0_gib": _r(live)})], data, live, empty
+        return [Finding("PF017", msg, None, None, {"f0_gib": _r(live)})], b.to_dict(), live, empty
+    empty_fits = run(empty, "live, GPUs emptied").fits if empty > live + 0.01 else False
+    return [_does_not_fit(b, used, live, empty, empty_fits)], b.to_dict(), live, empty
+
+
+def _release_said(b: Budget) -> str:
+    return f" (SGLang {b.sglang_version} {b.sources.get('sglang_version', 'given')})"
+
+
+def _does_not_fit(
+    b: Budget, used: list[tuple[int, Gpu]], live: float, empty: float, empty_fits: bool
+) -> Finding:
+    """PF006: how much is missing on the fullest GPU, and whether its holders are the cause."""
     need = live + b.shortfall_gib
     worst = min(used, key=lambda x: x[1].free_bytes)
-    held = worst[1].used_bytes
     msg = (
         f"does not fit: F0 {live:.2f} GiB (free now on cuda:{worst[0]} - {CONTEXT_GIB} GiB "
         f"context); it needs about {need:.2f} GiB ({b.shortfall_gib:.2f} GiB more)"
     )
     if b.failure_kind is not None:
         msg += f" [{b.failure_kind.value}]"
-    msg += f" (SGLang {b.sglang_version} {b.sources.get('sglang_version', 'given')})"
-    empty_fits = run(empty, "live, GPUs emptied").fits if empty > live + 0.01 else False
+    msg += _release_said(b)
     suggestion: str | None
     if empty_fits:
         msg += (
-            f"; on empty GPUs (F0 {empty:.2f} GiB) it fits: the {_gib(held)} held on "
-            f"cuda:{worst[0]} is what makes it fail"
+            f"; on empty GPUs (F0 {empty:.2f} GiB) it fits: the {_gib(worst[1].used_bytes)} "
+            f"held on cuda:{worst[0]} is what makes it fail"
         )
         suggestion = "free the memory named above, then launch"
     else:
         suggestion = "; ".join(f"{s.change} ({s.effect})" for s in b.suggestions[:3]) or None
-    return (
-        [
-            Finding(
-                "PF006",
-                msg,
-                worst[0],
-                suggestion,
-                {"need_f0_gib": _r(need), "empty_fits": empty_fits},
-            )
-        ],
-        data,
-        live,
-        empty,
-    )
+    extra = {"need_f0_gib": _r(need), "empty_fits": empty_fits}
+    return Finding("PF006", msg, worst[0], suggestion, extra)
 
 
 def preflight(
