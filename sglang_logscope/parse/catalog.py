@@ -162,64 +162,53 @@ def required_literal(pattern: str) -> str:
     best = ""
     run: list[str] = []
     depth = 0
-    i = 0
-    n = len(pattern)
-
-    def close() -> None:
-        nonlocal best
+    for kind, ch in _regex_pieces(pattern):
+        if kind == "lit" and depth == 0:
+            run.append(ch)
+            continue
+        if kind == "alt" and depth == 0:
+            return ""
+        if kind == "quant" and run:
+            run.pop()  # the quantified character is optional or repeated
         if len(run) > len(best):
             best = "".join(run)
         run.clear()
+        depth += 1 if kind == "open" else -1 if kind == "close" else 0
+    return max(best, "".join(run), key=len)
 
+
+def _regex_pieces(pattern: str) -> Iterator[tuple[str, str]]:
+    """A regex cut into pieces: ``lit`` (one certain character), ``open``/``close`` (a group),
+    ``alt`` (``|``), ``quant`` (``*+?{m,n}``) and ``other`` (a class, an escape class, ``.^$``)."""
+    i, n = 0, len(pattern)
     while i < n:
         ch = pattern[i]
         if ch == "\\" and i + 1 < n:
             nxt = pattern[i + 1]
+            yield ("other", "") if nxt.isalnum() else ("lit", nxt)
             i += 2
-            if depth == 0 and not nxt.isalnum():
-                run.append(nxt)
-            else:
-                close()
         elif ch == "[":
-            close()
-            j = i + 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
-        elif ch == "(":
-            close()
-            depth += 1
-            i += 1
-        elif ch == ")":
-            close()
-            depth -= 1
-            i += 1
-        elif ch == "|":
-            if depth == 0:
-                return ""
-            close()
+            yield "other", ""
+            i = _class_end(pattern, i) + 1
+        elif ch in "()|":
+            yield {"(": "open", ")": "close", "|": "alt"}[ch], ch
             i += 1
         elif ch in "*+?{":
-            if run:
-                run.pop()  # the quantified character is optional or repeated
-            close()
-            if ch == "{":
-                i = pattern.find("}", i) + 1 or n
-            else:
-                i += 1
-        elif ch in ".^$":
-            close()
-            i += 1
+            yield "quant", ch
+            i = (pattern.find("}", i) + 1 or n) if ch == "{" else i + 1
         else:
-            if depth == 0:
-                run.append(ch)
-            else:
-                close()
+            yield ("other", "") if ch in ".^$" else ("lit", ch)
             i += 1
-    close()
-    return best
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index of the ``]`` closing the character class that opens at ``i``."""
+    j, n = i + 1, len(pattern)
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j
 
 
 #: Released SGLang versions this project knows, oldest first.
