@@ -9,26 +9,11 @@ from typing import Any
 
 from ..errors import LogscopeError
 from .models import ModelFacts
+from .quant import QuantScheme, linear_bytes, scheme_for
 
 GIB = float(1 << 30)
 #: Rope caches and buffers resident with the weights beyond the parameters [assumed, reference note].
 WEIGHTS_OVERHEAD_GIB = 0.07
-_QUANT_BYTES = {
-    "fp8": 1.0,
-    "w8a8_fp8": 1.0,
-    "modelopt_fp8": 1.0,
-    "fbgemm_fp8": 1.0,
-    "w8a8_int8": 1.0,
-    "awq": 0.52,
-    "awq_marlin": 0.52,
-    "gptq": 0.52,
-    "gptq_marlin": 0.52,
-    "moe_wna16": 0.52,
-    "compressed-tensors": 0.52,
-    "mxfp4": 0.5625,
-    "modelopt_fp4": 0.5625,
-    "nvfp4": 0.5625,
-}
 
 
 def arg_value(args: Mapping[str, Any], key: str, default: Any = None) -> Any:
@@ -44,25 +29,57 @@ def spec_defaults(model: ModelFacts) -> tuple[int, int, int]:
     return 3, 1, 4
 
 
+def weight_scheme(quant: str | None, model: ModelFacts) -> QuantScheme | None:
+    """The storage of the model's linears: its config's scheme when ``quant`` is the same
+    method (``awq`` and ``awq_marlin`` alike), else the method's usual one."""
+    scheme = scheme_for(quant)
+    config = model.quant_scheme
+    if config is None or (scheme is None and quant is not None):
+        return scheme
+    if scheme is None or scheme.method == "compressed-tensors":
+        return config  # the checkpoint's own config says which compressed-tensors scheme
+    return config if _family(scheme.method) == _family(config.method) else scheme
+
+
+def _family(method: str) -> str:
+    return method.removesuffix("_marlin")
+
+
+def _unpriced_note(scheme: QuantScheme | None, model: ModelFacts) -> str | None:
+    if scheme is None or scheme.priced:
+        return None
+    return (
+        f"quantization {scheme.method!r} not priced; weights estimated at "
+        f"{model.dtype_bytes} B/param"
+    )
+
+
 def _weight_bytes_per_param(quant: str | None, model: ModelFacts) -> tuple[float, str | None]:
-    if quant is None or quant in ("bf16", "bfloat16", "fp16", "float16", "none"):
-        return float(model.dtype_bytes), None
-    q = quant.lower()
-    if q in _QUANT_BYTES:
-        return _QUANT_BYTES[q], None
-    return float(
-        model.dtype_bytes
-    ), f"quantization {quant!r} not priced; weights estimated at {model.dtype_bytes} B/param"
+    scheme = weight_scheme(quant, model)
+    if scheme is None or not scheme.priced:
+        return float(model.dtype_bytes), _unpriced_note(scheme, model)
+    return scheme.bytes_per_param, None
+
+
+def weight_bytes(model: ModelFacts, scheme: QuantScheme | None) -> dict[str, float]:
+    """Bytes of the whole checkpoint by part (before TP): quantisable linears, everything else
+    of the language model (embeddings, LM head, norms, routers), the vision tower (bf16)."""
+    linears = dict(model.linear_parts) if model.linear_parts else {"linear": model.params_linear}
+    plain = model.params_language - model.params_linear
+    return {
+        "linear": linear_bytes(linears.items(), scheme, model.dtype_bytes),
+        "plain": plain * model.dtype_bytes,
+        "vision": model.params_vision * 2,
+    }
 
 
 def estimate_weights_gib(
     model: ModelFacts, *, tp: int, pp: int, quant: str | None
 ) -> tuple[float, str | None]:
     """Target weights resident per rank (params by shape, quantised linears, bf16 embeddings)."""
-    qb, note = _weight_bytes_per_param(quant, model)
-    plain = model.params_language - model.params_linear
-    total = plain * model.dtype_bytes + model.params_linear * qb + model.params_vision * 2
-    return total / (tp * pp) / GIB + WEIGHTS_OVERHEAD_GIB, note
+    scheme = weight_scheme(quant, model)
+    total = sum(weight_bytes(model, scheme).values())
+    return total / (tp * pp) / GIB + WEIGHTS_OVERHEAD_GIB, _unpriced_note(scheme, model)
 
 
 def estimate_draft_gib(model: ModelFacts, *, tp: int, quant: str | None) -> float:

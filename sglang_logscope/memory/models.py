@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import LogscopeError
 from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
+from .quant import QuantScheme, scheme_for
 
 _DTYPE_BYTES = {
     "float32": 4,
@@ -78,6 +79,11 @@ class ModelFacts:
     params_linear: float = 0.0
     #: The part of ``params_mtp`` replicated on every TP rank (the MTP ``fc``).
     params_mtp_replicated: float = 0.0
+    #: The quantisable linear layers: (a checkpoint module name, its parameters), summing to
+    #: ``params_linear``; a quantisation config may leave any of them unquantised.
+    linear_parts: tuple[tuple[str, float], ...] = ()
+    #: How the checkpoint stores its linears (from ``quantization_config``); None if unquantised.
+    quant_scheme: QuantScheme | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -167,8 +173,16 @@ def facts_from_config(
         vision_hidden_size=vision.get("hidden_size") if vision else None,
         is_multimodal=vision is not None,
         quantization=quant,
+        quant_scheme=scheme_for(
+            _quant_of(cfg) or _quant_of(top) or quant, _quant_config(cfg) or _quant_config(top)
+        ),
     )
     return _with_params(facts, cfg, vision)
+
+
+def _quant_config(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    q = cfg.get("quantization_config")
+    return q if isinstance(q, Mapping) else None
 
 
 def _quant_of(cfg: Mapping[str, Any]) -> str | None:
@@ -184,13 +198,19 @@ def _quant_of(cfg: Mapping[str, Any]) -> str | None:
 
 
 def _compressed_tensors_kind(q: Mapping[str, Any]) -> str:
-    """``compressed-tensors`` with 8-bit float weights is fp8; otherwise the int4 price."""
+    """``compressed-tensors`` by its weights: 8-bit float is fp8, 8-bit int w8a8_int8, 4-bit
+    float nvfp4; integer 4-bit stays ``compressed-tensors`` (priced by its group size)."""
     groups = q.get("config_groups")
     if isinstance(groups, Mapping):
         for group in groups.values():
             w = group.get("weights") if isinstance(group, Mapping) else None
-            if isinstance(w, Mapping) and w.get("num_bits") == 8:
-                return "fp8" if str(w.get("type", "")).lower() == "float" else "w8a8_int8"
+            if not isinstance(w, Mapping):
+                continue
+            is_float = str(w.get("type", "")).lower() == "float"
+            if w.get("num_bits") == 8:
+                return "fp8" if is_float else "w8a8_int8"
+            if w.get("num_bits") == 4 and is_float:
+                return "nvfp4"  # e2m1 with an fp8 scale per 16
     return "compressed-tensors"
 
 
@@ -264,44 +284,104 @@ def _full_attention_layers(cfg: Mapping[str, Any], layers: int) -> tuple[int, ..
 
 
 def _mlp_params(cfg: Mapping[str, Any], hidden: int, layer: int) -> float:
+    return sum(p for _, p in _mlp_parts(cfg, hidden, layer)) + _router_params(cfg, hidden, layer)
+
+
+def _experts(cfg: Mapping[str, Any], layer: int) -> int:
     experts = cfg.get("num_experts") or cfg.get("n_routed_experts")
     first_dense = int(_get(cfg, "first_k_dense_replace", 0))
-    if experts and layer >= first_dense:
+    return int(experts) if experts and layer >= first_dense else 0
+
+
+def _router_params(cfg: Mapping[str, Any], hidden: int, layer: int) -> float:
+    """The MoE router (``mlp.gate``) and shared-expert gate: never quantised linears."""
+    experts = _experts(cfg, layer)
+    if not experts:
+        return 0.0
+    return float(hidden * experts + (hidden if cfg.get("shared_expert_intermediate_size") else 0))
+
+
+def _mlp_parts(cfg: Mapping[str, Any], hidden: int, layer: int) -> list[tuple[str, float]]:
+    """gate/up/down projections of layer ``layer`` (routed experts, shared expert, dense)."""
+    pre = f"model.layers.{layer}.mlp."
+    proj = ("gate_proj", "up_proj", "down_proj")
+    experts = _experts(cfg, layer)
+    if experts:
         inter = int(_get(cfg, "moe_intermediate_size", cfg.get("intermediate_size", 0)))
         shared = int(_get(cfg, "shared_expert_intermediate_size", 0))
         shared += int(_get(cfg, "n_shared_experts", 0)) * inter
-        gate = hidden * int(experts) + (hidden if cfg.get("shared_expert_intermediate_size") else 0)
-        return float(int(experts) * 3 * hidden * inter + 3 * hidden * shared + gate)
-    return float(3 * hidden * int(_get(cfg, "intermediate_size", 4 * hidden)))
+        out = [(f"{pre}experts.0.{p}", float(experts * hidden * inter)) for p in proj]
+        if shared:
+            out += [(f"{pre}shared_expert.{p}", float(hidden * shared)) for p in proj]
+        return out
+    inter = int(_get(cfg, "intermediate_size", 4 * hidden))
+    return [(f"{pre}{p}", float(hidden * inter)) for p in proj]
 
 
 def _attention_params(cfg: Mapping[str, Any], f: ModelFacts) -> float:
+    return sum(p for _, p in _attention_parts(cfg, f, 0))
+
+
+def _attention_parts(cfg: Mapping[str, Any], f: ModelFacts, layer: int) -> list[tuple[str, float]]:
+    """The attention projections of one full-attention layer (MLA or GQA)."""
     h = f.hidden_size
+    pre = f"model.layers.{layer}.self_attn."
     if f.is_mla:
         nope = int(_get(cfg, "qk_nope_head_dim", 128))
         rope = f.qk_rope_head_dim or 64
         v = int(_get(cfg, "v_head_dim", 128))
         q_lora = cfg.get("q_lora_rank")
         q_out = f.num_attention_heads * (nope + rope)
-        q = (h * int(q_lora) + int(q_lora) * q_out) if q_lora else h * q_out
-        kv = h * (int(f.kv_lora_rank or 0) + rope) + int(f.kv_lora_rank or 0) * (
-            f.num_attention_heads * (nope + v)
+        lora = int(f.kv_lora_rank or 0)
+        q = (
+            [
+                (f"{pre}q_a_proj", float(h * int(q_lora))),
+                (f"{pre}q_b_proj", float(int(q_lora) * q_out)),
+            ]
+            if q_lora
+            else [(f"{pre}q_proj", float(h * q_out))]
         )
-        return float(q + kv + f.num_attention_heads * v * h)
+        return [
+            *q,
+            (f"{pre}kv_a_proj_with_mqa", float(h * (lora + rope))),
+            (f"{pre}kv_b_proj", float(lora * f.num_attention_heads * (nope + v))),
+            (f"{pre}o_proj", float(f.num_attention_heads * v * h)),
+        ]
     gate = 2 if cfg.get("attn_output_gate") else 1
-    q = h * f.num_attention_heads * f.head_dim * gate
-    kv = 2 * h * f.num_kv_heads * f.head_dim
-    o = f.num_attention_heads * f.head_dim * h
-    return float(q + kv + o)
+    kv = float(h * f.num_kv_heads * f.head_dim)
+    return [
+        (f"{pre}q_proj", float(h * f.num_attention_heads * f.head_dim * gate)),
+        (f"{pre}k_proj", kv),
+        (f"{pre}v_proj", kv),
+        (f"{pre}o_proj", float(f.num_attention_heads * f.head_dim * h)),
+    ]
 
 
 def _linear_params(f: ModelFacts) -> float:
-    h = f.hidden_size
+    """One gated-delta-net layer: the quantisable projections plus ``in_proj_ba`` and ``conv1d``."""
+    hv = int(f.linear_num_value_heads or 0)
+    k = int(f.linear_conv_kernel_dim or 4)
+    conv_dim = _conv_dim(f)
+    unquantised = 2 * f.hidden_size * hv + conv_dim * k
+    return sum(p for _, p in _linear_parts(f, 0)) + float(unquantised)
+
+
+def _conv_dim(f: ModelFacts) -> int:
     hk, hv = int(f.linear_num_key_heads or 0), int(f.linear_num_value_heads or 0)
     dk, dv = int(f.linear_key_head_dim or 0), int(f.linear_value_head_dim or 0)
-    conv_dim = hv * dv + 2 * hk * dk
-    k = int(f.linear_conv_kernel_dim or 4)
-    return float(h * conv_dim + h * hv * dv + 2 * h * hv + conv_dim * k + hv * dv * h)
+    return hv * dv + 2 * hk * dk
+
+
+def _linear_parts(f: ModelFacts, layer: int) -> list[tuple[str, float]]:
+    """Quantisable gated-delta-net projections (``in_proj_qkv``, ``in_proj_z``, ``out_proj``)."""
+    h = f.hidden_size
+    hv, dv = int(f.linear_num_value_heads or 0), int(f.linear_value_head_dim or 0)
+    pre = f"model.layers.{layer}.linear_attn."
+    return [
+        (f"{pre}in_proj_qkv", float(h * _conv_dim(f))),
+        (f"{pre}in_proj_z", float(h * hv * dv)),
+        (f"{pre}out_proj", float(hv * dv * h)),
+    ]
 
 
 def _vision_params(vision: Mapping[str, Any] | None) -> float:
@@ -318,17 +398,19 @@ def _vision_params(vision: Mapping[str, Any] | None) -> float:
 def _with_params(
     f: ModelFacts, cfg: Mapping[str, Any], vision: Mapping[str, Any] | None
 ) -> ModelFacts:
-
     h = f.hidden_size
     attn = _attention_params(cfg, f)
     full = set(f.full_attention_layers)
-    linear_total = 0.0
+    layers_total = 0.0
+    parts: list[tuple[str, float]] = []
     for i in range(f.num_layers):
-        mixer = attn if (i in full or not f.is_hybrid) else _linear_params(f)
-        linear_total += mixer + _mlp_params(cfg, h, i)
+        attention_layer = i in full or not f.is_hybrid
+        mixer = _attention_parts(cfg, f, i) if attention_layer else _linear_parts(f, i)
+        parts += mixer + _mlp_parts(cfg, h, i)
+        layers_total += (attn if attention_layer else _linear_params(f)) + _mlp_params(cfg, h, i)
     embed = float(f.vocab_size * h)
     tied = bool(cfg.get("tie_word_embeddings", False))
-    language = linear_total + embed * (1 if tied else 2)
+    language = layers_total + embed * (1 if tied else 2)
     mtp = 0.0
     mtp_fc = 0.0
     if f.mtp_layers:
@@ -340,8 +422,9 @@ def _with_params(
         params_language=language,
         params_vision=_vision_params(vision),
         params_mtp=mtp,
-        params_linear=linear_total,
+        params_linear=sum(p for _, p in parts),
         params_mtp_replicated=mtp_fc * f.mtp_layers,
+        linear_parts=tuple(parts),
     )
 
 
