@@ -51,6 +51,13 @@ def test_awq_group_128_costs_packed_int4_plus_scales_and_zeros() -> None:
     assert s.bytes_per_param == pytest.approx(0.5 + 2.5 / 128)
 
 
+def test_gptq_keeps_its_zeros_even_when_symmetric() -> None:
+    # bits and group of hugging-quants/Meta-Llama-3.1-8B-Instruct-GPTQ-INT4 as an SGLang test
+    # quotes them; "sym" added (GPTQ's default)
+    s = scheme_for("gptq", {"bits": 4, "quant_method": "gptq", "group_size": 128, "sym": True})
+    assert s is not None and s.bytes_per_param == pytest.approx(0.5 + 2.5 / 128)
+
+
 def test_compressed_tensors_is_priced_by_its_weights_not_as_int4() -> None:
     f = {
         name: facts_from_config(

@@ -117,7 +117,9 @@ def scheme_for(method: str | None, config: Mapping[str, Any] | None = None) -> Q
     w = _ct_weights(q) if m == "compressed-tensors" else q
     bits = _int(w.get("bits", w.get("num_bits", w.get("w_bit"))), bits)
     group = _int(w.get("group_size", w.get("q_group_size")), group)
-    if "zero_point" in w:
+    if m.startswith("gptq"):
+        zero = True  # a GPTQ checkpoint stores qzeros even when symmetric (SGLang loads them)
+    elif "zero_point" in w:
         zero = bool(w.get("zero_point"))
     elif "sym" in w:
         zero = not bool(w.get("sym"))
