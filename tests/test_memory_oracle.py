@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import regex
 
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.gpus import GpuSpec
@@ -41,6 +42,31 @@ def test_goldens_cover_the_required_releases() -> None:
     assert have >= REQUIRED, sorted(REQUIRED - have)
 
 
+_DECODE = regex.compile(r"decode=PhaseConfig\(backend='\w+', max_bs=(\d+), bs=\[([\d, ]*)\]")
+
+
+def decode_graphs(resolved: dict[str, Any]) -> tuple[int | None, list[int] | None]:
+    """The decode CUDA-graph max batch size and capture list SGLang resolved: flat fields until
+    0.5.13, ``cuda_graph_config.decode`` from 0.5.14 (its repr in the 0.5.14-0.5.17 goldens)."""
+    cfg = resolved.get("cuda_graph_config")
+    if isinstance(cfg, dict):
+        return cfg["decode"]["max_bs"], cfg["decode"]["bs"]
+    if isinstance(cfg, str):
+        m = _DECODE.search(cfg)
+        assert m is not None, cfg[:120]
+        return int(m.group(1)), [int(x) for x in m.group(2).split(",") if x.strip()]
+    return resolved.get("cuda_graph_max_bs"), resolved.get("cuda_graph_bs")
+
+
+def test_every_golden_records_decode_graph_sizes() -> None:
+    """From 0.5.3 SGLang resolves the capture list in ServerArgs; the goldens must carry it."""
+    for version, case_id, case in GOLDENS:
+        if "error" in case or version in ("0.4.6.post5", "0.5.2"):
+            continue
+        max_bs, capture = decode_graphs(case["resolved"])
+        assert max_bs is not None and capture and capture[-1] == max_bs, (version, case_id)
+
+
 def _ours(version: str, case: dict[str, Any]) -> Any:
     profile = json.loads((MODELS / f"{case['model']}.json").read_text(encoding="utf-8"))
     model = facts_from_config(profile["config"], name=profile["name"], source="profile")
@@ -64,9 +90,10 @@ def test_default_mfs_and_resets_match_sglang(version: str, case_id: str, case: A
     assert b.inputs["mem_fraction_static"] == pytest.approx(want["mem_fraction_static"], abs=6e-4)
     assert b.inputs["max_running_requests"] == want["max_running_requests"]
     assert b.inputs["chunked_prefill_size"] == want["chunked_prefill_size"]
-    if want.get("cuda_graph_max_bs") is not None and b.era.value not in ("P4", "P5"):
-        # a flat field until 0.5.13; before 0.5.3 the mfs tiers do not use it
-        assert b.inputs["cuda_graph_max_bs"] == want["cuda_graph_max_bs"]
+    max_bs, capture = decode_graphs(want)
+    # before 0.5.3 ServerArgs sets max_bs on small GPUs only and leaves the list to the runner
+    assert b.inputs["cuda_graph_max_bs"] == max_bs
+    assert b.inputs["cuda_graph_bs"] == capture
     if b.per_gpu.mamba_slot_bytes and b.era.value not in ("P4", "P5"):
         # before 0.5.9 the hybrid radix switch lives in the model runner, not in ServerArgs
         assert (b.inputs["radix_cache"] == "off") == bool(want["disable_radix_cache"])

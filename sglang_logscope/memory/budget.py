@@ -19,7 +19,9 @@ from .eras import (
     NEWEST_READ,
     Era,
     EraRules,
+    decode_graph_batch_sizes,
     default_mfs,
+    early_graph_max_bs,
     mamba_ratio,
     parse_version,
     piecewise_enabled,
@@ -332,7 +334,11 @@ def _mfs(
     )
     notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
     notes.chunked_prefill = dm.chunked_prefill_size
-    notes.cuda_graph_max_bs = dm.cuda_graph_max_bs if rules.mfs_rule == "reserve" else None
+    notes.cuda_graph_max_bs = (
+        dm.cuda_graph_max_bs
+        if rules.mfs_rule == "reserve"
+        else early_graph_max_bs(rules, hw.capacity_mib, tp)
+    )
     return dm.value
 
 
@@ -454,6 +460,7 @@ def _budget(
         "chunked_prefill_size": _int_or_none(args.get("chunked_prefill_size"))
         or (notes.chunked_prefill // dp if notes.chunked_prefill else None),
         "cuda_graph_max_bs": _int_or_none(args.get("cuda_graph_max_bs")) or notes.cuda_graph_max_bs,
+        "cuda_graph_bs": _graph_bs(args, rules, notes, bool(spec.norm)),
         **_spec_fields(spec),
         "max_running_requests": mrr,
         "radix_cache": "off" if radix_disabled else strategy,
@@ -461,6 +468,16 @@ def _budget(
         "quantization": quant,
     }
     return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _graph_bs(args: Mapping[str, Any], rules: EraRules, notes: _Notes, spec: bool) -> Any:
+    """``--cuda-graph-bs`` as given, else the release's decode capture list."""
+    given = args.get("cuda_graph_bs")
+    if given:
+        return given
+    max_bs = _int_or_none(args.get("cuda_graph_max_bs")) or notes.cuda_graph_max_bs
+    padding_off = bool(args.get("disable_cuda_graph_padding"))
+    return decode_graph_batch_sizes(rules, max_bs, spec=spec, padding_disabled=padding_off)
 
 
 def _spec_fields(spec: _Spec) -> dict[str, Any]:

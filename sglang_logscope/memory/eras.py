@@ -292,6 +292,39 @@ def piecewise_sizes(max_tokens: int) -> int:
     return len([s for s in sizes if s <= max_tokens])
 
 
+def early_graph_max_bs(rules: EraRules, capacity_mib: float | None, tp: int) -> int | None:
+    """``cuda_graph_max_bs`` as ServerArgs sets it before 0.5.3: only on small GPUs (below
+    25,000 MiB before 0.4.8, below 35 GiB from 0.4.8), 8 at tp < 4 else 80; otherwise left
+    unset for the CUDA-graph runner's own list (up to 160, more on > 90 GiB GPUs)."""
+    limit = 25_000 if rules.version[:3] < (0, 4, 8) else 35 * 1024
+    if capacity_mib is None or capacity_mib >= limit:
+        return None
+    return 8 if tp < 4 else 80
+
+
+def decode_graph_batch_sizes(
+    rules: EraRules, max_bs: int | None, *, spec: bool, padding_disabled: bool
+) -> list[int] | None:
+    """The decode batch sizes SGLang captures CUDA graphs for (``_generate_cuda_graph_batch_sizes``
+    0.5.3-0.5.13, ``generate_decode_cuda_graph_batch_sizes`` 0.5.14+); None before 0.5.3, where
+    the graph runner picks them at start-up."""
+    if max_bs is None or max_bs < 1 or rules.version[:3] < (0, 5, 3):
+        return None
+    if padding_disabled:
+        sizes = list(range(1, max_bs + 1))
+    elif not spec:
+        sizes = [1, 2, 4, 8, 12, *range(16, 257, 8), *range(272, 512, 16)]
+        sizes += range(512, max_bs + 1, 32)
+    else:
+        upto_64 = 65 if rules.version[:3] >= (0, 5, 5) else 64
+        sizes = [*range(1, 9), *range(10, 33, 2), *range(40, upto_64, 4), *range(72, 257, 8)]
+        sizes += range(272, max_bs + 1, 16)
+    sizes = [bs for bs in sizes if bs <= max_bs]
+    if rules.version[:3] >= (0, 5, 10) and max_bs not in sizes:
+        sizes.append(max_bs)
+    return sizes
+
+
 @dataclass(frozen=True)
 class DefaultMfs:
     value: float
