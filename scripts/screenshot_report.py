@@ -102,7 +102,7 @@ def main() -> int:
         page = Path(tmp) / "report.html"
         demo_report(page)
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        _, err = run_chromium(page, screenshot=SCREENSHOT, window=(1000, 2000))
+        _, err = run_chromium(page, screenshot=SCREENSHOT, window=(1000, 2600))
         problems = console_messages(err)
     if problems:
         sys.stderr.write("\n".join(problems) + "\n")
