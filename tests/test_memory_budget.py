@@ -19,6 +19,12 @@ from sglang_logscope.memory.gpus import PRESETS, gpu_list
 from sglang_logscope.memory.models import profile_facts
 
 A6000x2 = [PRESETS["a6000"]] * 2
+NEXT = {
+    "model_path": "/models/Qwen3-Next-80B-A3B-Instruct",
+    "tp_size": 4,
+    "mem_fraction_static": 0.85,
+    "context_length": 32768,
+}
 WORKED = {
     "model_path": "/root/models/Qwen3.6-27B",
     "tp_size": 2,
@@ -507,14 +513,15 @@ def test_default_mfs_before_059(
     assert b.inputs["mem_fraction_static"] == pytest.approx(mfs, abs=6e-4)
 
 
-def test_hybrid_state_before_058_is_not_modelled() -> None:
+def test_qwen35_before_059_is_not_modelled() -> None:
+    # 0.5.8's wheel has no models/qwen3_5.py: that release cannot load the model at all
     b = budget({**WORKED, "mem_fraction_static": 0.85}, gpus=A6000x2, sglang_version="0.5.5")
-    assert b.not_modelled == ("hybrid state arithmetic of 0.5.5",)
+    assert b.not_modelled == (
+        "Qwen3_5ForConditionalGeneration on 0.5.5 (Qwen3.5 architectures first load in 0.5.9)",
+    )
     assert b.to_dict()["kv_tokens"] is None
     b58 = budget(
-        {**WORKED, "speculative_algorithm": None, "disable_radix_cache": True},
-        gpus=A6000x2,
-        sglang_version="0.5.8",
+        {**NEXT, "disable_radix_cache": True}, gpus=[PRESETS["h100"]] * 4, sglang_version="0.5.8"
     )
     assert not b58.not_modelled and b58.per_gpu.mamba_slots == 512  # radix off, MRR unset
 

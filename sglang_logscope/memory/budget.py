@@ -359,6 +359,11 @@ def _radix(
             args, "mamba_scheduler_strategy", arg_value(args, "mamba_radix_cache_strategy", "auto")
         )
     )
+    if model.is_hybrid and rules.hybrid_rule == "radix_off" and not radix_disabled:
+        radix_disabled = True
+        notes.assumptions.append(
+            f"{sglang_version} turns the radix cache off for a hybrid GDN model"
+        )
     if model.is_hybrid:
         if strategy == "auto":
             d_era = rules.era is Era.D and (overlap or page_size > 1)

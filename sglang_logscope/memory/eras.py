@@ -5,8 +5,8 @@ Read from the released wheels (see ``docs/memory.md``):
 * **P4** 0.4.x: the pool formula of 0.5.9 for dense models; default ``--mem-fraction-static``
   from a tp x pp table before 0.4.9, from capacity tiers (reserve 2.8 / 9.5 / 12 GiB + parallel
   share) from 0.4.9.
-* **P5** 0.5.0 – 0.5.8: tiers until 0.5.2, the reserve formula of 0.5.9 from 0.5.3; hybrid
-  state as 0.5.9 only from 0.5.8 (0.5.2 – 0.5.7 hybrids are reported as not modelled).
+* **P5** 0.5.0 – 0.5.8: tiers until 0.5.2, the reserve formula of 0.5.9 from 0.5.3; the
+  gated-delta-net state by each release's own rule (``HYBRID_RULES``, from 0.5.2).
 * **A** 0.5.9 – 0.5.10.post1: ``profile_max_num_token``; hybrid spec scratch reserved up front
   for all ``max_running_requests``; draft weights, KV and graphs come out of the slack.
 * **B** 0.5.11 – 0.5.12.post1: same arithmetic, moved into ``pool_configurator.py``.
@@ -128,16 +128,63 @@ class EraRules:
     #: Before 0.5.7 the spec-decoding pool gets ``T + MRR (steps x topk + D) + 100`` tokens
     #: (``draft_runner_cache_size``), beyond what the budget priced.
     spec_token_padding: bool = False
+    #: How the gated-delta-net state is sized before 0.5.9 (``HYBRID_RULES``); ``upfront`` is
+    #: 0.5.8 onwards (era C/D solve their own way).
+    hybrid_rule: str = "upfront"
 
     def not_modelled_for(self, model: ModelFacts) -> tuple[str, ...]:
         """Pools of this release the arithmetic does not cover for ``model``."""
-        if model.is_hybrid and self.version[:3] < (0, 5, 8):
-            return (f"hybrid state arithmetic of {'.'.join(map(str, self.version[:3]))}",)
+        release = ".".join(map(str, self.version[:3]))
+        if model.is_hybrid and self.hybrid_rule == "none":
+            return (
+                f"hybrid state arithmetic of {release} (no gated-delta-net support before 0.5.2)",
+            )
+        if (
+            model.is_hybrid
+            and self.version[:3] < (0, 5, 9)
+            and model.architecture.startswith("Qwen3_5")
+        ):
+            return (
+                f"{model.architecture} on {release} (Qwen3.5 architectures first load in 0.5.9)",
+            )
         return ()
 
     @property
     def label(self) -> str:
         return f"{self.era.value} ({self.era.releases})"
+
+
+#: The gated-delta-net state rules of the releases before 0.5.8, read from each wheel
+#: (first release, rule); every release up to the next entry uses the rule:
+#:
+#: * ``none`` (< 0.5.2): no Qwen3-Next support, the state is not modelled.
+#: * ``radix_off`` (0.5.2-0.5.3, ``model_runner.py`` ``__init__`` / ``profile_max_num_token``):
+#:   the radix cache is forced off for Qwen3-Next; ``M = --max-mamba-cache-size`` or
+#:   ``--max-running-requests`` or 512, divided over DP-attention ranks; ``rest -= M x P``. The
+#:   spec scratch is allocated by the pool but not reserved.
+#: * ``split_per_draft`` (0.5.4-0.5.6, ``handle_max_mamba_cache``): radix off: ``M`` as above;
+#:   radix on: ``M = rest x r / (1 + r) / P // (1 + D)`` (a given ``--max-mamba-cache-size`` is
+#:   overwritten); ``M //= dp``; state and scratch ``M x P x (1 + D)``.
+#: * ``explicit_or_split`` (0.5.7, ``model_runner_kv_cache_mixin.py``): radix off or ``M`` given:
+#:   ``M`` as above (``// dp``), no scratch reserved; else the scratch ``MRR x D x P`` (MRR not
+#:   split over DP ranks) first, then ``M = rest x r / (1 + r) / P``. ``M // ratio`` with ratio
+#:   ``3 + 2`` (``3 + 1`` with extra_buffer and spec) whenever the radix cache is on.
+#: * ``upfront`` (0.5.8+): the scratch ``MRR // dp x D x P`` reserved first in both branches.
+HYBRID_RULES: tuple[tuple[Version, str], ...] = (
+    ((0, 0, 0), "none"),
+    ((0, 5, 2), "radix_off"),
+    ((0, 5, 4), "split_per_draft"),
+    ((0, 5, 7), "explicit_or_split"),
+    ((0, 5, 8), "upfront"),
+)
+
+
+def hybrid_rule_of(version: Version) -> str:
+    rule = "none"
+    for first, name in HYBRID_RULES:
+        if version[:3] >= first:
+            rule = name
+    return rule
 
 
 def rules_for(version: Version) -> EraRules:
@@ -155,7 +202,8 @@ def rules_for(version: Version) -> EraRules:
         spec_reserve_mib=0.0 if era is Era.D else (4096.0 if piecewise else 2048.0),
         standalone_reserve_mib=0.0 if era is Era.D else 6144.0,
         piecewise_default=piecewise,
-        spec_disables_radix=v < (0, 5, 10),
+        # 0.5.9's _handle_mamba_radix_cache; 0.5.4-0.5.8 keep the radix cache with spec
+        spec_disables_radix=(0, 5, 9) <= v < (0, 5, 10),
         spec_radix_no_buffer_error=(0, 5, 10) <= v < (0, 5, 14),
         mfs_rule="tp_table" if v < (0, 4, 9) else ("tiers" if v < (0, 5, 3) else "reserve"),
         vlm_factor=v >= (0, 5, 3),
@@ -164,6 +212,7 @@ def rules_for(version: Version) -> EraRules:
         mid_gpu_small_tp_bs=16 if v < (0, 5, 5) else 24,
         breakable_default=v >= (0, 5, 16),
         spec_token_padding=v < (0, 5, 7),
+        hybrid_rule=hybrid_rule_of(version),
     )
 
 
@@ -449,6 +498,8 @@ def mamba_ratio(
     """State slots a running request may hold: ``max_running_requests <= M // ratio``."""
     if radix_disabled:
         return 1
+    if rules.hybrid_rule == "explicit_or_split":  # 0.5.7: +2 unless extra_buffer with spec
+        return 3 + (1 if strategy in ("extra_buffer", "extra_buffer_lazy") and spec else 2)
     extra = 0
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
         if rules.era in (Era.P5, Era.A):

@@ -151,6 +151,8 @@ def _hybrid_pools(x: Inputs, rest: float, slot: int) -> tuple[float, float, int]
     mrr = x.mrr
     r = x.mamba_full_memory_ratio
     d = x.draft_tokens if x.spec else 0
+    if x.rules.hybrid_rule != "upfront":
+        return _early_hybrid_pools(x, rest, slot, d)
     if x.rules.era in (Era.P5, Era.A, Era.B):
         scratch = pg * (mrr or 0) * d if x.spec else 0.0
         if x.max_mamba_cache_size is not None:
@@ -178,6 +180,28 @@ def _hybrid_pools(x: Inputs, rest: float, slot: int) -> tuple[float, float, int]
         else:
             slots = int((budget_b - pad * slot) // slot)
     return (slots + pad) * pg, scratch, slots
+
+
+def _early_hybrid_pools(x: Inputs, rest: float, slot: int, d: int) -> tuple[float, float, int]:
+    """0.5.2-0.5.7 (``eras.HYBRID_RULES``): (state GiB, reserved scratch GiB, slots)."""
+    pg = slot / GIB
+    r = x.mamba_full_memory_ratio
+    mrr_total = x.mrr * x.dp if x.mrr is not None else None
+    explicit = x.max_mamba_cache_size
+    fallback = explicit if explicit is not None else (mrr_total if mrr_total is not None else 512)
+    rule = x.rules.hybrid_rule
+    if rule == "radix_off" or (x.radix_disabled and rule == "split_per_draft"):
+        slots = fallback // x.dp
+        per_slot = 1 + d if rule == "split_per_draft" else 1
+        return slots * pg, slots * pg * (per_slot - 1), slots
+    if rule == "split_per_draft":
+        slots = int(rest * r / (1 + r) * GIB) // slot // (1 + d) // x.dp
+        return slots * pg, slots * pg * d, slots
+    if x.radix_disabled or explicit is not None:  # 0.5.7
+        return fallback // x.dp * pg, 0.0, fallback // x.dp
+    scratch = pg * (mrr_total or 0) * d
+    slots = int((rest - scratch) * r / (1 + r) * GIB) // slot
+    return slots * pg, scratch, slots
 
 
 def _spec_padding(x: Inputs, tokens: int) -> int:
