@@ -33,6 +33,8 @@ QUANT = ROOT / "fixtures" / "memory" / "quant"
 MODELS = ROOT / "sglang_logscope" / "data" / "models"
 #: Tolerance on a weight figure a log printed (the rope cache and buffers are a flat estimate).
 TOLERANCE = 0.02
+#: Qwen3.6-27B-AWQ per rank at tp 2 on SGLang 0.5.12 with the delta-net sharded (see below).
+SHARDED_0512_GIB = 8.80
 
 
 def _config(profile: str, quant_file: str | None = None) -> dict[str, Any]:
@@ -134,8 +136,12 @@ def test_log_069_awq_weights_within_tolerance() -> None:
     assert scheme is not None and scheme.source == "config"
     fork = _fork_layout_gib(model, scheme, tp=2)
     assert abs(fork - printed) / printed <= TOLERANCE, (fork, printed)
-    # SGLang's releases shard those parts too: about 8.8 GiB per rank, not 14.5
+    # SGLang's releases shard those parts: the same AWQ model at tp 2 on SGLang 0.5.12 (2 x RTX
+    # 3090) "shows 8.80 GB/GPU (Load weight end)" -- the measurement as its operators wrote it
+    # down (benchmarks/sprint-2026-06-kv-decode/LOG.md of
+    # https://github.com/mattbucci/2x-3090-GA102-300-A1-sglang-inference, commit 84aca72; the boot
+    # log itself is not published)
     release = estimate_weights_gib(model, tp=2, pp=1, quant="awq")[0]
-    assert release == pytest.approx(8.77, abs=0.02)
+    assert abs(release - SHARDED_0512_GIB) / SHARDED_0512_GIB <= TOLERANCE, release
     # the same arithmetic in bf16 would be far off: the quantisation is what makes it fit
     assert abs(_fork_layout_gib(model, None, tp=2) - printed) / printed > 0.5
