@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from sglang_logscope.log.reader import read_log
+from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.estimates import (
     GIB,
     WEIGHTS_OVERHEAD_GIB,
@@ -25,6 +26,7 @@ from sglang_logscope.memory.estimates import (
     weight_scheme,
 )
 from sglang_logscope.memory.from_run import measured_from_run
+from sglang_logscope.memory.gpus import PRESETS
 from sglang_logscope.memory.models import facts_from_config
 from sglang_logscope.memory.quant import QuantScheme, linear_bytes, scheme_for
 
@@ -145,3 +147,12 @@ def test_log_069_awq_weights_within_tolerance() -> None:
     assert abs(release - SHARDED_0512_GIB) / SHARDED_0512_GIB <= TOLERANCE, release
     # the same arithmetic in bf16 would be far off: the quantisation is what makes it fit
     assert abs(_fork_layout_gib(model, None, tp=2) - printed) / printed > 0.5
+
+
+def test_a_price_resting_on_the_methods_usual_scheme_says_so() -> None:
+    args = {"model_path": "/models/Qwen3.6-27B-AWQ", "tp_size": 2, "mem_fraction_static": 0.85}
+    b = budget(args, gpus=[PRESETS["a6000"]] * 2, sglang_version="0.5.23")
+    said = " ".join(b.assumptions)
+    assert "awq weights priced as awq int4, group 128" in said
+    assert "no quantization_config was read" in said
+    assert "0.5195 B/param" in b.sources["weights"]

@@ -38,6 +38,7 @@ from .estimates import (
     kv_element_bytes,
     spec_defaults,
     ssm_element_bytes,
+    weight_scheme,
 )
 from .gpus import DEFAULT_GPU, F0_OVERHEAD_GIB, GpuSpec, as_gpu_list
 from .models import ModelFacts, resolve_model
@@ -243,9 +244,14 @@ def _weights(
     notes.sources["weights"] = (
         f"estimated ({model.params_language / 1e9:.2f}B language"
         + (f" + {model.params_vision / 1e9:.2f}B vision" if model.params_vision else "")
-        + f" params, {quant or 'bf16'}, / tp {tp}, + {WEIGHTS_OVERHEAD_GIB} GiB buffers)"
+        + f" params, {_weights_price(quant, model)}, / tp {tp}, + {WEIGHTS_OVERHEAD_GIB} GiB buffers)"
     )
     return f0, weights
+
+
+def _weights_price(quant: str | None, model: ModelFacts) -> str:
+    scheme = weight_scheme(quant, model)
+    return scheme.describe() if scheme is not None else "bf16"
 
 
 def _spec(

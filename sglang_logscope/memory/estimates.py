@@ -46,12 +46,20 @@ def _family(method: str) -> str:
 
 
 def _unpriced_note(scheme: QuantScheme | None, model: ModelFacts) -> str | None:
-    if scheme is None or scheme.priced:
+    """What the weight price rests on, when it is not the checkpoint's own config."""
+    if scheme is None:
         return None
-    return (
-        f"quantization {scheme.method!r} not priced; weights estimated at "
-        f"{model.dtype_bytes} B/param"
-    )
+    if not scheme.priced:
+        return (
+            f"quantization {scheme.method!r} not priced; weights estimated at "
+            f"{model.dtype_bytes} B/param"
+        )
+    if scheme.source == "default" and scheme.flat_bytes is None:
+        return (
+            f"{scheme.method} weights priced as {scheme.describe()} — the method's usual; "
+            "no quantization_config was read (pass --model-config for the checkpoint's own)"
+        )
+    return None
 
 
 def _weight_bytes_per_param(quant: str | None, model: ModelFacts) -> tuple[float, str | None]:
