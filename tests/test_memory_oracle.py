@@ -15,6 +15,7 @@ import pytest
 import regex
 
 from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.eras import piecewise_sizes
 from sglang_logscope.memory.gpus import GpuSpec
 from sglang_logscope.memory.models import facts_from_config
 
@@ -56,6 +57,36 @@ def decode_graphs(resolved: dict[str, Any]) -> tuple[int | None, list[int] | Non
         assert m is not None, cfg[:120]
         return int(m.group(1)), [int(x) for x in m.group(2).split(",") if x.strip()]
     return resolved.get("cuda_graph_max_bs"), resolved.get("cuda_graph_bs")
+
+
+_PREFILL = regex.compile(r"prefill=PhaseConfig\(backend='\w+', max_bs=(\d+), bs=\[([\d, ]*)\]")
+
+
+def _prefill_graphs(resolved: dict[str, Any]) -> tuple[int, list[int]] | None:
+    cfg = resolved.get("cuda_graph_config")
+    if isinstance(cfg, dict):
+        return cfg["prefill"]["max_bs"], cfg["prefill"]["bs"]
+    if isinstance(cfg, str):
+        m = _PREFILL.search(cfg)
+        assert m is not None, cfg[:120]
+        return int(m.group(1)), [int(x) for x in m.group(2).split(",") if x.strip()]
+    if resolved.get("piecewise_cuda_graph_tokens"):
+        return resolved["piecewise_cuda_graph_max_tokens"], resolved["piecewise_cuda_graph_tokens"]
+    return None
+
+
+def test_prefill_graph_sizes_the_reserve_counts_match_sglang() -> None:
+    """The default-mfs reserve adds 8 MiB per prefill (piecewise) graph size: the count must be
+    the length of the list SGLang resolved (0.5.9-0.5.13 flat, 0.5.14+ ``prefill``)."""
+    checked = 0
+    for version, case_id, case in GOLDENS:
+        got = _prefill_graphs(case.get("resolved", {}))
+        if got is None:
+            continue
+        max_tokens, sizes = got
+        assert piecewise_sizes(max_tokens) == len(sizes), (version, case_id)
+        checked += 1
+    assert checked >= 40
 
 
 def test_every_golden_records_decode_graph_sizes() -> None:
