@@ -28,7 +28,7 @@ from sglang_logscope.memory.estimates import (
 from sglang_logscope.memory.from_run import measured_from_run
 from sglang_logscope.memory.gpus import PRESETS
 from sglang_logscope.memory.models import facts_from_config
-from sglang_logscope.memory.quant import QuantScheme, linear_bytes, scheme_for
+from sglang_logscope.memory.quant import QuantScheme, SkipMatcher, linear_bytes, scheme_for
 
 ROOT = Path(__file__).resolve().parent.parent
 QUANT = ROOT / "fixtures" / "memory" / "quant"
@@ -105,9 +105,14 @@ def test_modules_left_unconverted_stay_in_the_model_dtype() -> None:
 
 
 def test_a_runaway_ignore_pattern_is_not_matched() -> None:
-    s = QuantScheme("compressed-tensors", 4, 128, False, not_converted=("re:(a+)+$",))
-    assert not s.skips("a" * 40 + "b")  # catastrophic backtracking: timed out, treated as no match
+    s = QuantScheme("compressed-tensors", 4, 128, False, not_converted=("re:(a|aa)+$",))
+    assert not s.skips("a" * 60 + "b")  # exponential backtracking: timed out, treated as no match
     assert not QuantScheme("awq", 4, 128, True, not_converted=("re:" + "x" * 300,)).skips("x" * 300)
+    assert not QuantScheme("awq", 4, 128, True, not_converted=("re:(",)).skips("(")  # not a regex
+    # one timeout per pattern: after it the pattern is dropped, not retried for every module
+    m = SkipMatcher(["re:(a|aa)+$", "lm_head"])
+    assert not m("a" * 60 + "b") and m.patterns == []
+    assert m("lm_head") and not m("a" * 60 + "b")
 
 
 def test_router_gates_and_delta_net_gates_are_not_quantised() -> None:

@@ -76,7 +76,7 @@ class QuantScheme:
 
     def skips(self, module: str) -> bool:
         """Whether ``module`` (a checkpoint name) stays unquantised under this config."""
-        return any(_matches(entry, module) for entry in self.not_converted)
+        return SkipMatcher(self.not_converted)(module)
 
     def describe(self) -> str:
         if self.flat_bytes is not None:
@@ -88,16 +88,31 @@ class QuantScheme:
         )
 
 
-def _matches(entry: str, module: str) -> bool:
-    if entry.startswith("re:"):
-        pattern = entry[3:]
-        if len(pattern) > _MAX_PATTERN:
-            return False
-        try:
-            return regex.match(pattern, module, timeout=_REGEX_TIMEOUT_S) is not None
-        except (regex.error, TimeoutError):
-            return False
-    return bool(entry) and entry in module
+class SkipMatcher:
+    """``modules_to_not_convert`` / ``ignore`` entries as one matcher: substrings, and ``re:``
+    patterns compiled once; a pattern that runs past its time limit is dropped for good, so an
+    untrusted config cannot make a budget slow (one timeout per pattern at most)."""
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        self.names = [e for e in entries if e and not e.startswith("re:")]
+        self.patterns: list[Any] = []
+        for e in entries:
+            if e.startswith("re:") and len(e) - 3 <= _MAX_PATTERN:
+                try:
+                    self.patterns.append(regex.compile(e[3:]))
+                except regex.error:
+                    continue
+
+    def __call__(self, module: str) -> bool:
+        if any(name in module for name in self.names):
+            return True
+        for p in list(self.patterns):
+            try:
+                if p.match(module, timeout=_REGEX_TIMEOUT_S) is not None:
+                    return True
+            except TimeoutError:
+                self.patterns.remove(p)
+        return False
 
 
 def scheme_for(method: str | None, config: Mapping[str, Any] | None = None) -> QuantScheme | None:
@@ -155,8 +170,9 @@ def linear_bytes(
     """Bytes of the quantisable linear layers: each part (a representative checkpoint module
     name and its parameter count) at the scheme's price unless the config skips it."""
     total = 0.0
+    skips = SkipMatcher(scheme.not_converted if scheme is not None else ())
     for name, params in parts:
-        if scheme is None or not scheme.priced or scheme.skips(name):
+        if scheme is None or not scheme.priced or skips(name):
             total += params * dtype_bytes
         else:
             total += params * scheme.bytes_per_param
