@@ -85,9 +85,14 @@ def test_052_forces_the_radix_cache_off_and_reserves_m_slots(version: str) -> No
     assert b.max_running_requests == 512  # min(estimated 2048.., M): ratio 1
     b16 = _run(version, max_running_requests=16)
     assert b16.per_gpu.mamba_slots == 16 and b16.max_running_requests == 16
-    # with spec the pool allocates the scratch later; it is not reserved (no spec term)
+    # with spec the pool allocates the scratch later; it is not reserved (no spec term), and
+    # the slack warning counts it: (48 + 1) x 4 rows of P
     spec = _run(version, **SPEC)
     assert spec.per_gpu.spec_scratch_gib == 0 and spec.per_gpu.mamba_slots == 48
+    late = 49 * 4 * p / GIB
+    assert any(
+        f"{late:.1f} GiB spec scratch allocated after the budget" in w for w in spec.warnings
+    )
 
 
 def test_054_to_056_split_the_state_per_draft_token() -> None:

@@ -265,6 +265,11 @@ def slack_warnings(x: Inputs, g: PerGpu, args: Mapping[str, Any]) -> list[str]:
         parts.append(
             f"{draft + g.draft_kv_gib + transient:.1f} GiB draft weights/KV/load transient"
         )
+    if x.rules.hybrid_rule == "radix_off" and x.spec and g.mamba_slots:
+        # 0.5.2-0.5.3: MambaPool allocates (M + 1) x D scratch rows the budget never reserved
+        late = (g.mamba_slots + 1) * x.draft_tokens * g.mamba_slot_bytes / GIB
+        need += late
+        parts.append(f"{late:.1f} GiB spec scratch allocated after the budget")
     if g.slack_gib < need:
         return [
             f"pools fit, but the slack ({g.slack_gib:.2f} GiB) is below SGLang's own reserve estimate "
