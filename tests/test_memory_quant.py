@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.memory.budget import budget
@@ -161,3 +163,45 @@ def test_a_price_resting_on_the_methods_usual_scheme_says_so() -> None:
     assert "awq weights priced as awq int4, group 128" in said
     assert "no quantization_config was read" in said
     assert "0.5195 B/param" in b.sources["weights"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+_KEYS = st.sampled_from(
+    [
+        "bits",
+        "num_bits",
+        "group_size",
+        "zero_point",
+        "sym",
+        "symmetric",
+        "config_groups",
+        "weights",
+        "modules_to_not_convert",
+        "ignore",
+        "quant_method",
+        "type",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    method=st.sampled_from(["awq", "gptq_marlin", "compressed-tensors", "fp8", "nvfp4", "x", ""]),
+    config=st.dictionaries(_KEYS, _JSON, max_size=6),
+    module=st.text(max_size=40),
+)
+def test_any_quantization_config_prices_without_raising(
+    method: str, config: dict[str, Any], module: str
+) -> None:
+    s = scheme_for(method, config)
+    if s is not None and s.priced:
+        assert 0 < s.bytes_per_param <= 4
+    if s is not None:
+        s.skips(module)
+        s.describe()

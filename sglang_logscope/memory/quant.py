@@ -129,9 +129,9 @@ def scheme_for(method: str | None, config: Mapping[str, Any] | None = None) -> Q
     if m not in _GROUPED_DEFAULTS:
         return QuantScheme(m, flat_bytes=None, bits=0, not_converted=skipped, source="unknown")
     bits, group, zero = _GROUPED_DEFAULTS[m]
-    w = _ct_weights(q) if m == "compressed-tensors" else q
-    bits = _int(w.get("bits", w.get("num_bits", w.get("w_bit"))), bits)
-    group = _int(w.get("group_size", w.get("q_group_size")), group)
+    w: Mapping[str, Any] = _ct_weights(q) if m == "compressed-tensors" else q
+    bits = _int(w.get("bits", w.get("num_bits", w.get("w_bit"))), bits, 1, 16)
+    group = _int(w.get("group_size", w.get("q_group_size")), group, -1, 1 << 20) or group
     if m.startswith("gptq"):
         zero = True  # a GPTQ checkpoint stores qzeros even when symmetric (SGLang loads them)
     elif "zero_point" in w:
@@ -160,8 +160,10 @@ def _names(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value[:512] if isinstance(v, str))
 
 
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+def _int(value: Any, default: int, lo: int, hi: int) -> int:
+    """``value`` when it is an int within [lo, hi] (a config is untrusted), else ``default``."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+    return value if ok else default
 
 
 def linear_bytes(
