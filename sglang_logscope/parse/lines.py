@@ -24,6 +24,7 @@ from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
 from .bulk import Rows, bulk_shape
 from .catalog import MessageSpec
+from .extent import CHAIN, TRACEBACK, chained, exception_line, foreign_record
 from .header import Header, split_header
 from .levels import CONTINUES_TRACEBACK, FAILURE_PRIORITY, LEVEL_HINT
 from .message_index import source_fields
@@ -44,9 +45,6 @@ MAX_BLOCK_LINES = 5000
 
 #: ``SomeError: `` or ``pkg.mod.SomeError: `` at the start of a line outside any traceback.
 _EXC_PREFIX = regex.compile(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
-_BARE_EXC = ("Error", "Exception", "Interrupt", "Exit")
-_EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
-_CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 
 
 def iter_events(
@@ -115,7 +113,7 @@ def _records(
     for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
-                yield block.close(ready)
+                yield from _closed(block, ready)
                 block = None
             yield item  # type: ignore[misc]
             continue
@@ -126,10 +124,10 @@ def _records(
             if not header.headed and block.accepts(header.message):
                 block.add(lineno, text, header.message, truncated)
                 if block.size >= MAX_BLOCK_LINES:
-                    yield block.close(ready)
+                    yield from _closed(block, ready)
                     block = None
                 continue
-            yield block.close(ready)
+            yield from _closed(block, ready)
             block = None
         hit = _match(header.message)
         if hit is None:
@@ -144,7 +142,16 @@ def _records(
             ready = False
         yield event
     if block is not None:
-        yield block.close(ready)
+        yield from _closed(block, ready)
+
+
+def _closed(block: _Block, ready: bool) -> Iterator[Event]:
+    """The block's event, then the blank lines it ended with as events of their own: a
+    traceback's extent stops at its last line of text."""
+    blanks = block.drop_trailing_blanks()
+    yield block.close(ready)
+    for offset, text in enumerate(blanks, block.last + 1):
+        yield _make_event(offset, text, split_header(text), None, False)
 
 
 def _lines(
@@ -307,7 +314,8 @@ class _Block:
         self.fields = fields
         self.truncated = truncated
         self.mode = spec.block
-        self.framed = False  # a 'File "..."' frame line was seen
+        # a 'File "..."' frame line was seen (a fragment's first line is one)
+        self.framed = header.message.lstrip().startswith('File "')
         self.ended = False  # ... and then the exception line that ends a traceback
 
     @property
@@ -315,43 +323,51 @@ class _Block:
         return len(self.lines)
 
     def accepts(self, line: str) -> bool:
-        """Does this headerless line continue the block?"""
+        """Does this headerless line continue the block? (:mod:`.extent` says where a
+        traceback ends.)"""
         if self.mode == "indented":
             return line[:1] in (" ", "\t")
-        if not line.strip() or line[:1] in (" ", "\t"):
+        if not line.strip() or line[:1] in (" ", "\t") or line.startswith(CHAIN):
             return True
-        if line.startswith("Traceback (most recent call last)"):
-            prev = self.content[-1].strip()
-            # 'Exception in ModelRpcClient:' announces the traceback on the next line.
-            return not prev or prev.startswith(_CHAIN) or (self.size == 1 and prev.endswith(":"))
-        if line.startswith(_CHAIN):
-            return True
+        if line.startswith(TRACEBACK):
+            return chained(self.content)
         hit = CATALOG.match(line)
         # A known record of its own (tqdm bar, usage block, ...) ends the traceback.
         if hit is not None:
             return hit[0].kind in CONTINUES_TRACEBACK
+        if foreign_record(line):
+            return False
         if self.ended:
             # after its exception line, a message SGLang prints on its own (not an exception
             # text) is no part of the traceback
             own = source_fields(line)
             return own is None or str(own[0].get("call", "")).startswith("raise ")
-        return True
+        # frames without their exception line yet: only the exception line may follow (a
+        # traceback cut short ends at the first other unindented line)
+        return not self.framed or exception_line(line) is not None
 
     def add(self, lineno: int, text: str, content: str, truncated: bool) -> None:
         if self.mode == "traceback":
             if content.lstrip().startswith('File "'):
                 self.framed = True
-            elif (
-                self.framed
-                and content[:1] not in (" ", "\t", "")
-                and not content.startswith(("Traceback", *_CHAIN))
-                and _EXC_LINE.match(content) is not None
-            ):
+            elif content.startswith(TRACEBACK):
+                self.framed = self.ended = False  # the next traceback of a chain
+            elif self.framed and exception_line(content) is not None:
                 self.ended = True
         self.lines.append(text)
         self.content.append(content)
         self.last = lineno
         self.truncated = self.truncated or truncated
+
+    def drop_trailing_blanks(self) -> list[str]:
+        """Take the blank lines at the block's end off it (never its first line)."""
+        keep = len(self.content)
+        while keep > 1 and not self.content[keep - 1].strip():
+            keep -= 1
+        dropped = self.lines[keep:]
+        del self.lines[keep:], self.content[keep:]
+        self.last -= len(dropped)
+        return dropped
 
     def close(self, after_ready: bool = False) -> Event:
         kind = self.spec.kind
@@ -395,19 +411,9 @@ def _classify_traceback(
     if first and not str(first).startswith("Traceback"):
         candidates = [str(first), *candidates]  # 'X hit an exception: <message>' on one line
     for line in candidates:
-        if not line or line[:1] in (" ", "\t") or line.startswith(("Traceback", *_CHAIN)):
-            continue
-        m = _EXC_LINE.match(line)
-        if m is None or (
-            m.group("msg") is None
-            and "." not in m.group("type")
-            and not m.group("type").endswith(_BARE_EXC)
-        ):
-            continue
-        exc_type = m.group("type")
-        if not (exc_type[:1].isupper() or "." in exc_type):
-            continue
-        exceptions.append((exc_type, (m.group("msg") or "").strip()))
+        found = exception_line(line)
+        if found is not None:
+            exceptions.append(found)
     fields.pop("first", None)
     if exceptions:
         fields["exc_type"], fields["exc_message"] = exceptions[-1]
