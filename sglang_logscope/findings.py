@@ -179,6 +179,11 @@ CODES: dict[str, Code] = {
              "The command's --host is a name, not an address: the pre-flight resolves no names (no DNS "
              "look-up for a host it was not asked about), so the port was not probed.",
              "Give --host as an address (0.0.0.0, 127.0.0.1, an interface's IP) for the port check."),
+        Code("LS110", "deprecated-flag-for-release", Severity.INFO,
+             "Your command passes a flag that the SGLang release this log was read with keeps only as a "
+             "deprecated alias of another flag (issue 17: the release is pinned from the log's own lines).",
+             "Pass the replacement flag the finding names; a later release may drop the alias "
+             "(`logscope args --sglang-version X` shows a release's own table)."),
     )
 }  # fmt: skip
 

@@ -14,6 +14,7 @@ from ..errors import LogscopeError
 from ..events import EventKind
 from ..limits import could_not_use
 from ..log.figures import kv_pool_gib
+from ..log.release import choose_release
 from ..log.runs import FailureKind, Run
 from .budget import budget
 from .budget_types import Budget, MeasuredFigures
@@ -110,22 +111,17 @@ def _error_pct(pred: float | None, rep: Any) -> float | None:
 
 
 def version_for_run(run: Run, sglang_version: str | None) -> tuple[str | None, str | None]:
-    """(version, note): the given version, else the run's release hint when it names one,
-    else the oldest release of the run's pinned range (when all its evidence agrees)."""
+    """(version, note): the given version, else an OOM text's dated wording, else the oldest
+    release of the range the run is read with (:func:`~..log.release.choose_release`)."""
     if sglang_version is not None:
         return sglang_version, None
     fingerprint = _failure_fingerprint(run)
     if fingerprint is not None:
         return fingerprint
-    hint = run.release_hint
-    if hint and regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", hint):
-        return hint, f"SGLang version {hint} inferred from the log's messages"
-    if hint and "-" in hint and not hint.startswith(">="):
-        low = hint.split("-")[0]
-        return low, f"SGLang version: log messages point to {hint}; {low} used"
-    pin = run.sglang_release
-    if pin is not None and pin.consistent:
-        return pin.low, f"SGLang version: the log's own lines point to {pin}; {pin.low} used"
+    # the run's release as the check reads it (the pinning, narrowed by the hint; issue 17)
+    chosen = choose_release(run)
+    if chosen is not None:
+        return chosen.era, f"{chosen.note}; {chosen.era} used"
     return None, None
 
 

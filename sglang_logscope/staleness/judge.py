@@ -24,9 +24,9 @@ from ..events import EventKind
 from ..findings import Finding
 from ..limits import COMMAND_MAX_BYTES, read_regular
 from ..log.reader import Log, read_log
+from ..log.release import choose_release
 from ..log.runs import FailureKind, Outcome, Run
 from ..log.tail import CHECK_KINDS, read_last_run, scan_of
-from ..parse.catalog import version_tuple
 from ..parse.source import Source
 from ..timing import (
     START_TOLERANCE,
@@ -40,6 +40,7 @@ from ..timing import (
 from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
 from .live import live_findings
 from .out_of_range import out_of_range_findings
+from .release_words import deprecated_flag_findings
 from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
 
@@ -137,12 +138,19 @@ def _launch_record(path: str) -> dict[str, Any]:
 
 def table_release(log: Log) -> str | None:
     """The argument table to read your command with when no version is given: the newest
-    release the last run's own lines agree with (issue 17; ``None``: the newest table)."""
-    run = log.runs[-1] if log.runs else None
-    pin = run.sglang_release if run is not None else None
-    if pin is None or version_tuple(pin.high) < (0, 4, 0):
-        return None
-    return pin.high
+    release of the range the last run is read with (issue 17: :mod:`..log.release`;
+    ``None``: the newest table)."""
+    chosen = choose_release(log.runs[-1] if log.runs else None)
+    return chosen.table if chosen is not None else None
+
+
+def release_used(log: Log, given: str | None) -> dict[str, Any] | None:
+    """What the check read the run with (JSON ``sglang_release_used``), and why."""
+    if given is not None:
+        note = f"SGLang {given} (given)"
+        return {"min": given, "max": given, "source": "given", "arg_table": given, "note": note}
+    chosen = choose_release(log.runs[-1] if log.runs else None)
+    return chosen.to_dict() if chosen is not None else None
 
 
 def _intended(
@@ -230,6 +238,8 @@ def _judge(inp: _Inputs) -> CheckReport:
     if fixed is not None:
         j.diffs, j.matched, j.unverified = arg_diff(run, fixed)
     _command_findings(run, inp.intended, meant, j)
+    if meant is not None:
+        j.findings.extend(deprecated_flag_findings(meant, release_used(inp.log, inp.version)))
     verdict = _time_verdict(run, inp, meant, j)
     verdict = _mtime_evidence(verdict, j)
     _diff_findings(j)
@@ -340,8 +350,8 @@ def _command_findings(
         j.findings.append(
             Finding.of(
                 "LS006",
-                f"SGLang's argparse would reject {flags}: it exits at once (status 2)."
-                + (f" Fixed: {hints}" if hints else ""),
+                f"SGLang's argparse (argument table {meant.sglang_version}) would reject {flags}: "
+                "it exits at once (status 2)." + (f" Fixed: {hints}" if hints else ""),
             )
         )
     for d in j.diffs:
@@ -648,4 +658,5 @@ def _report(
         remote=j.extra.get("remote"),
         cause=cause_of(j.findings, j.extra.get("lint", ())),
         scan=scan_of(inp.log),
+        release=release_used(inp.log, inp.version),
     )

@@ -48,6 +48,7 @@ class CheckReport:
     remote: Mapping[str, str] | None = None
     cause: Mapping[str, str] | None = None
     scan: Mapping[str, Any] | None = None
+    release: Mapping[str, Any] | None = None  # the release read with (issue 17)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -109,4 +110,5 @@ class CheckReport:
             "remote": dict(self.remote) if self.remote is not None else None,
             "cause": dict(self.cause) if self.cause is not None else None,
             "scan": dict(self.scan) if self.scan is not None else None,
+            "sglang_release_used": dict(self.release) if self.release is not None else None,
         }
