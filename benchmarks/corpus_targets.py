@@ -28,8 +28,10 @@ from pathlib import Path
 from sglang_logscope.command.parse import CommandError, parse_launch_command
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
+from sglang_logscope.log.release import choose_release
 from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.message_index import message_index
+from sglang_logscope.staleness.release_words import release_flag_findings
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "real"
@@ -42,6 +44,57 @@ _ISSUE_17_OUTCOME = {
         "completed",
         "sglang.bench_one_batch ran to its end (meta.json: 'ready', see its notes)",
     ),
+}
+#: The last run's pinning (range, agreeing/pieces) at commit 8c34129, before issue 17's second
+#: part (every matching template's releases per line; a run dated before its range's oldest
+#: release is a source checkout): measured with this module's ``measure`` at that commit.
+PINNED_BEFORE = {
+    "002": "0.4.3.post3-0.5.23 1/1",
+    "006": "0.4.9-0.5.6 1/1",
+    "007": "0.3.6.post3-0.5.23 1/1",
+    "008": "0.4.3.post3-0.5.23 2/2",
+    "009": "0.4.3.post3-0.5.23 1/1",
+    "010": "0.1.3-0.1.14 1/1",
+    "011": "0.3.6.post3-0.5.23 1/1",
+    "016": "0.2.14-0.4.3.post2 2/2",
+    "018": "0.3.6.post3-0.5.23 1/1",
+    "020": "0.3.6.post3-0.5.23 1/1",
+    "022": "0.2.8-0.5.8.post1 1/2",
+    "023": "0.1.3-0.1.17 1/1",
+    "024": "0.1.22-0.5.23 1/1",
+    "026": "0.2.14-0.4.3.post2 5/5",
+    "027": "0.4.6.post2-0.5.1.post1 7/8",
+    "028": "0.4.6.post2-0.5.12.post1 5/8",
+    "030": "0.3.6.post3-0.5.23 1/1",
+    "033": "0.4.3.post3-0.5.1.post3 4/4",
+    "036": "0.3.6.post3-0.5.23 1/1",
+    "037": "0.4.2-0.4.3.post2 9/9",
+    "039": "0.3.6.post3-0.5.3 1/1",
+    "041": "0.1.6-0.1.14 1/1",
+    "043": "0.5.9 8/9",
+    "046": "0.4.3.post3-0.5.23 2/2",
+    "047": "0.3.6.post3-0.5.3 1/1",
+    "049": "0.1.17-0.3.2 1/1",
+    "053": "0.5.7-0.5.8.post1 28/32",
+    "054": "0.5.10-0.5.12.post1 26/32",
+    "055": "0.5.14-0.5.16 7/8",
+    "057": "0.5.9-0.5.20 3/3",
+    "059": "0.4.4.post4-0.4.6.post4 8/8",
+    "063": "0.4.1.post5-0.4.4.post1 5/5",
+    "065": "0.5.9-0.5.13.post1 13/13",
+    "067": "0.5.11-0.5.12.post1 19/19",
+    "069": "0.5.11-0.5.12.post1 30/31",
+    "071": "0.3.6.post3-0.5.23 1/1",
+}
+#: The headed lines still read as ``unknown``, and why each is not SGLang's own message.
+NOT_SGLANG = {
+    ("050", 3): "the fork Lsglang's own message ('Failed to initialize lk_moe', its CPU/GPU "
+    "hybrid MoE), cut short by the paste and prefixed with '**' by the reporter's markdown; "
+    "SGLang has no lk_moe",
+    ("054", 75): "NVIDIA CUTLASS's CuTe DSL logger ('CUTE_DSL - WARNING - "
+    "[handle_import_error]', the line before): its record also reaches the root logger, "
+    "which SGLang's handler formats with SGLang's header",
+    ("054", 77): "the same CuTe DSL warning from the second rank (TP1)",
 }
 #: meta.json outcome → the outcome logscope gives the last run.
 _OUTCOME = {
@@ -58,11 +111,13 @@ _OUTCOME = {
 class Row:
     name: str
     unknown: int
+    unknown_lines: tuple[tuple[int, str], ...]
     text: int
     sglang_unknown: int
     sglang_messages: int
     stated: str | None
     pinned: str | None
+    pinned_detail: str | None
     pin_ok: bool | None
     false_argparse: int | None
     outcome: str
@@ -97,11 +152,13 @@ def measure(folder: Path) -> Row:
     return Row(
         name=folder.name,
         unknown=len(unknown),
+        unknown_lines=tuple((e.line, e.message) for e in unknown),
         text=sum(1 for e in log.events if e.kind is EventKind.TEXT),
         sglang_unknown=sglang_unknown,
         sglang_messages=sum(1 for e in log.events if e.kind is EventKind.SGLANG_MESSAGE),
         stated=stated,
         pinned=str(pin) if pin else None,
+        pinned_detail=f"{pin} {pin.agreeing}/{pin.pieces}" if pin else None,
         pin_ok=pin_ok,
         false_argparse=_false_argparse(folder, last),
         outcome=last.outcome.value if last else "none",
@@ -113,13 +170,16 @@ def _false_argparse(folder: Path, run: object) -> int | None:
     path = folder / "command.txt"
     if not path.is_file() or run is None or not getattr(run, "has_banner", False):
         return None
-    pin = getattr(run, "sglang_release", None)
-    version = pin.high if pin is not None and version_tuple(pin.high) >= (0, 4) else None
+    chosen = choose_release(run)  # type: ignore[arg-type]
+    version = chosen.table if chosen is not None else None  # the table `check` reads with
     try:
         cmd = parse_launch_command(path.read_text(encoding="utf-8"), sglang_version=version)
     except CommandError:
         return None
-    return len(cmd.unknown) + len(cmd.ambiguous)
+    # as `check` counts: a flag some release of the run's range accepts is no sure rejection
+    used = chosen.to_dict() if chosen is not None else None
+    somewhere = release_flag_findings(cmd, used)[1]
+    return sum(1 for f in (*cmd.unknown, *cmd.ambiguous) if f.split("=", 1)[0] not in somewhere)
 
 
 def rows() -> list[Row]:
@@ -160,7 +220,44 @@ def render() -> str:
             f"{'-' if r.false_argparse is None else r.false_argparse} | {r.outcome} | "
             f"{r.expected or '-'} |"
         )
-    return "\n".join(out) + "\n"
+    return "\n".join([*out, *_pinning_table(table), *_unknown_table(table)]) + "\n"
+
+
+def _pinning_table(table: list[Row]) -> list[str]:
+    out = [
+        "",
+        "### Pinning before and after (issue 17, second part)",
+        "",
+        "The last run's range at commit 8c34129 (`PINNED_BEFORE`, the most specific template "
+        "alone dated a line) and now (every template that matches a line gives its releases; a "
+        "run dated two days or more before the first upload of its range's oldest release is "
+        "a source checkout between the release before and that one). Ranges in release order "
+        "of the message index; `n/m`: pieces of evidence agreeing / all.",
+        "",
+        "| log | stated | before | now |",
+        "|---|---|---|---|",
+    ]
+    for r in table:
+        was, now = PINNED_BEFORE.get(r.name), r.pinned_detail
+        if was or now:
+            out.append(f"| {r.name} | {r.stated or '-'} | {was or '-'} | {now or '-'} |")
+    return out
+
+
+def _unknown_table(table: list[Row]) -> list[str]:
+    out = [
+        "",
+        "### Headed lines left `unknown`, and why none is SGLang's",
+        "",
+        "| log | line | message | whose |",
+        "|---|---|---|---|",
+    ]
+    for r in table:
+        for line, message in r.unknown_lines:
+            why = NOT_SGLANG.get((r.name, line), "NOT EXPLAINED")
+            shown = message.replace("|", "\\|").replace("*", "\\*")[:60]
+            out.append(f"| {r.name} | {line} | `{shown}` | {why} |")
+    return out
 
 
 if __name__ == "__main__":

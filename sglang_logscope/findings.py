@@ -184,6 +184,11 @@ CODES: dict[str, Code] = {
              "deprecated alias of another flag (issue 17: the release is pinned from the log's own lines).",
              "Pass the replacement flag the finding names; a later release may drop the alias "
              "(`logscope args --sglang-version X` shows a release's own table)."),
+        Code("LS111", "flag-depends-on-release", Severity.WARNING,
+             "A flag of your command is accepted by some releases of the range this log was read with "
+             "and rejected by others: whether SGLang's argparse exits on it depends on which one ran.",
+             "Give the release with --sglang-version (`pip show sglang` where the server runs) for a "
+             "definite answer."),
     )
 }  # fmt: skip
 

@@ -26,7 +26,7 @@ def _pin(low: str, high: str, pieces: int = 3, agreeing: int = 3) -> ReleasePin:
 
 
 def test_a_log_pinned_to_0_4_is_checked_against_a_0_4_table() -> None:
-    """fixtures/real/037 (lmsysorg/sglang:latest, Feb 2025) pins to 0.4.2-0.4.3.post2: your
+    """fixtures/real/037 (lmsysorg/sglang:latest, Feb 2025) pins to 0.4.1.post6-0.4.3.post2: your
     command is read with the 0.4.3.post2 table, so a flag only later releases have
     (``--cuda-graph-max-bs-decode``, 0.5.15+) is one that run's argparse would reject; read
     with 0.5.23 it is accepted."""
@@ -35,7 +35,7 @@ def test_a_log_pinned_to_0_4_is_checked_against_a_0_4_table() -> None:
     assert report.intended is not None and report.intended.sglang_version == "0.4.3.post2"
     used = report.to_dict()["sglang_release_used"]
     assert (used["min"], used["max"], used["arg_table"], used["source"]) == (
-        "0.4.2",
+        "0.4.1.post6",
         "0.4.3.post2",
         "0.4.3.post2",
         "pinned",
@@ -47,18 +47,23 @@ def test_a_log_pinned_to_0_4_is_checked_against_a_0_4_table() -> None:
     assert newest.to_dict()["sglang_release_used"]["source"] == "given"
 
 
-def test_the_deprecated_alias_is_named_for_the_pinned_release() -> None:
-    """fixtures/real/055 (0.5.15 wheel) pins to 0.5.14-0.5.16: ``--cuda-graph-max-bs`` is a
-    deprecated alias of ``--cuda-graph-max-bs-decode`` there (LS110, with how the release was
-    chosen); on 037's 0.4.3.post2 table it is the plain flag, and nothing is said."""
+def test_the_deprecated_alias_is_named_for_the_pinned_releases() -> None:
+    """fixtures/real/055 (0.5.15 wheel) pins to 0.5.14-0.5.23. ``--cuda-graph-max-bs`` is a
+    deprecated alias of ``--cuda-graph-max-bs-decode`` in 0.5.14-0.5.19 and gone from 0.5.20
+    (an ambiguous prefix there): LS110 names the alias, LS111 says the answer depends on the
+    release, and no LS006 calls it a sure rejection. On 037's 0.4.x range it is the plain
+    flag: nothing is said."""
     cmd = "python3 -m sglang.launch_server --model-path /m --cuda-graph-max-bs 8"
-    (ls110,) = [
-        f for f in check(REAL / "055" / "server.log", expect=cmd).findings if f.code == "LS110"
-    ]
-    assert "--cuda-graph-max-bs-decode" in ls110.message and "0.5.16" in ls110.message
-    assert "pinned by 7 of 8 lines" in ls110.message
+    found = check(REAL / "055" / "server.log", expect=cmd).findings
+    (ls110,) = [f for f in found if f.code == "LS110"]
+    assert "--cuda-graph-max-bs-decode in SGLang 0.5.14-0.5.19 (7 of 11 read)" in ls110.message
+    (ls111,) = [f for f in found if f.code == "LS111"]
+    assert "accepted by SGLang 0.5.14-0.5.19" in ls111.message and "0.5.23" in ls111.message
+    assert not [f for f in found if f.code == "LS006"]
+    given = check(REAL / "055" / "server.log", expect=cmd, sglang_version="0.5.23").findings
+    assert [f.code for f in given if f.code in ("LS006", "LS110", "LS111")] == ["LS006"]
     old = check(REAL / "037" / "server.log", expect=CMD_037 + " --cuda-graph-max-bs 8")
-    assert not [f for f in old.findings if f.code == "LS110"]
+    assert not [f for f in old.findings if f.code in ("LS110", "LS111", "LS006")]
 
 
 def test_where_hint_and_pinning_disagree_the_pinning_is_used_and_said() -> None:

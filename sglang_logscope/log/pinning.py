@@ -9,14 +9,23 @@ Two kinds of evidence, both read against the message index (:mod:`.message_index
 
 The releases every piece of evidence agrees with form the range. A source checkout or a fork
 mixes releases; then the releases most pieces agree with are given, with ``agreeing`` below
-``pieces``, instead of nothing.
+``pieces``, instead of nothing. A run dated two days or more before the oldest release of its
+range was first uploaded to PyPI (``data/release_dates.json``) ran code between the release
+before and that one: a source checkout (``source_checkout``), said as such rather than as a
+release it cannot be.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from functools import cache
+from importlib import resources
 from typing import Any
+
+import regex
 
 from ..events import Event, EventKind
 from ..parse.message_index import MessageIndex, SourceMessage, message_index
@@ -56,6 +65,8 @@ class ReleasePin:
     evidence: tuple[Evidence, ...]
     pieces: int
     agreeing: int
+    #: the run predates ``high``'s release: a source checkout between ``low`` and ``high``
+    source_checkout: bool = False
 
     @property
     def consistent(self) -> bool:
@@ -63,7 +74,8 @@ class ReleasePin:
         return self.agreeing == self.pieces
 
     def __str__(self) -> str:
-        return self.low if self.low == self.high else f"{self.low}-{self.high}"
+        span = self.low if self.low == self.high else f"{self.low}-{self.high}"
+        return f"{span} (source checkout)" if self.source_checkout else span
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +84,7 @@ class ReleasePin:
             "evidence": [e.to_dict() for e in self.evidence],
             "pieces": self.pieces,
             "agreeing": self.agreeing,
+            "source_checkout": self.source_checkout,
         }
 
 
@@ -90,12 +103,42 @@ class ClueCollector:
         self.seen: set[tuple[str, str | None]] = set()
 
     def add(self, event: Event) -> None:
-        if event.kind in _SKIP or len(self.clues) >= MAX_MESSAGES:
+        if len(self.clues) >= MAX_MESSAGES:
+            return
+        warned = _warning_clue(event) if event.kind in _WARNED else None
+        if warned is not None:
+            if warned[1:] not in self.seen:
+                self.seen.add(warned[1:])
+                self.clues.append(warned)
+            return
+        if event.kind in _SKIP:
             return
         key = (event.message[:120], event.source)
         if key not in self.seen:
             self.seen.add(key)
             self.clues.append((event.line, event.message, event.source))
+
+
+#: The kinds a ``warnings`` line is read as (no header: text, or a message of the index).
+_WARNED = frozenset({EventKind.TEXT, EventKind.SGLANG_MESSAGE})
+#: Python's ``warnings`` line: ``/path/sglang/srt/x/awq.py:73: UserWarning: message`` (its
+#: ``file.py:LINE`` is where that release calls ``warnings.warn``).
+_WARNING = regex.compile(
+    r"(?P<path>[^\s:]{1,400})\.py:(?P<line>\d{1,7}+): (?P<category>[A-Z]\w{0,60}+): (?P<msg>.+)"
+)
+
+
+def _warning_clue(event: Event) -> Clue | None:
+    """A warnings line printed from SGLang's own source, as a clue with its ``file.py:LINE``."""
+    if "sglang" not in event.message[:400]:
+        return None
+    m = _WARNING.match(event.message)
+    if m is None or not m.group("category").endswith("Warning"):
+        return None
+    if "sglang/" not in m.group("path").replace("\\", "/"):
+        return None
+    name = m.group("path").replace("\\", "/").rsplit("/", 1)[-1]
+    return (event.line, m.group("msg").strip(), f"{name}.py:{m.group('line')}")
 
 
 def clues_of(events: Iterable[Event]) -> list[Clue]:
@@ -105,10 +148,50 @@ def clues_of(events: Iterable[Event]) -> list[Clue]:
     return collector.clues
 
 
-def pin_release(clues: Iterable[Clue], index: MessageIndex | None = None) -> ReleasePin | None:
-    """The release range of the run these clues (see :class:`ClueCollector`) come from
-    (``None``: no evidence)."""
-    index = index or message_index()
+def pin_release(
+    clues: Iterable[Clue], index: MessageIndex | None = None, started: datetime | None = None
+) -> ReleasePin | None:
+    """The release range of the run these clues (see :class:`ClueCollector`) come from, which
+    started at ``started`` (``None``: no evidence)."""
+    pin = _pin(clues, index or message_index())
+    if pin is None or started is None or started.year < 2020:  # time-only headers: no date
+        return pin
+    return _checkout(pin, started.date(), index or message_index())
+
+
+#: A run this many days or more before a release's first upload cannot be that release (the
+#: margin absorbs time zones and a log's clock).
+CHECKOUT_MARGIN = timedelta(days=2)
+
+
+@cache
+def release_dates() -> dict[str, date]:
+    """The day each release was first uploaded to PyPI (``data/release_dates.json``)."""
+    raw = resources.files("sglang_logscope").joinpath("data/release_dates.json").read_text("utf-8")
+    return {k: date.fromisoformat(v) for k, v in json.loads(raw)["first_upload"].items()}
+
+
+def _checkout(pin: ReleasePin, day: date, index: MessageIndex) -> ReleasePin:
+    """``pin`` as a source checkout when the run predates the release of its ``low``: then
+    between the newest release out by that day and ``low``."""
+    dates = release_dates()
+    first = dates.get(pin.low)
+    if first is None or day > first - CHECKOUT_MARGIN:
+        return pin
+    before = [r for r in index.releases if r in dates and dates[r] <= day]
+    low = before[-1] if before else index.releases[0]
+    why = Evidence(
+        min((e.line for e in pin.evidence), default=0),
+        "date",
+        f"run dated {day}, before {pin.low} was released ({first}): a source checkout",
+        f"{low}-{pin.low}",
+        0,
+    )
+    return replace(pin, low=low, high=pin.low, evidence=(why, *pin.evidence), source_checkout=True)
+
+
+def _pin(clues: Iterable[Clue], index: MessageIndex) -> ReleasePin | None:
+    """The releases the clues' evidence agrees with (``None``: no evidence)."""
     pieces = list(_evidence(clues, index))
     if not pieces:
         return None
@@ -144,28 +227,38 @@ def _evidence(clues: Iterable[Clue], index: MessageIndex) -> Iterable[Evidence]:
         if found is None:
             continue
         msg = found[0]
-        place = _source_line(line, source, msg, index)
+        # every release that prints this text, from whichever template (issue 17: the most
+        # specific template alone dates a line that later releases print from a wider one)
+        also = [m for m in index.match_all(message, MIN_LITERAL) if m is not msg]
+        place = _source_line(line, source, [msg, *also], index)
         if place is not None:
             yield place
         elif msg.literal_chars >= MIN_LITERAL:
-            yield Evidence(line, "message", _short(msg), msg.releases, _mask(msg.release_indexes))
+            ids = msg.release_indexes.union(*(m.release_indexes for m in also))
+            yield Evidence(line, "message", _short(msg), _span(ids, index), _mask(ids))
 
 
 def _source_line(
-    line: int, source: str | None, msg: SourceMessage, index: MessageIndex
+    line: int, source: str | None, msgs: Sequence[SourceMessage], index: MessageIndex
 ) -> Evidence | None:
-    """A ``file.py:LINE`` header that is where some release prints this template."""
+    """A ``file.py:LINE`` header that is where some release prints this text."""
     if not source or ":" not in source:
         return None
     name, _, digits = source.rpartition(":")
     if not digits.isdigit():
         return None
-    ids = index.releases_at(msg, name, int(digits))
+    ids = frozenset().union(*(index.releases_at(m, name, int(digits)) for m in msgs))
     if not ids:
         return None
-    low, high = index.releases[min(ids)], index.releases[max(ids)]
-    span = low if low == high else f"{low}-{high}"
-    return Evidence(line, "source_line", f"{source}: {_short(msg)}", span, _mask(ids))
+    span = _span(ids, index)
+    return Evidence(line, "source_line", f"{source}: {_short(msgs[0])}", span, _mask(ids))
+
+
+def _span(ids: Iterable[int], index: MessageIndex) -> str:
+    """``first-last`` release of ``ids`` (one release when only one)."""
+    ordered = sorted(ids)
+    low, high = index.releases[ordered[0]], index.releases[ordered[-1]]
+    return low if low == high else f"{low}-{high}"
 
 
 def _mask(ids: Iterable[int]) -> int:

@@ -33,7 +33,7 @@ class ReleaseChoice:
 
     low: str
     high: str
-    source: str  # "pinned", "pinned+hint", "hint", "mixed" (a checkout or fork)
+    source: str  # "pinned", "pinned+hint", "hint", "mixed" (evidence disagrees), "checkout"
     note: str
 
     @property
@@ -44,7 +44,9 @@ class ReleaseChoice:
 
     @property
     def era(self) -> str:
-        return self.low
+        """A source checkout runs the code of the release it precedes (its lines are that
+        release's); otherwise the oldest release of the range."""
+        return self.high if self.source == "checkout" else self.low
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +76,10 @@ def release_choice(pin: ReleasePin | None, hint: str | None) -> ReleaseChoice | 
     lines = f"{pin.agreeing} of {pin.pieces}" if not pin.consistent else f"{pin.pieces}"
     plural = "line" if pin.pieces == 1 else "lines"
     said = f"{lines} {plural} read against SGLang's source per release"
+    if pin.source_checkout:
+        dated = next((e.text for e in pin.evidence if e.kind == "date"), "")
+        why = f"a source checkout between {low} and {high}: {said}; {dated.split(':')[0]}"
+        return _finish(low, high, "checkout", why)
     if not pin.consistent:
         why = f"pinned by {said}; the others disagree: a source checkout or fork between releases"
         return _finish(low, high, "mixed", why)

@@ -152,7 +152,7 @@ class Run:
     @cached_property
     def sglang_release(self) -> ReleasePin | None:
         """The release range the run's own lines agree with (see :mod:`.pinning`)."""
-        return pin_release(self.release_clues or clues_of(self.events))
+        return pin_release(self.release_clues or clues_of(self.events), started=self.started_at)
 
     def of_kind(self, *kinds: EventKind) -> list[Event]:
         by_kind = getattr(self.events, "iter_kind", None)  # lean events: only where they are

@@ -206,6 +206,25 @@ class MessageIndex:
                 best, best_chars = (i, values), chars
         return None if best is None else (self.message(best[0]), best[1])
 
+    def match_all(self, message: str, min_literal: int = 0) -> list[SourceMessage]:
+        """Every template ``message`` is an instance of with at least ``min_literal`` literal
+        characters, most specific first: a line that several releases print from different
+        templates (``Capture cuda graph begin.`` verbatim in one, ``Capture {} begin.`` in
+        a later one) belongs to all their releases."""
+        message = message.strip()
+        if len(message) < 8:
+            return []
+        empty: tuple[int, ...] = ()
+        words = set(_WORDS.findall(message, 0, SCAN_CHARS))
+        candidates = [i for word in words for i in self._by_word.get(word, empty)]
+        candidates.extend(self._by_prefix.get(message[:4], empty))
+        found: list[tuple[int, int]] = []
+        for i in dict.fromkeys(candidates):
+            pieces, chars = self._pieces.get(i) or self._split(i)
+            if chars >= min_literal and match_pieces(pieces, message) is not None:
+                found.append((chars, i))
+        return [self.message(i) for _, i in sorted(found, key=lambda f: -f[0])]
+
     def _split(self, i: int) -> tuple[tuple[str, ...], int]:
         pieces = tuple(self._row(i)[0].split(self._hole))
         found = self._pieces[i] = (pieces, sum(map(len, pieces)))

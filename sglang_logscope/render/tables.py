@@ -69,11 +69,14 @@ def runs_table(result: RunList) -> None:
 
 
 def release_text(row: dict[str, Any]) -> str:
-    """The run's pinned release range (``*``: its lines disagree, the majority is shown),
-    else the older message-based hint, else ``-``."""
+    """The run's pinned release range (``*``: its lines disagree, the majority is shown; a
+    source checkout between two releases says so), else the older message-based hint, else
+    ``-``."""
     pin = row.get("sglang_release")
     if pin:
         span = pin["min"] if pin["min"] == pin["max"] else f"{pin['min']}-{pin['max']}"
+        if pin.get("source_checkout"):
+            span = f"checkout {span}"
         return span if pin.get("agreeing") == pin.get("pieces") else f"{span}*"
     return str(row.get("sglang_version_hint") or "-")
 

@@ -40,7 +40,7 @@ from ..timing import (
 from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
 from .live import live_findings
 from .out_of_range import out_of_range_findings
-from .release_words import deprecated_flag_findings
+from .release_words import release_flag_findings
 from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
 
@@ -237,9 +237,7 @@ def _judge(inp: _Inputs) -> CheckReport:
     fixed = with_suggestions(meant) if meant is not None else None
     if fixed is not None:
         j.diffs, j.matched, j.unverified = arg_diff(run, fixed)
-    _command_findings(run, inp.intended, meant, j)
-    if meant is not None:
-        j.findings.extend(deprecated_flag_findings(meant, release_used(inp.log, inp.version)))
+    _command_findings(run, inp.intended, meant, j, release_used(inp.log, inp.version))
     verdict = _time_verdict(run, inp, meant, j)
     verdict = _mtime_evidence(verdict, j)
     _diff_findings(j)
@@ -333,19 +331,30 @@ def _no_run(inp: _Inputs, j: _Judgement) -> CheckReport:
 
 
 def _command_findings(
-    run: Run, intended: LaunchCommand | None, meant: LaunchCommand | None, j: _Judgement
+    run: Run,
+    intended: LaunchCommand | None,
+    meant: LaunchCommand | None,
+    j: _Judgement,
+    used: dict[str, Any] | None = None,
 ) -> None:
     if intended is None or meant is None:
         return
+    # a flag some release of the run's range accepts is no sure rejection (LS111 says so)
+    by_release, somewhere = release_flag_findings(meant, used)
+    j.findings.extend(by_release)
     if not run.has_banner:
         j.findings.append(Finding.of("LS012"))
     # a flag whose field the run's own banner shows was accepted by that run's argparse
     shown = run.server_args or {}
     unknown = [
-        f for f in meant.unknown if f.lstrip("-").split("=")[0].replace("-", "_") not in shown
+        f
+        for f in meant.unknown
+        if f.lstrip("-").split("=")[0].replace("-", "_") not in shown
+        and f.split("=", 1)[0] not in somewhere
     ]
-    if unknown or meant.ambiguous:
-        flags = ", ".join([*unknown, *meant.ambiguous])
+    ambiguous = [f for f in meant.ambiguous if f not in somewhere]
+    if unknown or ambiguous:
+        flags = ", ".join([*unknown, *ambiguous])
         hints = "; ".join(f"{k} → {v}" for k, v in meant.suggestions.items())
         j.findings.append(
             Finding.of(
