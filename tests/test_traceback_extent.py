@@ -16,6 +16,7 @@ from sglang_logscope.log.reader import read_log
 from sglang_logscope.parse.extent import exception_line, foreign_record
 from sglang_logscope.parse.header import split_header
 from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.watch.follow import EventStream
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = FIXTURES / "real"
@@ -185,3 +186,15 @@ def test_an_extent_never_crosses_a_headed_sglang_line(text: str) -> None:
             assert not any(split_header(line).headed for line in inner)
             if "Traceback" in e.text:
                 assert e.text.split("\n")[-1].strip()
+
+
+def test_a_chain_after_blank_lines_still_joins_when_followed_live() -> None:
+    """``watch`` parses as lines arrive: a traceback and the blank line after it are not final
+    while a chain line may still come; when it comes, one record (the GLM-5 log fed line by
+    line)."""
+    lines = (TRACEBACKS / "glm5_mi355x_chained.log").read_bytes().split(b"\n")[:-1]
+    stream = EventStream()
+    final = [e for line in lines for e in stream.feed([line])]
+    assert stream.provisional is not None
+    blocks = [e for e in [*final, stream.provisional] if "Traceback" in e.text]
+    assert [(b.line, b.end_line) for b in blocks] == [(3, 46)]

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import LogscopeError
-from ..events import Event
+from ..events import Event, EventKind
 from ..parse.lines import iter_events
 from ..parse.source import MAX_LINE_BYTES
 from .phases import PROGRESS_KINDS
@@ -285,12 +285,17 @@ class EventStream:
         data = b"\n".join(self._pending) + b"\n"
         shift = self._first - 1
         events = [_shift(e, shift) for e in iter_events(io.BytesIO(data))]
-        last = events[-1]
+        # blank lines after a traceback are events of their own, but a chain line after them
+        # would still join it: the record before them stays provisional too
+        cut = len(events) - 1
+        while cut > 0 and events[cut].kind is EventKind.TEXT and not events[cut].message.strip():
+            cut -= 1
+        last = events[cut]
         consumed = last.line - self._first
         self._pending = self._pending[consumed:]
         self._first = last.line
         self._last = last
-        return events[:-1]
+        return events[:cut]
 
     @property
     def provisional(self) -> Event | None:
