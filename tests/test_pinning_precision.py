@@ -15,6 +15,7 @@ from sglang_logscope.log.pinning import release_dates
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.release import choose_release
 from sglang_logscope.parse.catalog import version_tuple
+from sglang_logscope.parse.lines import iter_events
 from sglang_logscope.parse.message_index import message_index
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
@@ -96,3 +97,17 @@ def test_every_headed_unknown_line_is_explained() -> None:
     docs/support-matrix.md explains as not SGLang's (a fork's message, CUTLASS's logger)."""
     left = {(p.name, line) for p in LOGS for line, _ in measure(p).unknown_lines}
     assert left == set(NOT_SGLANG)
+
+
+def test_the_lines_python_prints_under_an_sglang_warning_join_it() -> None:
+    """Item 4, headerless lines of SGLang's origin: a ``warnings.warn`` from SGLang's source is
+    printed as ``path.py:N: UserWarning: text`` with its source line (and the rest of a
+    multi-line text) indented below; they are one event, not ``text`` lines. fixtures/real/006
+    (awq.py:73, gguf.py:46) and 065 (launch_server.py:54, its 'Example: sglang serve' line)."""
+    events = {e.line: e for e in iter_events(REAL / "006" / "server.log")}
+    assert (events[7].end_line, events[9].end_line) == (8, 10)
+    assert events[7].fields["call"] == "warnings.warn"
+    assert events[7].text.split("\n")[1].strip().startswith("warnings.warn(")
+    events = {e.line: e for e in iter_events(REAL / "065" / "server.log")}
+    assert events[3].end_line == 5 and "Example: sglang serve" in events[3].text
+    assert 4 not in events and 5 not in events

@@ -124,7 +124,7 @@ _WARNED = frozenset({EventKind.TEXT, EventKind.SGLANG_MESSAGE})
 #: Python's ``warnings`` line: ``/path/sglang/srt/x/awq.py:73: UserWarning: message`` (its
 #: ``file.py:LINE`` is where that release calls ``warnings.warn``).
 _WARNING = regex.compile(
-    r"(?P<path>[^\s:]{1,400})\.py:(?P<line>\d{1,7}+): (?P<category>[A-Z]\w{0,60}+): (?P<msg>.+)"
+    r"(?P<path>[^\s:]{1,800}+):(?P<line>\d{1,7}+): (?P<category>[A-Z]\w{0,60}+): (?P<msg>.+)"
 )
 
 
@@ -135,10 +135,10 @@ def _warning_clue(event: Event) -> Clue | None:
     m = _WARNING.match(event.message)
     if m is None or not m.group("category").endswith("Warning"):
         return None
-    if "sglang/" not in m.group("path").replace("\\", "/"):
+    path = m.group("path").replace("\\", "/")
+    if "sglang/" not in path or not path.endswith(".py"):
         return None
-    name = m.group("path").replace("\\", "/").rsplit("/", 1)[-1]
-    return (event.line, m.group("msg").strip(), f"{name}.py:{m.group('line')}")
+    return (event.line, m.group("msg").strip(), f"{path.rsplit('/', 1)[-1]}:{m.group('line')}")
 
 
 def clues_of(events: Iterable[Event]) -> list[Clue]:

@@ -136,6 +136,11 @@ def _records(
             block = _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
             continue
         event = _make_event(lineno, text, header, hit, truncated)
+        warning = _warning_spec(event, hit[0] if hit else None)
+        if warning is not None:
+            # Python prints a warning's source line (and the rest of its text) indented below
+            block = _Block(lineno, text, header, warning, dict(event.fields), truncated)
+            continue
         if event.kind is EventKind.SERVER_READY:
             ready = True
         elif event.kind is EventKind.SERVER_ARGS:
@@ -152,6 +157,37 @@ def _closed(block: _Block, ready: bool) -> Iterator[Event]:
     yield block.close(ready)
     for offset, text in enumerate(blanks, block.last + 1):
         yield _make_event(offset, text, split_header(text), None, False)
+
+
+#: An SGLang ``warnings.warn`` line (``.../sglang/.../x.py:N: UserWarning: text``) with the
+#: indented lines Python prints under it: its source line, the rest of a multi-line text.
+WARNING_SPEC = MessageSpec(
+    name="python_warning",
+    kind=EventKind.SGLANG_MESSAGE,
+    pattern=r"(?P<path>[^\s:]{1,800}+):\d{1,7}+: (?P<category>[A-Z]\w{0,60}+): ",
+    releases="",
+    samples=(),
+    level="WARNING",
+    block="indented",
+)
+
+
+def _warning_spec(event: Event, typed: MessageSpec | None) -> MessageSpec | None:
+    """The block spec for a warnings line printed from SGLang's source (``None``: not one):
+    the typed entry's kind where the catalog knows the text, else an ``sglang_message``."""
+    if event.kind is EventKind.SGLANG_MESSAGE:
+        if event.fields.get("call") != "warnings.warn":
+            return None
+        typed = None
+    elif typed is None or typed.block is not None or "sglang/" not in event.message[:800]:
+        return None
+    m = WARNING_SPEC.compiled.match(event.message)
+    if m is None or not m.group("category").endswith("Warning"):
+        return None
+    path = m.group("path").replace("\\", "/")
+    if not path.endswith(".py") or "sglang/" not in path:
+        return None
+    return WARNING_SPEC if typed is None else replace(typed, block="indented")
 
 
 def _lines(
