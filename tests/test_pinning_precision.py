@@ -111,3 +111,13 @@ def test_the_lines_python_prints_under_an_sglang_warning_join_it() -> None:
     events = {e.line: e for e in iter_events(REAL / "065" / "server.log")}
     assert events[3].end_line == 5 and "Example: sglang serve" in events[3].text
     assert 4 not in events and 5 not in events
+
+
+def test_a_raise_in_sglang_pins_by_its_frame() -> None:
+    """fixtures/real/015 (a /sgl-workspace source tree, Apr 2025): no line of it pinned before;
+    its traceback's last frame is ``cuda_graph_runner.py", line 269`` raising ``Capture cuda
+    graph failed: ...``, which 0.4.4.post4-0.4.5 raise from that very line."""
+    pin = read_log(REAL / "015" / "server.log").runs[-1].sglang_release
+    assert pin is not None and (pin.low, pin.high) == ("0.4.4.post4", "0.4.5")
+    (place,) = [e for e in pin.evidence if e.kind == "source_line"]
+    assert place.text.startswith("cuda_graph_runner.py:269: Capture cuda graph failed:")

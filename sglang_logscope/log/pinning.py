@@ -113,6 +113,10 @@ class ClueCollector:
             return
         if event.kind in _SKIP:
             return
+        raised = _raise_clue(event) if event.end_line > event.line else None
+        if raised is not None and raised[1:] not in self.seen:
+            self.seen.add(raised[1:])
+            self.clues.append(raised)
         key = (event.message[:120], event.source)
         if key not in self.seen:
             self.seen.add(key)
@@ -139,6 +143,28 @@ def _warning_clue(event: Event) -> Clue | None:
     if "sglang/" not in path or not path.endswith(".py"):
         return None
     return (event.line, m.group("msg").strip(), f"{path.rsplit('/', 1)[-1]}:{m.group('line')}")
+
+
+#: A traceback frame in a file: its path and line.
+_FRAME = regex.compile(r'\s*File "(?P<path>[^"]{1,800}+)", line (?P<line>\d{1,7}+)')
+
+
+def _raise_clue(event: Event) -> Clue | None:
+    """A traceback whose last frame is a ``raise`` in SGLang's source: its exception text as a
+    clue with that frame's ``file.py:LINE`` (where that release raises it)."""
+    message = event.fields.get("exc_message")
+    if not message or "Traceback" not in event.text[:400]:
+        return None
+    lines = event.text.split("\n")
+    for i in range(len(lines) - 2, -1, -1):
+        m = _FRAME.match(lines[i])
+        if m is None:
+            continue
+        path = m.group("path").replace("\\", "/")
+        if "sglang/" not in path or not lines[i + 1].lstrip().startswith("raise "):
+            return None
+        return (event.line, str(message), f"{path.rsplit('/', 1)[-1]}:{m.group('line')}")
+    return None
 
 
 def clues_of(events: Iterable[Event]) -> list[Clue]:
