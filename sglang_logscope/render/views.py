@@ -182,7 +182,7 @@ def _check_runs(con: Console, data: dict[str, Any]) -> None:
             str(run["ended_at"] or "-"),
             f"{run['first_line']}-{run['last_line']}",
             run["outcome"],
-            str(run.get("sglang_version_hint") or "-"),
+            release_text(run),  # the pinned range (issue 17), else the hint
         )
     con.print(table)
 
