@@ -165,9 +165,12 @@ PIECES = [
     "[rank0]:[W513 02:15:19.747860733 ProcessGroupNCCL.cpp:1524] Warning: WARNING: x",
     "INFO 03-29 18:12:39 __init__.py:190] Automatically detected platform cuda.",
     "python3 -m sglang.launch_server --model-path /m --port 30000",
+    "(WorkerDict pid=26103) ",
+    "(WorkerDict pid=26106) ",
     "",
 ]
-DOCUMENT = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), max_size=40).map("\n".join)
+LINE = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), min_size=1, max_size=2).map("".join)
+DOCUMENT = st.lists(LINE, max_size=40).map("\n".join)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -198,3 +201,28 @@ def test_a_chain_after_blank_lines_still_joins_when_followed_live() -> None:
     assert stream.provisional is not None
     blocks = [e for e in [*final, stream.provisional] if "Traceback" in e.text]
     assert [(b.line, b.end_line) for b in blocks] == [(3, 46)]
+
+
+RAY = (
+    "(WorkerDict pid=26103) [2025-11-20 01:13:05 TP1] Scheduler hit an exception: "
+    "Traceback (most recent call last):\n"
+    '(WorkerDict pid=26103)   File "/env/site-packages/sglang/srt/managers/scheduler.py", '
+    "line 2534, in run_scheduler_process\n"
+    "(WorkerDict pid=26103)     scheduler = Scheduler(\n"
+    "(WorkerDict pid=26103) RuntimeError: nonce == returnedNonce INTERNAL ASSERT FAILED\n"
+    "(WorkerDict pid=26103) \n"
+    "(WorkerDict pid=26106) [rank3]:[W1120 01:13:20.886572352 TCPStore.cpp:125] [c10d] "
+    "recvValue failed\n"
+    "(WorkerDict pid=26106) Exception raised from recvBytes at Utils.hpp:675 "
+    "(most recent call first):\n"
+)
+
+
+def test_ray_actors_interleaved_in_one_file() -> None:
+    """Ray prefixes every line of an actor (``(WorkerDict pid=N) ``; the shape of a public
+    verl + SGLang log, synthetic here): a traceback's lines are those of its own actor,
+    read after the prefix (its exception line names it); another actor's line ends it."""
+    events = list(iter_events(io.StringIO(RAY)))
+    assert [(e.line, e.end_line) for e in events][:2] == [(1, 4), (5, 5)]
+    assert events[0].fields["exc_type"] == "RuntimeError"
+    assert all(e.end_line == e.line for e in events[1:])

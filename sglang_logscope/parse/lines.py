@@ -40,6 +40,8 @@ from .source import (
 
 _match = CATALOG.match_lazy
 
+#: Ray's prefix on every line an actor prints (``(WorkerDict pid=26103) ``).
+_RAY_PREFIX = regex.compile(r"\([A-Za-z_][\w.:-]{0,80}+ pid=\d{1,9}+(?:, ip=[\w.:-]{1,64}+)?\) ")
 #: A traceback block is closed after this many lines, whatever follows (bounded memory).
 MAX_BLOCK_LINES = 5000
 
@@ -121,8 +123,9 @@ def _records(
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:
-            if not header.headed and block.accepts(header.message):
-                block.add(lineno, text, header.message, truncated)
+            content = None if header.headed else block.own_line(visible, header.message)
+            if content is not None and block.accepts(content):
+                block.add(lineno, text, content, truncated)
                 if block.size >= MAX_BLOCK_LINES:
                     yield from _closed(block, ready)
                     block = None
@@ -328,6 +331,7 @@ class _Block:
         "last",
         "lines",
         "mode",
+        "outer",
         "spec",
         "truncated",
     )
@@ -352,7 +356,19 @@ class _Block:
         self.mode = spec.block
         # a 'File "..."' frame line was seen (a fragment's first line is one)
         self.framed = header.message.lstrip().startswith('File "')
+        ray = _RAY_PREFIX.match(text)
+        self.outer = ray.group() if ray is not None else ""  # each line of it carries this
         self.ended = False  # ... and then the exception line that ends a traceback
+
+    def own_line(self, visible: str, message: str) -> str | None:
+        """The text of a headerless line for this block's grammar: after the Ray actor prefix
+        its first line had (``(WorkerDict pid=26103) ``; ``None``: another process's line,
+        which ends the block — processes interleave in one file)."""
+        if not self.outer:
+            return message
+        if not visible.startswith(self.outer):
+            return None
+        return visible[len(self.outer) :]
 
     @property
     def size(self) -> int:
