@@ -107,14 +107,18 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     _check_findings(con, data)
 
 
+def _verdict_line(verdict: str, headline: str) -> Text:
+    """The headline with its verdict word styled; a badge before it only where the headline
+    does not begin with the verdict (``NO_RUN  No SGLang run…``), so no word is said twice."""
+    style = _VERDICT_STYLE.get(verdict, "bold")
+    label, colon, rest = headline.partition(":")
+    if colon and label.upper().startswith(verdict.upper()):
+        return Text.assemble((label + colon, style), report.plain(rest))
+    return Text.assemble((verdict.upper(), style), "  ", report.plain(headline))
+
+
 def _check_header(con: Console, data: dict[str, Any]) -> None:
-    con.print(
-        Text.assemble(
-            (data["verdict"].upper(), _VERDICT_STYLE.get(data["verdict"], "bold")),
-            "  ",
-            report.plain(data["headline"]),
-        )
-    )
+    con.print(_verdict_line(data["verdict"], data["headline"]))
     cause = data.get("cause")
     if cause:
         con.print(
