@@ -616,6 +616,29 @@ CASES: dict[str, Case] = {
         effective={"mem_fraction_static": 0.82},
         events=(("scheduler_dead", None, {"rank": 0}),),
     ),
+    # 090/091: startup excerpts (no server_args line, no 'fired up') of a raw-data appendix.
+    "090": Case(
+        1,
+        "starting",
+        hint=">=0.5.15",
+        events=(
+            ("load_weight_begin", None, {"avail_gib": 78.48}),
+            ("load_weight_end", None, {"model_class": "Qwen3MoeForCausalLM", "quant": "fp8"}),
+            ("kv_cache_allocated", None, {"tokens": 392920, "k_gib": 17.99}),
+            ("token_summary", None, {"max_total_num_tokens": 392920, "max_running_requests": 4096}),
+        ),
+    ),
+    "091": Case(
+        1,
+        "starting",
+        events=(
+            ("load_weight_begin", "TP1", {"avail_gib": 77.33}),
+            ("load_weight_end", "TP0", {"model_class": "DeepseekV3ForCausalLM", "avail_gib": 74.15}),
+            ("kv_cache_allocated", "TP7", {"tokens": 932468}),
+            ("token_summary", "TP0", {"max_total_num_tokens": 932468, "max_running_requests": 2913}),
+        ),
+        counts={"load_weight_begin": 8, "kv_cache_allocated": 8},
+    ),
 }
 
 
