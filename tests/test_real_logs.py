@@ -633,9 +633,17 @@ CASES: dict[str, Case] = {
         "starting",
         events=(
             ("load_weight_begin", "TP1", {"avail_gib": 77.33}),
-            ("load_weight_end", "TP0", {"model_class": "DeepseekV3ForCausalLM", "avail_gib": 74.15}),
+            (
+                "load_weight_end",
+                "TP0",
+                {"model_class": "DeepseekV3ForCausalLM", "avail_gib": 74.15},
+            ),
             ("kv_cache_allocated", "TP7", {"tokens": 932468}),
-            ("token_summary", "TP0", {"max_total_num_tokens": 932468, "max_running_requests": 2913}),
+            (
+                "token_summary",
+                "TP0",
+                {"max_total_num_tokens": 932468, "max_running_requests": 2913},
+            ),
         ),
         counts={"load_weight_begin": 8, "kv_cache_allocated": 8},
     ),
