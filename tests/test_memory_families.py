@@ -27,7 +27,6 @@ def _facts(name: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("name", "label"),
     [
-        ("gpt-oss", "sliding-window pool"),
         ("lfm2", "LFM2 short-conv state"),
         ("falcon-h1", "Mamba2 state"),
     ],

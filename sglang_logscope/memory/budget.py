@@ -52,6 +52,7 @@ from .solver import (
     solve,
 )
 from .suggest import suggestions
+from .swa import decide as swa_decision
 
 #: Speculative algorithms that reset ``max_running_requests`` to 48 when it is unset.
 _SPEC_RESET = {"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH"}
@@ -441,6 +442,9 @@ def _budget(
     free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes = _kv_bytes(args, model, notes)
+    swa = swa_decision(model, rules.version, args, attn_tp=max(tp // max(dp, 1), 1),
+                       kv_bytes=kv_bytes, gpu_name=notes.sources.get("gpu", ""))  # fmt: skip
+    notes.assumptions.extend(swa.notes)
     context_len = int(arg_value(args, "context_length", model.max_position_embeddings or 32768))
     inputs = Inputs(
         rules=rules,
@@ -464,6 +468,8 @@ def _budget(
         **_pool_args(args, model),
         draft_layers=_draft_layers_in_cell(rules, model, args, spec),
         spec_steps_topk=int(spec.steps or 0) * int(spec.topk or 1) if spec.norm else 0,
+        swa=swa.pool,
+        swa_not_modelled=swa.not_modelled,
     )
     resolved = {
         "dp_size": int(arg_value(args, "dp_size", 1)),
@@ -600,7 +606,7 @@ def _assemble(
             f"the mamba pool ({sol.slots} slots, {x.ratio} per request) leaves no request slots: "
             "SGLang starts but cannot serve"
         )
-    not_modelled = (*x.model.not_modelled, *x.rules.not_modelled_for(x.model))
+    not_modelled = (*x.model.not_modelled, *x.rules.not_modelled_for(x.model), *x.swa_not_modelled)
     for what in not_modelled:
         notes.warnings.append(
             f"not modelled: {what}; the KV token and request figures are left out"
@@ -650,6 +656,7 @@ def _per_gpu(x: Inputs, hw: _Hardware, sol: Solution) -> PerGpu:
         mm_reserve_gib=sol.mm_reserve,
         draft_kv_gib=draft_kv,
         draft_in_slack=x.rules.era is not Era.D,
+        swa_tokens=sol.swa_tokens,
     )
 
 

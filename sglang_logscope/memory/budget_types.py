@@ -50,6 +50,8 @@ class PerGpu:
     draft_kv_gib: float = 0.0
     #: Before era D the draft weights load after profiling: they come out of the slack.
     draft_in_slack: bool = False
+    #: Sliding-window layer tokens of a hybrid-SWA pool (``kv_tokens`` counts the full layers).
+    swa_tokens: int | None = None
 
     def bar_segments(self) -> list[tuple[str, float]]:
         """(segment, GiB) stacked up to F0 as SGLang carves it: the draft KV (and before era D
@@ -82,6 +84,7 @@ class PerGpu:
             "mamba_slots": self.mamba_slots,
             "mm_reserve_gib": _r(self.mm_reserve_gib),
             "draft_kv_gib": _r(self.draft_kv_gib),
+            "swa_tokens": self.swa_tokens,
         }
 
 

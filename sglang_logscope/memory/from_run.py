@@ -88,7 +88,10 @@ def reported_from_run(run: Run) -> dict[str, Any]:
     kv = run.first(EventKind.KV_CACHE_ALLOCATED)
     mamba = run.first(EventKind.MAMBA_CACHE_ALLOCATED)
     summary = run.first(EventKind.TOKEN_SUMMARY)
+    swa = run.first(EventKind.SWA_POOL)
     tokens = kv.fields.get("tokens") if kv else None
+    if swa is not None:  # an SWA pool prints one KV line per sub-pool: the full one counts
+        tokens = swa.fields.get("full_layer_tokens", swa.fields.get("swa_layer_tokens"))
     if tokens is None and summary is not None:
         tokens = summary.fields.get("max_total_num_tokens")
         if tokens is None:
@@ -99,8 +102,10 @@ def reported_from_run(run: Run) -> dict[str, Any]:
         "mamba_slots": mamba.fields.get("max_mamba_cache_size") if mamba else None,
         "max_running_requests": summary.fields.get("max_running_requests") if summary else None,
     }
-    if kv is not None:
+    if kv is not None and swa is None:
         out["kv_gib"] = kv_pool_gib(kv)
+    if swa is not None:
+        out["swa_tokens"] = swa.fields.get("swa_layer_tokens")
     return out
 
 
@@ -266,6 +271,10 @@ def budget_for_run(
     reported["max_running_requests_error_pct"] = _error_pct(
         b.max_running_requests, reported.get("max_running_requests")
     )
+    if "swa_tokens" in reported:
+        reported["swa_tokens_error_pct"] = _error_pct(
+            None if b.not_modelled else b.per_gpu.swa_tokens, reported.get("swa_tokens")
+        )
     flags = prediction_mismatches(reported)
     reported["mismatches"] = flags
     confidence = dict(b.confidence)
@@ -284,6 +293,7 @@ def prediction_mismatches(reported: Mapping[str, Any]) -> list[str]:
     out = []
     for key, label in (
         ("kv_tokens", "KV tokens"),
+        ("swa_tokens", "sliding-window tokens"),
         ("mamba_slots", "mamba slots"),
         ("max_running_requests", "max_running_requests"),
     ):

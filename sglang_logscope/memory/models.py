@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import LogscopeError
 from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
 from .quant import QuantScheme, scheme_for
+from .swa import swa_layer_ids
 
 _DTYPE_BYTES = {
     "float32": 4,
@@ -66,6 +67,12 @@ class ModelFacts:
     nextn_field: bool = False
     #: Memory pools SGLang sizes for this family that the arithmetic does not model.
     not_modelled: tuple[str, ...] = ()
+    #: Sliding-window layer ids of a hybrid-SWA model (:mod:`.swa`); empty for others.
+    swa_attention_layers: tuple[int, ...] = ()
+    #: KV heads / head dims of the sliding layers when the config sets its own (MiMo).
+    swa_num_kv_heads: int | None = None
+    swa_head_dim: int | None = None
+    swa_v_head_dim: int | None = None
     #: Vision tower: ``num_hidden_layers`` as the default-mfs heuristic reads it (None if absent).
     vision_num_hidden_layers: int | None = None
     vision_hidden_size: int | None = None
@@ -107,6 +114,7 @@ class ModelFacts:
             "mla": self.is_mla,
             "kv_layers": len(self.full_attention_layers),
             "linear_layers": self.num_linear_layers,
+            "swa_layers": len(self.swa_attention_layers),
             "params_b": round(self.params_language / 1e9, 3),
         }
 
@@ -144,6 +152,7 @@ def facts_from_config(
     vision = top.get("vision_config")
     vision = vision if isinstance(vision, Mapping) else None
     mtp = int(_get(cfg, "num_nextn_predict_layers", _get(cfg, "mtp_num_hidden_layers", 0)))
+    swa_layers = swa_layer_ids(cfg, arch, layers) or ()
     facts = ModelFacts(
         name=name,
         source=source,
@@ -168,7 +177,11 @@ def facts_from_config(
         mamba_ssm_dtype=cfg.get("mamba_ssm_dtype"),
         mtp_layers=mtp,
         nextn_field=cfg.get("num_nextn_predict_layers") is not None,
-        not_modelled=unmodelled_pools(cfg, arch),
+        not_modelled=unmodelled_pools(cfg, arch, swa_modelled=bool(swa_layers)),
+        swa_attention_layers=swa_layers,
+        swa_num_kv_heads=_positive_int(cfg.get("swa_num_key_value_heads")),
+        swa_head_dim=_positive_int(cfg.get("swa_head_dim")),
+        swa_v_head_dim=_positive_int(cfg.get("swa_v_head_dim")),
         vision_num_hidden_layers=vision.get("num_hidden_layers") if vision else None,
         vision_hidden_size=vision.get("hidden_size") if vision else None,
         is_multimodal=vision is not None,
@@ -183,6 +196,11 @@ def facts_from_config(
 def _quant_config(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
     q = cfg.get("quantization_config")
     return q if isinstance(q, Mapping) else None
+
+
+def _positive_int(value: Any) -> int | None:
+    """A config's optional positive int field (anything else reads as absent)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _quant_of(cfg: Mapping[str, Any]) -> str | None:
@@ -269,9 +287,12 @@ def _marks(cfg: Mapping[str, Any], arch: str) -> set[str]:
     return out
 
 
-def unmodelled_pools(cfg: Mapping[str, Any], arch: str) -> tuple[str, ...]:
-    """What SGLang would size for this config that the arithmetic leaves out (never priced dense)."""
-    marks = _marks(cfg, arch)
+def unmodelled_pools(
+    cfg: Mapping[str, Any], arch: str, *, swa_modelled: bool = False
+) -> tuple[str, ...]:
+    """What SGLang would size for this config that the arithmetic leaves out (never priced dense).
+    ``swa_modelled``: the sliding-window layers were read (:mod:`.swa` prices that pool)."""
+    marks = _marks(cfg, arch) - ({"swa"} if swa_modelled else set())
     return tuple(label for label, key in _UNMODELLED if key in marks)
 
 

@@ -13,6 +13,7 @@ from .budget_types import PerGpu
 from .eras import Era, EraRules
 from .estimates import GIB, arg_value, kv_cell_bytes, mamba_slot_bytes
 from .models import ModelFacts
+from .swa import SwaPool
 
 #: Algorithms whose draft is priced into the KV cell in era D.
 EAGLE_FAMILY = {"EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE"}
@@ -67,6 +68,10 @@ class Inputs:
     draft_layers: int = 0
     #: speculative steps x top-k (the draft tokens per request of the pre-0.5.7 padding).
     spec_steps_topk: int = 0
+    #: The hybrid sliding-window pool of this release (:mod:`.swa`), None for the ordinary pool.
+    swa: SwaPool | None = None
+    #: SWA sizing this launch needs that the arithmetic does not cover.
+    swa_not_modelled: tuple[str, ...] = ()
 
     @property
     def attn_tp(self) -> int:
@@ -90,6 +95,8 @@ class Solution:
     mrr: int | None
     failure: FailureKind | None
     mm_reserve: float
+    #: Sliding-window layer tokens of an SWA pool (``tokens`` is then the full-layer count).
+    swa_tokens: int | None = None
 
     @property
     def fits(self) -> bool:
@@ -122,14 +129,20 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     if failure is None and era is Era.D and rest <= 0:
         failure = FailureKind.WEIGHTS_LEAVE_NO_MEMORY
     tokens = int(rest * GIB) // cell if cell else 0
-    if rules.spec_token_padding and x.spec and tokens > 0:
+    swa_tokens: int | None = None
+    if x.swa is not None:  # full / sliding split of the release (swa.py); no padding, no cap
+        tokens, swa_tokens = x.swa.tokens(int(rest * GIB))
+        cell = x.swa.cell_bytes
+    elif rules.spec_token_padding and x.spec and tokens > 0:
         tokens += _spec_padding(x, tokens)
-    if x.max_total_tokens is not None:
+    if x.max_total_tokens is not None and x.swa is None:
         tokens = min(tokens, x.max_total_tokens)
     tokens = tokens // x.page_size * x.page_size
     if failure is None and tokens <= 0:
         failure = FailureKind.NOT_ENOUGH_MEMORY
     kv_gib = max(tokens, 0) * cell / GIB
+    if x.swa is not None:
+        kv_gib = x.swa.gib(max(tokens, 0), swa_tokens or 0)
     mrr_out = _final_mrr(x, tokens, slots)
     if (
         failure is None
@@ -140,7 +153,19 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     ):
         failure = FailureKind.MAMBA_STATE_TOO_SMALL
     return Solution(
-        slack, rest, state, scratch, kv_gib, tokens, cell, slot, slots, mrr_out, failure, mm_reserve
+        slack,
+        rest,
+        state,
+        scratch,
+        kv_gib,
+        tokens,
+        cell,
+        slot,
+        slots,
+        mrr_out,
+        failure,
+        mm_reserve,
+        swa_tokens,
     )
 
 

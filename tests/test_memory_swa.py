@@ -1,0 +1,213 @@
+"""The hybrid sliding-window (SWA) pool per release, held to SGLang's code (``memory/swa.py``).
+
+No real log prints an SWA pool together with the free-memory figures needed to recompute it
+(the corpus has none; the public ones found are curated GB10 excerpts of Gemma 4, which is not
+modelled), so the release rules are pinned here to the wheels' source lines, and the model is
+the transformers reference GptOssConfig of ``fixtures/memory/configs/gpt-oss.json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sglang_logscope.log.reader import read_log
+from sglang_logscope.memory.budget import budget
+from sglang_logscope.memory.from_run import budget_for_run, reported_from_run
+from sglang_logscope.memory.gpus import PRESETS, GpuSpec
+from sglang_logscope.memory.models import facts_from_config, load_config, profile_facts
+from sglang_logscope.memory.swa import SwaPool, decide
+
+ROOT = Path(__file__).resolve().parent.parent
+GPT_OSS = facts_from_config(
+    load_config(ROOT / "fixtures" / "memory" / "configs" / "gpt-oss.json"),
+    name="gpt-oss",
+    source="fixtures/memory/configs/gpt-oss.json",
+)
+ARGS: dict[str, Any] = {
+    "model_path": "openai/gpt-oss-120b",
+    "tp_size": 1,
+    "mem_fraction_static": 0.85,
+}
+
+
+def _b(version: str, gpu: GpuSpec = PRESETS["h100"], **extra: Any) -> Any:
+    return budget({**ARGS, **extra}, gpus=gpu, model=GPT_OSS, sglang_version=version)
+
+
+def test_gpt_oss_config_gives_18_sliding_of_36_layers_and_no_unmodelled_pool() -> None:
+    assert GPT_OSS.num_layers == 36
+    assert GPT_OSS.swa_attention_layers == tuple(range(0, 36, 2))
+    assert GPT_OSS.not_modelled == ()
+    assert GPT_OSS.to_dict()["swa_layers"] == 18
+
+
+@pytest.mark.parametrize("version", ["0.5.2", "0.5.5", "0.5.7"])
+def test_before_0_5_8_gpt_oss_gets_the_ordinary_pool_every_layer_full(version: str) -> None:
+    """0.5.1-0.5.7 server_args.py: the gpt-oss branch sets ``disable_hybrid_swa_memory = True``."""
+    b = _b(version)
+    assert b.per_gpu.swa_tokens is None
+    assert b.per_gpu.kv_cell_bytes == 36 * 8 * (64 + 64) * 2  # every layer, 8 KV heads, bf16
+    assert any("ordinary pool" in a and version in a for a in b.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("version", "split"),
+    [("0.5.8", "layers"), ("0.5.9", "memory"), ("0.5.10.post1", "memory"), ("0.5.11", "cell"),
+     ("0.5.23", "cell")],
+)  # fmt: skip
+def test_from_0_5_8_gpt_oss_gets_the_swa_pool_split_at_ratio_0_8(version: str, split: str) -> None:
+    b = _b(version)
+    full, swa = b.per_gpu.kv_tokens, b.per_gpu.swa_tokens
+    assert swa == int(full * 0.8)
+    # the same KV bytes (rest) buy 36/(18 + 0.8 x 18) = 1.111x the dense token count
+    dense = _b("0.5.7").per_gpu.kv_tokens
+    assert full == pytest.approx(dense * 36 / 32.4, abs=2)
+    assert b.per_gpu.kv_gib == pytest.approx(b.per_gpu.rest_gib, abs=0.001)
+    assert any(f"({split} split)" in a for a in b.assumptions)
+    assert b.to_dict()["per_gpu"]["swa_tokens"] == swa
+
+
+def test_the_three_splits_of_sglang_on_unequal_layers_and_pages() -> None:
+    """10 GiB of KV, full layers 2,048 B x 9, sliding 1,024 B x 39, ratio 0.5, page 64.
+    layers (0.5.8): T = 10 GiB // (2048 x 48) = 109,226 -> 109,184; full = int(T 48 / 28.5) =
+    183,888 -> 183,872. memory (0.5.9): T = 10 GiB // 58,368 -> 183,936; full = int(T 58,368 /
+    38,400) = 279,582 -> 279,552. cell (0.5.11+): full = 10 GiB // 38,400 = 279,620 -> 279,616.
+    swa = int(full x 0.5) page-aligned."""
+    got = {
+        split: SwaPool(9, 39, 2048, 1024, 0.5, 64, split).tokens(10 * 2**30)
+        for split in ("layers", "memory", "cell")
+    }
+    assert got == {
+        "layers": (183872, 91904),
+        "memory": (279552, 139776),
+        "cell": (279616, 139776),
+    }
+
+
+def test_trtllm_mha_keeps_the_ordinary_pool_for_gpt_oss_in_0_5_8_and_0_5_9_only() -> None:
+    """0.5.8-0.5.9 server_args.py: trtllm_mha (the SM100 default) disables the SWA pool."""
+    b200 = GpuSpec("NVIDIA B200", 183359)
+    assert _b("0.5.9", attention_backend="trtllm_mha").per_gpu.swa_tokens is None
+    assert _b("0.5.8", gpu=b200).per_gpu.swa_tokens is None
+    assert _b("0.5.9", gpu=b200, attention_backend="fa3").per_gpu.swa_tokens is not None
+    assert _b("0.5.10", gpu=b200).per_gpu.swa_tokens is not None
+
+
+def test_disable_hybrid_swa_memory_and_unmodelled_options() -> None:
+    off = _b("0.5.23", disable_hybrid_swa_memory=True)
+    assert off.per_gpu.swa_tokens is None and off.kv_tokens == _b("0.5.7").kv_tokens
+    spec = _b("0.5.23", speculative_algorithm="EAGLE3", speculative_draft_model_path="x")
+    assert spec.kv_tokens is None and spec.max_running_requests is None
+    assert any("speculative decoding" in w for w in spec.not_modelled)
+    cap = _b("0.5.23", disable_radix_cache=True, max_running_requests=8)
+    assert cap.kv_tokens is None and any("request cap" in w for w in cap.not_modelled)
+    assert _b("0.5.20", disable_radix_cache=True, max_running_requests=8).kv_tokens is not None
+
+
+def test_llama4_ordinary_pool_before_0_5_8_and_every_fourth_layer_full_after() -> None:
+    cfg = {
+        "architectures": ["Llama4ForConditionalGeneration"],
+        "text_config": {
+            "hidden_size": 5120,
+            "num_hidden_layers": 48,
+            "num_attention_heads": 40,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "vocab_size": 202048,
+        },
+    }
+    m = facts_from_config(cfg, name="llama4", source="test")
+    assert len(m.swa_attention_layers) == 36 and 3 not in m.swa_attention_layers
+    old = decide(m, (0, 5, 2), {}, attn_tp=1, kv_bytes=2)
+    assert old.pool is None and "--hybrid-kvcache-ratio" in old.notes[0]
+    ratio = decide(m, (0, 5, 2), {"hybrid_kvcache_ratio": 0.5}, attn_tp=1, kv_bytes=2)
+    assert ratio.pool is None and ratio.not_modelled
+    new = decide(m, (0, 5, 9), {}, attn_tp=8, kv_bytes=2)
+    assert new.pool is not None and (new.pool.full_layers, new.pool.swa_layers) == (12, 36)
+    assert new.pool.full_bytes == new.pool.swa_bytes == 1 * 256 * 2
+
+
+def test_mimo_sliding_layers_use_their_own_heads_from_0_5_9() -> None:
+    cfg = {
+        "architectures": ["MiMoV2FlashForCausalLM"],
+        "hidden_size": 4096,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 4,
+        "head_dim": 192,
+        "v_head_dim": 128,
+        "swa_num_key_value_heads": 8,
+        "swa_head_dim": 192,
+        "swa_v_head_dim": 128,
+        "hybrid_layer_pattern": [0, 1, 1, 1],
+        "vocab_size": 152576,
+    }
+    m = facts_from_config(cfg, name="mimo", source="test")
+    assert decide(m, (0, 5, 8), {}, attn_tp=1, kv_bytes=2).pool is None
+    pool = decide(m, (0, 5, 9), {}, attn_tp=1, kv_bytes=2).pool
+    assert pool is not None and pool.split == "memory"
+    assert (pool.full_bytes, pool.swa_bytes) == (4 * 320 * 2, 8 * 320 * 2)
+    hicache = decide(m, (0, 5, 23), {"enable_hierarchical_cache": True}, attn_tp=1, kv_bytes=2)
+    assert hicache.pool is None
+
+
+def test_gemma3_keeps_the_ordinary_pool_and_gemma4_stays_not_modelled() -> None:
+    g3 = facts_from_config(
+        load_config(ROOT / "fixtures" / "memory" / "configs" / "gemma3-text.json"),
+        name="gemma3",
+        source="test",
+    )
+    assert g3.not_modelled == () and g3.swa_attention_layers == ()
+    g4 = facts_from_config(
+        {
+            "architectures": ["Gemma4ForConditionalGeneration"],
+            "text_config": {
+                "hidden_size": 2816,
+                "num_hidden_layers": 30,
+                "num_attention_heads": 16,
+                "num_key_value_heads": 8,
+                "head_dim": 256,
+                "vocab_size": 262144,
+            },
+        },
+        name="gemma4",
+        source="test",
+    )
+    assert any("sliding-window" in w for w in g4.not_modelled)
+    b = budget({"model_path": "g4", "mem_fraction_static": 0.85}, gpus=[PRESETS["h100"]], model=g4)
+    assert b.kv_tokens is None and b.max_running_requests is None
+    assert any(w.startswith("not modelled: sliding-window pool") for w in b.warnings)
+
+
+def test_a_run_printing_an_swa_pool_is_compared_on_its_full_layer_tokens(tmp_path: Path) -> None:
+    """Synthetic log (the catalog's sample lines): SGLang prints one KV line per sub-pool,
+    the sliding one first; the comparison uses ``full_layer_tokens``."""
+    log = tmp_path / "swa.log"
+    log.write_text(
+        "[2026-02-23 10:00:00 TP0] Load weight begin. avail mem=78.50 GB\n"
+        "[2026-02-23 10:00:09 TP0] Load weight end. type=GptOssForCausalLM, dtype=torch.bfloat16,"
+        " avail mem=16.00 GB, mem usage=62.50 GB.\n"
+        "[2026-02-23 10:00:10 TP0] Use sliding window memory pool. full_layer_tokens=500000,"
+        " swa_layer_tokens=400000\n"
+        "[2026-02-23 10:00:10 TP0] KV Cache is allocated. #tokens: 400000, K size: 2.75 GB,"
+        " V size: 2.75 GB\n"
+        "[2026-02-23 10:00:10 TP0] KV Cache is allocated. #tokens: 500000, K size: 3.43 GB,"
+        " V size: 3.43 GB\n",
+        encoding="utf-8",
+    )
+    run = read_log(str(log)).runs[0]
+    rep = reported_from_run(run)
+    assert (rep["kv_tokens"], rep["swa_tokens"]) == (500000, 400000)
+    b = budget_for_run(run, args=ARGS, model=GPT_OSS, sglang_version="0.5.23")
+    assert b.reported is not None
+    assert b.reported["swa_tokens_error_pct"] is not None
+    assert b.per_gpu.swa_tokens == int(b.per_gpu.kv_tokens * 0.8)
+
+
+def test_dense_models_are_untouched() -> None:
+    m = profile_facts("Qwen3-32B")
+    assert m.swa_attention_layers == ()
+    assert decide(m, (0, 5, 23), {}, attn_tp=1, kv_bytes=2).pool is None
