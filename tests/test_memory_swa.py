@@ -18,7 +18,7 @@ from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.from_run import budget_for_run, reported_from_run
 from sglang_logscope.memory.gpus import PRESETS, GpuSpec
 from sglang_logscope.memory.models import facts_from_config, load_config, profile_facts
-from sglang_logscope.memory.swa import SwaPool, decide
+from sglang_logscope.memory.swa import SPLIT_RULES, SwaPool, decide
 
 ROOT = Path(__file__).resolve().parent.parent
 GPT_OSS = facts_from_config(
@@ -70,20 +70,36 @@ def test_from_0_5_8_gpt_oss_gets_the_swa_pool_split_at_ratio_0_8(version: str, s
     assert b.to_dict()["per_gpu"]["swa_tokens"] == swa
 
 
-def test_the_three_splits_of_sglang_on_unequal_layers_and_pages() -> None:
-    """10 GiB of KV, full layers 2,048 B x 9, sliding 1,024 B x 39, ratio 0.5, page 64.
-    layers (0.5.8): T = 10 GiB // (2048 x 48) = 109,226 -> 109,184; full = int(T 48 / 28.5) =
-    183,888 -> 183,872. memory (0.5.9): T = 10 GiB // 58,368 -> 183,936; full = int(T 58,368 /
-    38,400) = 279,582 -> 279,552. cell (0.5.11+): full = 10 GiB // 38,400 = 279,620 -> 279,616.
-    swa = int(full x 0.5) page-aligned."""
+def test_the_splits_of_sglang_on_unequal_layers_and_pages() -> None:
+    """14 GiB of KV, full layers 2,048 B x 9, sliding 1,024 B x 39, ratio 0.8, page 64:
+    layers (0.5.8): T = 14 GiB // (2048 x 48) = 152,917 -> 152,896; full = int(T 48 / 40.2) =
+    182,562 -> 182,528; swa = int(182,562 x 0.8) = 146,049 -> 146,048.
+    memory (0.5.9): T = 14 GiB // 58,368 -> 257,536; full = int(T 58,368 / 50,380.8) = 298,363
+    -> 298,304; swa = int(298,363 x 0.8) = 238,690 -> 238,656; 0.5.10 takes the sliding count
+    from the aligned 298,304: 238,643 -> 238,592.
+    cell (0.5.11+): full = 14 GiB // 50,380.8 = 298,374 -> 298,368; swa = 238,694 -> 238,656."""
+    rest = 14 * 2**30
     got = {
-        split: SwaPool(9, 39, 2048, 1024, 0.5, 64, split).tokens(10 * 2**30)
-        for split in ("layers", "memory", "cell")
+        (split, aligned): SwaPool(9, 39, 2048, 1024, 0.8, 64, split, aligned).tokens(rest)
+        for split, aligned in (
+            ("layers", False),
+            ("memory", False),
+            ("memory", True),
+            ("cell", True),
+        )
     }
     assert got == {
-        "layers": (183872, 91904),
-        "memory": (279552, 139776),
-        "cell": (279616, 139776),
+        ("layers", False): (182528, 146048),
+        ("memory", False): (298304, 238656),
+        ("memory", True): (298304, 238592),
+        ("cell", True): (298368, 238656),
+    }
+    rules = {".".join(map(str, v)): (split, a) for v, split, a in SPLIT_RULES}
+    assert rules == {
+        "0.5.8": ("layers", False),
+        "0.5.9": ("memory", False),
+        "0.5.10": ("memory", True),
+        "0.5.11": ("cell", True),
     }
 
 
@@ -130,7 +146,7 @@ def test_llama4_ordinary_pool_before_0_5_8_and_every_fourth_layer_full_after() -
     assert new.pool.full_bytes == new.pool.swa_bytes == 1 * 256 * 2
 
 
-def test_mimo_sliding_layers_use_their_own_heads_from_0_5_9() -> None:
+def test_mimo_sliding_layers_use_their_own_heads_modelled_from_0_5_9() -> None:
     cfg = {
         "architectures": ["MiMoV2FlashForCausalLM"],
         "hidden_size": 4096,
@@ -146,7 +162,9 @@ def test_mimo_sliding_layers_use_their_own_heads_from_0_5_9() -> None:
         "vocab_size": 152576,
     }
     m = facts_from_config(cfg, name="mimo", source="test")
-    assert decide(m, (0, 5, 8), {}, attn_tp=1, kv_bytes=2).pool is None
+    old = decide(m, (0, 5, 8), {}, attn_tp=1, kv_bytes=2)  # its own 0.5.8 cell (sglang#18039)
+    assert old.pool is None and old.not_modelled == ("MiMo-V2-Flash sliding-window pool of 0.5.8",)
+    assert decide(m, (0, 5, 7), {}, attn_tp=1, kv_bytes=2).not_modelled == ()
     pool = decide(m, (0, 5, 9), {}, attn_tp=1, kv_bytes=2).pool
     assert pool is not None and pool.split == "memory"
     assert (pool.full_bytes, pool.swa_bytes) == (4 * 320 * 2, 8 * 320 * 2)

@@ -9,14 +9,16 @@ Read from the released wheels (``pip download --no-deps sglang==X``):
   and Gemma 2/3/3n (every release): those models get the ordinary pool, every layer at full size.
   gpt-oss gets the SWA pool from 0.5.8 (0.5.8-0.5.9: not with the ``trtllm_mha`` attention
   backend, the default on SM100), Llama 4 from 0.5.8 (before: only with
-  ``--hybrid-kvcache-ratio``), MiMo-V2-Flash from 0.5.9 (not with ``--enable-hierarchical-cache``).
+  ``--hybrid-kvcache-ratio``), MiMo-V2-Flash from 0.5.8 (modelled from 0.5.9; not with
+  ``--enable-hierarchical-cache``).
 * **The split** (``swa_full_tokens_ratio`` r, default 0.8; F / S bytes per token of one full /
   sliding layer, n_f / n_s layers; P the page size):
 
   - ``layers`` (0.5.8, ``set_num_tokens_hybrid_swa``): T = rest / (F (n_f + n_s)), page-aligned;
-    full = int(T (n_f + n_s) / (n_f + r n_s)); swa = int(full r); both page-aligned.
+    full = int(T (n_f + n_s) / (n_f + r n_s)); swa = int(full r); both then page-aligned.
   - ``memory`` (0.5.9-0.5.10.x, ``model_runner_kv_cache_mixin.py``): T = rest / (F n_f + S n_s),
-    page-aligned; full = int(T (F n_f + S n_s) / (F n_f + r S n_s)); swa = int(full r); aligned.
+    page-aligned; full = int(T (F n_f + S n_s) / (F n_f + r S n_s)); swa = int(full r), from
+    the unaligned full count in 0.5.9 and from the page-aligned one in 0.5.10.
   - ``cell`` (0.5.11+, ``HybridSWAPoolConfigurator``): full = align(int(rest / (F n_f + r S n_s)));
     swa = align(int(full r)).
 
@@ -49,20 +51,28 @@ class SwaArch:
     #: (i + 1) % 4 == 0) or ``hybrid_layer_pattern`` (MiMo: 1 = sliding).
     layers_from: str
     label: str
+    #: The first release whose split is modelled (None: from ``first``).
+    modelled_from: Version | None = None
 
 
 #: Architectures whose SWA pool is modelled (``get_hybrid_layer_ids`` of 0.5.9-0.5.23).
 SWA_ARCHS: tuple[SwaArch, ...] = (
     SwaArch("GptOssForCausalLM", (0, 5, 8), "layer_types", "gpt-oss"),
     SwaArch("Llama4ForConditionalGeneration", (0, 5, 8), "every_fourth_full", "Llama 4"),
-    SwaArch("MiMoV2FlashForCausalLM", (0, 5, 9), "hybrid_layer_pattern", "MiMo-V2-Flash"),
+    # 0.5.8 sizes MiMo's cell with every layer at full size plus the sliding layers again
+    # (sgl-project/sglang#18039 fixed it for 0.5.9): not modelled.
+    SwaArch(
+        "MiMoV2FlashForCausalLM", (0, 5, 8), "hybrid_layer_pattern", "MiMo-V2-Flash", (0, 5, 9)
+    ),
 )
 
-#: How the budget is split, by the first release of each rule (newest first).
-SPLIT_RULES: tuple[tuple[Version, str], ...] = (
-    ((0, 5, 11), "cell"),
-    ((0, 5, 9), "memory"),
-    ((0, 5, 8), "layers"),
+#: How the budget is split, by the first release of each rule (newest first): (release,
+#: split, sliding tokens taken from the page-aligned full count).
+SPLIT_RULES: tuple[tuple[Version, str, bool], ...] = (
+    ((0, 5, 11), "cell", True),
+    ((0, 5, 10), "memory", True),
+    ((0, 5, 9), "memory", False),
+    ((0, 5, 8), "layers", False),
 )
 
 #: gpt-oss with the trtllm_mha backend keeps the ordinary pool in these releases.
@@ -107,6 +117,8 @@ class SwaPool:
     page_size: int
     #: ``layers`` / ``memory`` / ``cell`` (see the module docstring).
     split: str
+    #: The sliding count is taken from the page-aligned full count (0.5.10+).
+    swa_from_aligned: bool = True
 
     @property
     def cell_bytes(self) -> int:
@@ -127,15 +139,16 @@ class SwaPool:
         if rest_bytes <= 0 or f <= 0:
             return 0, 0
         if self.split == "cell":
-            full = self._align(int(rest_bytes // (f * nf + r * s * ns)))
+            full = int(rest_bytes // (f * nf + r * s * ns))
         else:
             dense = f * (nf + ns) if self.split == "layers" else f * nf + s * ns
             t = self._align(rest_bytes // dense)
             weights = (
                 (nf + ns, nf + r * ns) if self.split == "layers" else (dense, f * nf + r * s * ns)
             )
-            full = self._align(int(t * weights[0] / weights[1]))
-        return full, self._align(int(full * r))
+            full = int(t * weights[0] / weights[1])
+        swa_base = self._align(full) if self.swa_from_aligned else full
+        return self._align(full), self._align(int(swa_base * r))
 
     def gib(self, full: int, swa: int) -> float:
         return (
@@ -177,9 +190,11 @@ def decide(
     if ordinary is not None:
         return SwaDecision(notes=(ordinary,)) if ordinary else SwaDecision()
     blocked = _unmodelled(v, args)
+    if rule.modelled_from is not None and v < rule.modelled_from:
+        blocked = (f"{rule.label} sliding-window pool of {rel}", *blocked)
     if blocked:
         return SwaDecision(not_modelled=blocked)
-    split = next(name for first, name in SPLIT_RULES if v >= first)
+    split, aligned = next((name, a) for first, name, a in SPLIT_RULES if v >= first)
     heads = max(1, model.num_kv_heads // attn_tp)
     swa_heads = max(1, (model.swa_num_kv_heads or model.num_kv_heads) // attn_tp)
     swa_dim = model.swa_head_dim or model.head_dim
@@ -193,6 +208,7 @@ def decide(
         ratio=ratio,
         page_size=int(args.get("page_size") or 1),
         split=split,
+        swa_from_aligned=aligned,
     )
     note = (
         f"sliding-window pool of {rel} ({split} split): {pool.swa_layers} sliding / "
