@@ -8,11 +8,13 @@ the transformers reference GptOssConfig of ``fixtures/memory/configs/gpt-oss.jso
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sglang_logscope.cli import main
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.from_run import budget_for_run, reported_from_run
@@ -229,3 +231,25 @@ def test_dense_models_are_untouched() -> None:
     m = profile_facts("Qwen3-32B")
     assert m.swa_attention_layers == ()
     assert decide(m, (0, 5, 23), {}, attn_tp=1, kv_bytes=2).pool is None
+
+
+def test_budget_text_and_json_show_the_sliding_window_tokens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cmd = tmp_path / "cmd.txt"
+    cmd.write_text(
+        "python -m sglang.launch_server --model-path openai/gpt-oss-120b --mem-fraction-static 0.85"
+    )
+    base = ["budget", "-e", str(cmd), "--gpus", "1", "--gpu-memory", "h100"]
+    base += ["--model-config", str(ROOT / "fixtures" / "memory" / "configs" / "gpt-oss.json")]
+    for version, shown in (("0.5.23", True), ("0.5.7", False)):
+        with pytest.raises(SystemExit):
+            main([*base, "--sglang-version", version])
+        text = capsys.readouterr().out
+        assert ("sliding-window layer tokens" in text) is shown
+        assert ("sliding-window pool of 0.5.23 (cell split)" in text) is shown
+        assert ("gives gpt-oss the ordinary pool" in text) is not shown
+    with pytest.raises(SystemExit):
+        main([*base, "--sglang-version", "0.5.23", "--format", "json"])
+    per_gpu = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert per_gpu["swa_tokens"] == int(per_gpu["kv_tokens"] * 0.8)

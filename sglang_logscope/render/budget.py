@@ -70,6 +70,7 @@ _ROWS: tuple[tuple[str, str, str | None], ...] = (
     ("spec scratch (GiB)", "spec_scratch_gib", None),
     ("KV pool (GiB)", "kv_gib", "kv_gib"),
     ("KV tokens", "kv_tokens", "kv_tokens"),
+    ("sliding-window layer tokens", "swa_tokens", "swa_tokens"),
     ("KV bytes per token", "kv_cell_bytes", None),
     ("mamba bytes per slot", "mamba_slot_bytes", None),
     ("mamba slots", "mamba_slots", "mamba_slots"),
@@ -109,11 +110,15 @@ def _figures(b: Budget) -> Table:
         header_style="bold",
     )
     for label, key, rep_key in _ROWS:
+        if key == "swa_tokens" and g.get(key) is None:
+            continue  # only hybrid-SWA pools have a second token count
         cells = [label, _fmt(g.get(key))]
         if rep is not None:
             printed = rep.get(rep_key) if rep_key else None
             err = (
-                rep.get(f"{rep_key}_error_pct") if rep_key in ("kv_tokens", "mamba_slots") else None
+                rep.get(f"{rep_key}_error_pct")
+                if rep_key in ("kv_tokens", "swa_tokens", "mamba_slots")
+                else None
             )
             cells += [_fmt(printed), f"{err:+.2f}%" if isinstance(err, (int, float)) else ""]
         table.add_row(*cells)
