@@ -253,3 +253,9 @@ def test_budget_text_and_json_show_the_sliding_window_tokens(
         main([*base, "--sglang-version", "0.5.23", "--format", "json"])
     per_gpu = json.loads(capsys.readouterr().out)["per_gpu"]
     assert per_gpu["swa_tokens"] == int(per_gpu["kv_tokens"] * 0.8)
+
+
+@pytest.mark.parametrize("ratio", [0, 1.5, "x", True, float("nan")])
+def test_a_ratio_sglang_would_refuse_leaves_the_figures_out(ratio: Any) -> None:
+    d = decide(GPT_OSS, (0, 5, 23), {"swa_full_tokens_ratio": ratio}, attn_tp=1, kv_bytes=2)
+    assert d.pool is None and "swa-full-tokens-ratio" in d.not_modelled[0]

@@ -199,14 +199,21 @@ def decide(
     swa_heads = max(1, (model.swa_num_kv_heads or model.num_kv_heads) // attn_tp)
     swa_dim = model.swa_head_dim or model.head_dim
     swa_v = model.swa_v_head_dim or swa_dim
-    ratio = float(args.get("swa_full_tokens_ratio") or 0.8)
+    ratio = _ratio(args.get("swa_full_tokens_ratio"))
+    if ratio is None:
+        return SwaDecision(
+            not_modelled=(
+                f"--swa-full-tokens-ratio {args.get('swa_full_tokens_ratio')!r} "
+                "(SGLang accepts 0 < r <= 1)",
+            )
+        )
     pool = SwaPool(
         full_layers=model.num_layers - len(model.swa_attention_layers),
         swa_layers=len(model.swa_attention_layers),
         full_bytes=int(heads * (model.head_dim + model.v_head_dim) * kv_bytes),
         swa_bytes=int(swa_heads * (swa_dim + swa_v) * kv_bytes),
         ratio=ratio,
-        page_size=int(args.get("page_size") or 1),
+        page_size=_page_size(args.get("page_size")),
         split=split,
         swa_from_aligned=aligned,
     )
@@ -215,6 +222,19 @@ def decide(
         f"{pool.full_layers} full layers, swa_full_tokens_ratio {ratio:g}"
     )
     return SwaDecision(pool=pool, notes=(note,))
+
+
+def _ratio(value: Any) -> float | None:
+    """``--swa-full-tokens-ratio`` (default 0.8), or None when SGLang would refuse it."""
+    if value is None:
+        return 0.8
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 < value <= 1 else None
+
+
+def _page_size(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def _ordinary_pool_reason(
