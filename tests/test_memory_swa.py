@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sglang_logscope.cli import main
 from sglang_logscope.log.reader import read_log
@@ -20,7 +22,7 @@ from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.from_run import budget_for_run, reported_from_run
 from sglang_logscope.memory.gpus import PRESETS, GpuSpec
 from sglang_logscope.memory.models import facts_from_config, load_config, profile_facts
-from sglang_logscope.memory.swa import SPLIT_RULES, SwaPool, decide
+from sglang_logscope.memory.swa import SPLIT_RULES, SwaPool, decide, swa_layer_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 GPT_OSS = facts_from_config(
@@ -259,3 +261,42 @@ def test_budget_text_and_json_show_the_sliding_window_tokens(
 def test_a_ratio_sglang_would_refuse_leaves_the_figures_out(ratio: Any) -> None:
     d = decide(GPT_OSS, (0, 5, 23), {"swa_full_tokens_ratio": ratio}, attn_tp=1, kv_bytes=2)
     assert d.pool is None and "swa-full-tokens-ratio" in d.not_modelled[0]
+
+
+_JSONISH = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=8) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arch=st.sampled_from(
+        ["GptOssForCausalLM", "Llama4ForConditionalGeneration", "MiMoV2FlashForCausalLM", "X"]
+    ),
+    layers=st.integers(0, 64),
+    pattern=_JSONISH,
+    extra=st.dictionaries(
+        st.sampled_from(["swa_full_tokens_ratio", "page_size", "attention_backend", "pp_size"]),
+        _JSONISH,
+        max_size=3,
+    ),
+)
+def test_swa_rules_never_raise_on_arbitrary_configs_and_args(
+    arch: str, layers: int, pattern: Any, extra: dict[str, Any]
+) -> None:
+    key = "layer_types" if arch == "GptOssForCausalLM" else "hybrid_layer_pattern"
+    ids = swa_layer_ids({key: pattern}, arch, layers)
+    assert ids is None or all(0 <= i < layers for i in ids)
+    m = GPT_OSS if arch == "GptOssForCausalLM" else profile_facts("Qwen3-32B")
+    d = decide(m, (0, 5, 23), extra, attn_tp=1, kv_bytes=2)
+    if d.pool is not None:
+        full, swa = d.pool.tokens(10 * 2**30)
+        assert 0 <= swa <= full

@@ -272,7 +272,8 @@ def _unmodelled(v: Version, args: Mapping[str, Any]) -> tuple[str, ...]:
         out.append("sliding-window pool with speculative decoding (draft layers and pool)")
     if args.get("max_total_tokens") is not None:
         out.append("sliding-window pool capped by --max-total-tokens")
-    if int(args.get("pp_size") or 1) > 1:
+    pp = args.get("pp_size")
+    if isinstance(pp, int) and pp > 1:
         out.append("sliding-window pool with pipeline parallelism")
     if v >= UNIFIED_MEMORY_FROM and args.get("enable_unified_memory"):
         out.append("sliding-window pool in unified memory (--enable-unified-memory)")
