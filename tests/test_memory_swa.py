@@ -22,7 +22,7 @@ from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.from_run import budget_for_run, reported_from_run
 from sglang_logscope.memory.gpus import PRESETS, GpuSpec
 from sglang_logscope.memory.models import facts_from_config, load_config, profile_facts
-from sglang_logscope.memory.swa import SPLIT_RULES, SwaPool, decide, swa_layer_ids
+from sglang_logscope.memory.swa import SPLIT_RULES, SwaDecision, SwaPool, decide, swa_layer_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 GPT_OSS = facts_from_config(
@@ -183,6 +183,10 @@ def test_gemma3_keeps_the_ordinary_pool_and_gemma4_stays_not_modelled() -> None:
         source="test",
     )
     assert g3.not_modelled == () and g3.swa_attention_layers == ()
+    # 0.4.10.x: model_runner's layer scan gives Gemma the SWA pool, nothing turns it off yet
+    assert decide(g3, (0, 4, 10, 2), {}, attn_tp=1, kv_bytes=2).not_modelled
+    for old_or_new in ((0, 4, 9), (0, 5, 1), (0, 5, 23)):
+        assert decide(g3, old_or_new, {}, attn_tp=1, kv_bytes=2) == SwaDecision()
     g4 = facts_from_config(
         {
             "architectures": ["Gemma4ForConditionalGeneration"],

@@ -5,8 +5,11 @@ Read from the released wheels (``pip download --no-deps sglang==X``):
 
 * **Which models.** ``is_hybrid_swa_model`` (``configs/model_config.py``) first exists in
   0.5.8. Before it (0.4.10-0.5.7) ``model_runner.py`` turns the pool on for any model with a
-  sliding window except Llama 4, but ``server_args.py`` switches it off for gpt-oss (0.5.1-0.5.7)
-  and Gemma 2/3/3n (every release): those models get the ordinary pool, every layer at full size.
+  sliding window except Llama 4, and ``server_args.py`` switches it off for gpt-oss (0.5.1-0.5.7)
+  and Gemma 2/3/3n (from 0.5.1): those get the ordinary pool, every layer at full size. In
+  0.4.10.x nothing switches it off, so Gemma 2/3/3n get the SWA pool there, their layers found
+  by scanning the loaded model (not modelled). 0.4.9 and earlier have no such pool (Llama 4
+  only with ``--hybrid-kvcache-ratio``).
   gpt-oss gets the SWA pool from 0.5.8 (0.5.8-0.5.9: not with the ``trtllm_mha`` attention
   backend, the default on SM100), Llama 4 from 0.5.8 (before: only with
   ``--hybrid-kvcache-ratio``), MiMo-V2-Flash from 0.5.8 (modelled from 0.5.9; not with
@@ -81,6 +84,20 @@ GPT_OSS_TRTLLM_OFF: tuple[Version, Version] = ((0, 5, 8), (0, 5, 10))
 REQUEST_CAP_FROM: Version = (0, 5, 21)
 #: ``--enable-unified-memory`` sizes the pools by bisection from 0.5.20.
 UNIFIED_MEMORY_FROM: Version = (0, 5, 20)
+#: Releases whose layer scan gives these architectures the SWA pool (0.5.1 turns it off).
+LAYER_SCAN_ONLY: tuple[frozenset[str], Version, Version] = (
+    frozenset(
+        {
+            "Gemma2ForCausalLM",
+            "Gemma3ForCausalLM",
+            "Gemma3ForConditionalGeneration",
+            "Gemma3nForCausalLM",
+            "Gemma3nForConditionalGeneration",
+        }
+    ),
+    (0, 4, 10),
+    (0, 5, 1),
+)
 #: GPU names of SM100 parts, where gpt-oss defaults to trtllm_mha (``is_sm100_supported``).
 _SM100_NAMES = ("B200", "B300", "GB200", "GB300")
 
@@ -182,10 +199,15 @@ def decide(
 ) -> SwaDecision:
     """SGLang's choice for this model at ``version``: SWA pool, ordinary pool, or not modelled."""
     rule = swa_arch(model.architecture)
-    if rule is None or not model.swa_attention_layers:
-        return SwaDecision()
     v = version[:3]
     rel = ".".join(map(str, v))
+    scan_archs, scan_from, scan_until = LAYER_SCAN_ONLY
+    if model.architecture in scan_archs and scan_from <= v < scan_until:
+        if args.get("disable_hybrid_swa_memory"):
+            return SwaDecision()
+        return SwaDecision(not_modelled=(f"sliding-window pool of {rel} (Gemma layer scan)",))
+    if rule is None or not model.swa_attention_layers:
+        return SwaDecision()
     ordinary = _ordinary_pool_reason(rule, v, rel, args, gpu_name)
     if ordinary is not None:
         return SwaDecision(notes=(ordinary,)) if ordinary else SwaDecision()
