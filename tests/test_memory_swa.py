@@ -304,3 +304,15 @@ def test_swa_rules_never_raise_on_arbitrary_configs_and_args(
     if d.pool is not None:
         full, swa = d.pool.tokens(10 * 2**30)
         assert 0 <= swa <= full
+
+
+def test_confidence_names_the_swa_split_and_no_longer_the_bf16_mla_pool() -> None:
+    assert "sliding-window pool split" in " ".join(_b("0.5.23").confidence["unvalidated"])
+    assert "sliding-window" not in " ".join(_b("0.5.7").confidence["unvalidated"])
+    ds = budget(
+        {"model_path": "deepseek-ai/DeepSeek-R1", "tp_size": 8, "mem_fraction_static": 0.83},
+        gpus=PRESETS["h200"],
+        model=profile_facts("DeepSeek-V3"),
+        sglang_version="0.5.23",
+    )
+    assert not any("MLA" in t for t in ds.confidence["unvalidated"])
