@@ -139,8 +139,8 @@ def _summary(source: object) -> dict[str, object]:
     return data
 
 
-def test_there_are_the_56_real_logs() -> None:
-    assert len(REAL) == 56
+def test_there_are_the_58_real_logs() -> None:
+    assert len(REAL) == 58
 
 
 def test_plain_real_logs_are_detected_plain() -> None:
