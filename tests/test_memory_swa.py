@@ -316,3 +316,10 @@ def test_confidence_names_the_swa_split_and_no_longer_the_bf16_mla_pool() -> Non
         sglang_version="0.5.23",
     )
     assert not any("MLA" in t for t in ds.confidence["unvalidated"])
+
+
+def test_an_all_sliding_model_is_not_modelled() -> None:
+    cfg = load_config(ROOT / "fixtures" / "memory" / "configs" / "gpt-oss.json")
+    cfg = {**cfg, "layer_types": ["sliding_attention"] * 36}
+    m = facts_from_config(cfg, name="all-swa", source="test")
+    assert decide(m, (0, 5, 23), {}, attn_tp=1, kv_bytes=2).not_modelled

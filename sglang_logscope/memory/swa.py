@@ -212,6 +212,8 @@ def decide(
     if ordinary is not None:
         return SwaDecision(notes=(ordinary,)) if ordinary else SwaDecision()
     blocked = _unmodelled(v, args)
+    if len(model.swa_attention_layers) >= model.num_layers:
+        blocked = ("all-sliding-window pool (no full-attention layer)", *blocked)
     if rule.modelled_from is not None and v < rule.modelled_from:
         blocked = (f"{rule.label} sliding-window pool of {rel}", *blocked)
     if blocked:
