@@ -1,7 +1,8 @@
 """SGLang's hybrid sliding-window (SWA) KV pool, per release: which models get it and how the
 token budget is split between the full-attention and the sliding-window layers.
 
-Read from the released wheels (``pip download --no-deps sglang==X``):
+Read from the released wheels (``pip download --no-deps sglang==X``; read: 0.4.9, 0.4.10, 0.5.1 -
+0.5.10, 0.5.12, 0.5.14, 0.5.17 - 0.5.23; 0.5.0 is not on PyPI):
 
 * **Which models.** ``is_hybrid_swa_model`` (``configs/model_config.py``) first exists in
   0.5.8. Before it (0.4.10-0.5.7) ``model_runner.py`` turns the pool on for any model with a
@@ -80,7 +81,7 @@ SPLIT_RULES: tuple[tuple[Version, str, bool], ...] = (
 
 #: gpt-oss with the trtllm_mha backend keeps the ordinary pool in these releases.
 GPT_OSS_TRTLLM_OFF: tuple[Version, Version] = ((0, 5, 8), (0, 5, 10))
-#: Request-cap sizing of the SWA pool exists in 0.5.23, not in 0.5.20 (0.5.21-0.5.22 not read).
+#: Request-cap sizing of the SWA pool: in 0.5.21, 0.5.22 and 0.5.23, not in 0.5.20.
 REQUEST_CAP_FROM: Version = (0, 5, 21)
 #: ``--enable-unified-memory`` sizes the pools by bisection from 0.5.20.
 UNIFIED_MEMORY_FROM: Version = (0, 5, 20)
