@@ -2,7 +2,7 @@
 token budget is split between the full-attention and the sliding-window layers.
 
 Read from the released wheels (``pip download --no-deps sglang==X``; read: 0.4.9, 0.4.10, 0.5.1 -
-0.5.10, 0.5.12, 0.5.14, 0.5.17 - 0.5.23; 0.5.0 is not on PyPI):
+0.5.12, 0.5.14, 0.5.17 - 0.5.23; 0.5.0 is not on PyPI):
 
 * **Which models.** ``is_hybrid_swa_model`` (``configs/model_config.py``) first exists in
   0.5.8. Before it (0.4.10-0.5.7) ``model_runner.py`` turns the pool on for any model with a
