@@ -168,7 +168,8 @@ def test_mimo_sliding_layers_use_their_own_heads_modelled_from_0_5_9() -> None:
     m = facts_from_config(cfg, name="mimo", source="test")
     old = decide(m, (0, 5, 8), {}, attn_tp=1, kv_bytes=2)  # its own 0.5.8 cell (sglang#18039)
     assert old.pool is None and old.not_modelled == ("MiMo-V2-Flash sliding-window pool of 0.5.8",)
-    assert decide(m, (0, 5, 7), {}, attn_tp=1, kv_bytes=2).not_modelled == ()
+    assert decide(m, (0, 5, 7), {}, attn_tp=1, kv_bytes=2).not_modelled  # is_hybrid_model: 1
+    assert decide(m, (0, 5, 6), {}, attn_tp=1, kv_bytes=2).not_modelled == ()  # no MiMo yet
     pool = decide(m, (0, 5, 9), {}, attn_tp=1, kv_bytes=2).pool
     assert pool is not None and pool.split == "memory"
     assert (pool.full_bytes, pool.swa_bytes) == (4 * 320 * 2, 8 * 320 * 2)

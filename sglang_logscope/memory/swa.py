@@ -13,8 +13,8 @@ Read from the released wheels (``pip download --no-deps sglang==X``; read: 0.4.9
   only with ``--hybrid-kvcache-ratio``).
   gpt-oss gets the SWA pool from 0.5.8 (0.5.8-0.5.9: not with the ``trtllm_mha`` attention
   backend, the default on SM100), Llama 4 from 0.5.8 (before: only with
-  ``--hybrid-kvcache-ratio``), MiMo-V2-Flash from 0.5.8 (modelled from 0.5.9; not with
-  ``--enable-hierarchical-cache``).
+  ``--hybrid-kvcache-ratio``), MiMo-V2-Flash from 0.5.7, when it appeared (modelled from 0.5.9;
+  not with ``--enable-hierarchical-cache``).
 * **The split** (``swa_full_tokens_ratio`` r, default 0.8; F / S bytes per token of one full /
   sliding layer, n_f / n_s layers; P the page size):
 
@@ -63,10 +63,11 @@ class SwaArch:
 SWA_ARCHS: tuple[SwaArch, ...] = (
     SwaArch("GptOssForCausalLM", (0, 5, 8), "layer_types", "gpt-oss"),
     SwaArch("Llama4ForConditionalGeneration", (0, 5, 8), "every_fourth_full", "Llama 4"),
-    # 0.5.8 sizes MiMo's cell with every layer at full size plus the sliding layers again
-    # (sgl-project/sglang#18039 fixed it for 0.5.9): not modelled.
+    # 0.5.7 (``is_hybrid_model`` returns 1 for MiMo) and 0.5.8 size MiMo's cell with every layer
+    # at full size plus the sliding layers again (sgl-project/sglang#18039 fixed it for 0.5.9):
+    # not modelled there.
     SwaArch(
-        "MiMoV2FlashForCausalLM", (0, 5, 8), "hybrid_layer_pattern", "MiMo-V2-Flash", (0, 5, 9)
+        "MiMoV2FlashForCausalLM", (0, 5, 7), "hybrid_layer_pattern", "MiMo-V2-Flash", (0, 5, 9)
     ),
 )
 
