@@ -202,3 +202,35 @@ def test_the_cli_writes_the_fast_lines(tmp_path: Path) -> None:
     picked = CliRunner().invoke(app, ["events", "-f", "jsonl", "-k", "decode_batch", str(big)])
     decode = {EventKind.DECODE_BATCH}
     assert picked.stdout.splitlines() == _reference(big.read_bytes(), decode, False)
+
+
+def test_the_line_layout_follows_event_to_dict() -> None:
+    """The layout is read from the reference's own output: a time written with ``T`` and a
+    new key (as an RFC 3339 change of ``to_dict`` would make) keep the fast path exact."""
+    from sglang_logscope.events import Event
+
+    original = Event.to_dict
+
+    def rfc3339(self: Event) -> dict[str, object]:
+        data = original(self)
+        out: dict[str, object] = {}
+        for key, value in data.items():
+            out[key] = (
+                self.timestamp.isoformat() if key == "timestamp" and self.timestamp else value
+            )
+            if key == "timestamp":
+                out["time_zone"] = None
+        return out
+
+    lines = [
+        f"[2026-05-09 09:00:{i % 60:02d}.5 DP0 TP1] Decode batch, #running-req: {i}, "
+        f"token usage: 0.{i % 10}5"
+        for i in range(300)
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    with mock.patch.object(Event, "to_dict", rfc3339):
+        writer = BulkJson(True)
+        out = "\n".join(iter_event_json(io.BytesIO(data), None, True, writer)).split("\n")
+        assert out == _reference(data)
+    assert '"timestamp": "2026-05-09T09:00:00.500000", "time_zone": null' in out[0]
+    assert writer.fast == 300

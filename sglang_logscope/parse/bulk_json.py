@@ -66,6 +66,8 @@ class BulkJson:
         self.templates: dict[tuple[Any, ...], dict[str, str]] = {}
         #: by spec (its alternative's number): row patterns of its shapes (:meth:`_add_sub`)
         self.subs: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
+        self.line: str | None = None  # the layout of a row's line (:func:`_line_layout`)
+        self.time_sep = " "
         self.fast = 0  # rows written from their columns
         self.slow = 0  # rows written through their Event
 
@@ -81,7 +83,9 @@ class BulkJson:
         a, b = rows.start, rows.stop
         out: list[str | None] = [None] * (b - a)
         slow: list[int] = []
-        header = _header(cols, full.index, a, b)
+        if self.line is None:
+            self.line, self.time_sep = _line_layout(rows.slice(0, 1).events()[0])
+        header = _header(cols, full.index, a, b, self.time_sep)
         for alt in shape.alts:
             if self.kinds is not None and alt.spec.kind not in self.kinds:
                 continue
@@ -125,14 +129,14 @@ class BulkJson:
             src,
             list(map(_encode, map(add, _texts(body), rest))),
         )
-        layout = _LINE.replace("KIND", _encode(spec.kind.value))
+        layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(spec.kind.value))
         fields = self._fields(rows, cols, alt, picked, rest, layout, columns)
-        lines = list(map(layout.format, *columns, fields))
+        lines: list[str | None] = list(map(layout.format, *columns, fields))
         if None in fields:
             for k, x in enumerate(fields):
                 if x is None:
                     slow.append(picked[k])
-                    lines[k] = None  # type: ignore[call-overload]
+                    lines[k] = None
         for r, line in zip(picked, lines, strict=True):
             out[r] = line
 
@@ -336,13 +340,49 @@ _VALUE_NUMBER_LINES = re.compile(
     .replace("(?=", ")(?=", 1)
 )
 
-#: A bulk row's line: its number, time, level, rank, source, message and fields (never
-#: truncated, no receive time); ``KIND`` is replaced by the spec's kind.
-_LINE = (
-    '{{"line": {0}, "end_line": {0}, "kind": KIND, "timestamp": {1}, "level": {2}, '
-    '"rank": {3}, "source": {4}, "message": {5}, "fields": {6}, "truncated": false, '
-    '"received_at": null}}'
-)
+#: Where a bulk row's values go in its JSON line, by the key of :meth:`Event.to_dict`: its
+#: number, time, level, rank, source, message and fields (``KIND``: the spec's kind); any
+#: other key takes the prototype's value (a bulk row is never truncated and has no receive
+#: time), checked with the rest on each shape's first row.
+_SLOTS = {
+    "line": "{0}",
+    "end_line": "{0}",
+    "kind": "KIND",
+    "timestamp": "{1}",
+    "level": "{2}",
+    "rank": "{3}",
+    "source": "{4}",
+    "message": "{5}",
+    "fields": "{6}",
+}
+
+
+def _line_layout(event: Event) -> tuple[str, str]:
+    """The format of a bulk row's line, made from one row's event as the reference writes it,
+    and the separator its time is written with (:data:`_NO_LAYOUT` when it cannot keep one)."""
+    data = event.to_dict()
+    parts = []
+    for key, value in data.items():
+        slot = _SLOTS.get(key)
+        if slot is None:
+            slot = to_json(value, indent=None, parsed=True).replace("{", "{{").replace("}", "}}")
+        parts.append(f"{_encode(key)}: {slot}")
+    stamp = event.timestamp
+    sep = next(
+        (
+            c
+            for c in (" ", "T")
+            if stamp is not None and data.get("timestamp") == stamp.isoformat(c)
+        ),
+        None,
+    )
+    if sep is None or set(_SLOTS) - set(data):
+        return _NO_LAYOUT, " "
+    return "{{" + ", ".join(parts) + "}}", sep
+
+
+#: A line layout no row matches (every shape then goes the reference way).
+_NO_LAYOUT = "\x00"
 
 
 def _by_shapes(shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]) -> list[str | None]:
@@ -381,11 +421,11 @@ def _pick(column: list[str], picked: list[int]) -> list[str]:
     return [column[r] for r in picked]
 
 
-def _header(cols: Any, index: dict[str, int], a: int, b: int) -> tuple[list[str], ...]:
+def _header(cols: Any, index: dict[str, int], a: int, b: int, sep: str) -> tuple[list[str], ...]:
     """Per row of a block: the JSON of its timestamp, its level text (or uvicorn level;
     ``""`` for none), and the JSON of its rank and source."""
     times = cols[index["ts"]][a:b]
-    when = {t: _encode(dt.isoformat(sep=" ")) for t, dt in parse_times(times).items()}
+    when = {t: _encode(dt.isoformat(sep)) for t, dt in parse_times(times).items()}
     ranks = [x or "null" for x in _distinct(cols[index["ranks"]][a:b], _rank_json)]
     level = _distinct(cols[index["level"]][a:b])
     ulevel = _distinct(cols[index["ulevel"]][a:b])
