@@ -234,3 +234,19 @@ def test_the_line_layout_follows_event_to_dict() -> None:
         assert out == _reference(data)
     assert '"timestamp": "2026-05-09T09:00:00.500000", "time_zone": null' in out[0]
     assert writer.fast == 300
+
+
+@given(
+    st.datetimes(min_value=__import__("datetime").datetime(1901, 1, 1)),
+    st.sampled_from([0, 1, 2, 3, 4, 5, 6]),
+    st.sampled_from([" ", "T"]),
+)
+def test_a_row_time_is_written_as_isoformat_writes_it(when: object, digits: int, sep: str) -> None:
+    """The header time's JSON made from its text equals ``isoformat`` of the parsed time."""
+    from sglang_logscope.parse.bulk import row_time
+
+    text = when.strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[attr-defined]
+    if digits:
+        text += "." + f"{when.microsecond:06d}"[:digits]  # type: ignore[attr-defined]
+    raw = text.encode()
+    assert bulk_json._time_json(raw, sep) == json.dumps(row_time(raw).isoformat(sep))

@@ -29,7 +29,7 @@ from typing import Any
 from .._text import to_json
 from ..events import Event, EventKind
 from ..limits import rules as limit_rules
-from .bulk import Rows, _Alt, _distinct, _rank, _texts, parse_times
+from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_time
 from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
 from .levels import LEVEL_HINT
 from .lines import iter_records
@@ -417,6 +417,20 @@ def _by_shapes(shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]) 
     return out
 
 
+def _time_json(raw: bytes, sep: str) -> str:
+    """A row's header time as ``datetime.isoformat`` writes it (microseconds in six digits,
+    none when zero), from its text: the pattern takes only valid full dates, and the usual
+    lengths are those ``fromisoformat`` reads (others are parsed)."""
+    text = raw.decode("ascii")
+    if len(text) == 19:
+        return f'"{text[:10]}{sep}{text[11:]}"'
+    if len(text) in (23, 26):
+        fraction = text[20:].ljust(6, "0")
+        clock = text[11:19] if fraction == "000000" else f"{text[11:19]}.{fraction}"
+        return f'"{text[:10]}{sep}{clock}"'
+    return _encode(row_time(raw).isoformat(sep))
+
+
 def _pick(column: list[str], picked: list[int]) -> list[str]:
     return [column[r] for r in picked]
 
@@ -425,7 +439,7 @@ def _header(cols: Any, index: dict[str, int], a: int, b: int, sep: str) -> tuple
     """Per row of a block: the JSON of its timestamp, its level text (or uvicorn level;
     ``""`` for none), and the JSON of its rank and source."""
     times = cols[index["ts"]][a:b]
-    when = {t: _encode(dt.isoformat(sep)) for t, dt in parse_times(times).items()}
+    when = {t: _time_json(t, sep) for t in set(times)}
     ranks = [x or "null" for x in _distinct(cols[index["ranks"]][a:b], _rank_json)]
     level = _distinct(cols[index["level"]][a:b])
     ulevel = _distinct(cols[index["ulevel"]][a:b])
