@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import io
-import multiprocessing
 import os
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .._html import log_html
 from .._text import SCHEMA_VERSION
 from ..events import Event, EventKind
 from ..parse.bulk import Rows
@@ -59,6 +56,9 @@ class Log:
 
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""
+        # start-up: the HTML helpers load in a notebook only, not for every command
+        from .._html import log_html
+
         return log_html(self)
 
 
@@ -262,6 +262,10 @@ def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:
 
 def summarize_files(paths: Sequence[Source], workers: int | None = None) -> list[dict[str, Any]]:
     """:func:`summarize_file` over several files, in parallel across cores, in input order."""
+    # start-up: the process pool loads only for several files (a single summary never needs it)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     if len(paths) <= 1 or workers == 1 or multiprocessing.current_process().daemon:
         # a Dask (or multiprocessing) worker is daemonic: it may not start processes, and
         # the fleet is already spread over workers

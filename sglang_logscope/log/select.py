@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
+from ..parse.bulk_json import iter_event_json
 from ..parse.lines import iter_events
 from ..parse.source import Source, describe
 from .reader import iter_runs, read_log, summarize_files, summarize_source
@@ -24,6 +25,10 @@ class EventSelection:
 
     log: str
     events: Iterable[Event]
+    #: the same events as JSON lines, blocks of lines joined by newlines (the argument:
+    #: escape every non-ASCII character), bulk rows written from their columns
+    #: (:mod:`..parse.bulk_json`); ``None`` when a run is chosen
+    json_blocks: Callable[[bool], Iterator[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,13 @@ def select_events(
     source: str, kinds: set[EventKind] | None = None, run: int | None = None
 ) -> EventSelection:
     """The events of ``source`` of ``kinds`` (all when None) in run ``run`` (all when None)."""
-    return EventSelection(source, _events_of(source, kinds, run))
+    blocks = None
+    if run is None:
+
+        def blocks(ascii_only: bool) -> Iterator[str]:
+            return iter_event_json(source, kinds, ascii_only)
+
+    return EventSelection(source, _events_of(source, kinds, run), blocks)
 
 
 def list_runs(source: Source) -> RunList:

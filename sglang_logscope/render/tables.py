@@ -9,6 +9,7 @@ from typing import Any
 from .._text import SCHEMA_VERSION, visible, when
 from ..log.select import EventSelection, RunList, Summaries
 from .events import write_events_table
+from .streams import encodes_everything
 from .text import console, write_json, write_jsonl
 from .text import table as make_table
 
@@ -32,7 +33,12 @@ def events_json(result: EventSelection) -> None:
 
 
 def events_jsonl(result: EventSelection) -> None:
-    write_jsonl((e.to_dict() for e in result.events), parsed=True)
+    if result.json_blocks is None:
+        write_jsonl((e.to_dict() for e in result.events), parsed=True)
+        return
+    out = sys.stdout
+    for block in result.json_blocks(not encodes_everything(out)):
+        out.write(block + "\n")
 
 
 def events_csv(result: EventSelection) -> None:

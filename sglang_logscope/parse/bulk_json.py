@@ -1,0 +1,521 @@
+"""Bulk rows written as the JSON lines of their events, without an ``Event`` or a dict each.
+
+``logscope events --format jsonl`` of a long-running server is millions of batch and access
+lines. Each is one JSON object (:meth:`~sglang_logscope.events.Event.to_dict` through
+:func:`~sglang_logscope._text.to_json`); this module writes it from the block's columns
+(:class:`~.bulk.Rows`) with a format string per *shape*: a spec, the optional groups present
+and, for ``label: value`` lines, the text without its value numbers (the key
+:func:`.catalog.read_pairs` already uses). A shape's fields are laid out once from
+:func:`.catalog._template`; a row then costs a split of its pairs, a few dict look-ups
+(each distinct number's JSON text is made once) and two ``str.format`` calls.
+
+Exactness: a shape's template is checked on its first row against the reference (that row's
+``Event`` through ``to_json``); a shape that differs, a value that could be rejected by
+:mod:`..limits`, a mutable value, or a wrapped log's receive times send rows to the reference
+path (:attr:`BulkJson.slow` counts them). Text is escaped by the C encoder ``json.dumps``
+uses (rows are ASCII: ``ensure_ascii`` changes nothing) and DEL is escaped as
+:func:`~sglang_logscope._text.to_json` does, so log text stays inert.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from itertools import compress, count, repeat, starmap
+from operator import add, is_not
+from typing import Any
+
+from .._text import to_json
+from ..events import Event, EventKind
+from ..limits import rules as limit_rules
+from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_time
+from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
+from .levels import LEVEL_HINT
+from .lines import iter_records
+
+_encode = json.encoder.encode_basestring_ascii
+
+#: A template that could not be made (the shape goes the reference way).
+_SLOW = ""
+
+
+def event_json(event: Event, ascii_only: bool) -> str:
+    """The reference: one event's JSON line as ``logscope events -f jsonl`` writes it."""
+    return to_json(event.to_dict(), indent=None, parsed=True, ascii_only=ascii_only)
+
+
+class _NumberJson(dict[str, str]):
+    """A value number's JSON text by its printed text (``0.50`` → ``0.5``), as
+    :func:`.catalog.read_pairs` types it (float with a point, else int)."""
+
+    def __missing__(self, text: str) -> str:
+        value = repr(float(text)) if "." in text else repr(int(text))
+        if len(self) < 65536:
+            self[text] = value
+        return value
+
+
+class BulkJson:
+    """Per-shape templates, kept across the blocks of one output (and its counters)."""
+
+    def __init__(self, ascii_only: bool, kinds: set[EventKind] | None = None) -> None:
+        self.ascii_only = ascii_only
+        self.kinds = kinds
+        self.numbers = _NumberJson()
+        self.templates: dict[tuple[Any, ...], dict[str, str]] = {}
+        #: by spec (its alternative's number): row patterns of its shapes (:meth:`_add_sub`)
+        self.subs: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
+        self.line: str | None = None  # the layout of a row's line (:func:`_line_layout`)
+        self.time_sep = " "
+        self.fast = 0  # rows written from their columns
+        self.slow = 0  # rows written through their Event
+
+    def lines(self, rows: Rows) -> list[str]:
+        """The JSON line of each row (of the kinds asked for), in order."""
+        if rows.received is not None:  # a wrapped log: receive times, zones (the reference)
+            events = [e for e in rows.events() if self.kinds is None or e.kind in self.kinds]
+            self.slow += len(events)
+            return [event_json(e, self.ascii_only) for e in events]
+        shape = rows.shape
+        full = shape.full
+        cols = rows.cols if rows.layout is full else shape.full_columns(rows.piece)
+        a, b = rows.start, rows.stop
+        out: list[str | None] = [None] * (b - a)
+        slow: list[int] = []
+        if self.line is None:
+            self.line, self.time_sep = _line_layout(rows.slice(0, 1).events()[0])
+        header = _header(cols, full.index, a, b, self.time_sep)
+        for alt in shape.alts:
+            if self.kinds is not None and alt.spec.kind not in self.kinds:
+                continue
+            column = cols[full.witness[alt.number]][a:b]
+            picked = list(compress(count(), map(is_not, column, repeat(None))))
+            if picked:
+                self._alt_lines(rows, cols, alt, picked, header, out, slow)
+        if slow:
+            for r, text in zip(slow, self._reference(rows, slow), strict=True):
+                out[r] = text
+        lines = [x for x in out if x is not None]
+        self.fast += len(lines) - len(slow)
+        self.slow += len(slow)
+        return lines
+
+    def _alt_lines(
+        self,
+        rows: Rows,
+        cols: Any,
+        alt: _Alt,
+        picked: list[int],
+        header: tuple[list[str], ...],
+        out: list[str | None],
+        slow: list[int],
+    ) -> None:
+        """The lines of one spec's rows of a block (into ``out``; ``slow`` gets the rows
+        whose shape goes the reference way)."""
+        spec = alt.spec
+        a = rows.start
+        body = [cols[alt.body][a + r] for r in picked]
+        rest = _texts([cols[rows.shape.full.index["rest"]][a + r] for r in picked])
+        when, levels, ranks, src = (_pick(column, picked) for column in header)
+        hint = LEVEL_HINT.get(spec.kind)
+        level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
+        line0 = rows.first_line
+        columns = (
+            [line0 + r for r in picked],
+            when,
+            list(map(level_json.__getitem__, levels)),
+            ranks,
+            src,
+            list(map(_encode, map(add, _texts(body), rest))),
+        )
+        layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(spec.kind.value))
+        fields = self._fields(rows, cols, alt, picked, rest, layout, columns)
+        lines: list[str | None] = list(map(layout.format, *columns, fields))
+        if None in fields:
+            for k, x in enumerate(fields):
+                if x is None:
+                    slow.append(picked[k])
+                    lines[k] = None
+        for r, line in zip(picked, lines, strict=True):
+            out[r] = line
+
+    def _fields(
+        self,
+        rows: Rows,
+        cols: Any,
+        alt: _Alt,
+        picked: list[int],
+        rest: list[str],
+        layout: str,
+        columns: tuple[list[Any], ...],
+    ) -> list[str | None]:
+        """Per row: its fields' JSON, ``None`` for a row to write the reference way."""
+        spec = alt.spec
+        a = rows.start
+        groups = [  # the groups that matched on some row of the block (most never do)
+            (name, _group_column(spec, name, column))
+            for name, i in alt.groups
+            if not name.startswith("_")
+            and (column := [cols[i][a + r] for r in picked]).count(None) < len(picked)
+        ]
+        subs = self.subs.get(alt.number)
+        if spec.pairs is None or groups or not subs:
+            return self._split_fields(rows, alt, picked, rest, layout, columns, groups)
+        done = _by_shapes(subs, rest)
+        left = [k for k, x in enumerate(done) if x is None]
+        if left:
+            some = self._split_fields(
+                rows,
+                alt,
+                [picked[k] for k in left],
+                [rest[k] for k in left],
+                layout,
+                tuple([column[k] for k in left] for column in columns),
+                [],
+            )
+            for k, x in zip(left, some, strict=True):
+                done[k] = x
+        return done
+
+    def _split_fields(
+        self,
+        rows: Rows,
+        alt: _Alt,
+        picked: list[int],
+        rest: list[str],
+        layout: str,
+        columns: tuple[list[Any], ...],
+        groups: list[tuple[str, list[str | None]]],
+    ) -> list[str | None]:
+        """:meth:`_fields` by splitting the value numbers out; rows of one width (the same
+        groups, as many value numbers) are formatted column-wise, a block at a time."""
+        spec = alt.spec
+        values: list[list[str]] = [column for _, column in groups]  # type: ignore[misc]
+        if spec.pairs is not None:  # shapes and value numbers of all rows in one split
+            parts = _VALUE_NUMBER_LINES.split("\n".join(rest))
+            keys = ": \x00".join(parts[0::3]).split("\n")  # (rows hold no NUL)
+            numbers = self._numbers(parts[1::3], parts[2::3])
+            widths = set(map(str.count, keys, repeat("\x00")))
+        else:
+            keys = [""] * len(picked)
+            numbers, widths = [], {0}
+            if alt.rest_field is not None:
+                values.append(list(map(_encode, rest)))
+        if len(widths) != 1 or any(None in column for column in values):
+            return self._by_kind_of_row(rows, alt, picked, rest, layout, columns, groups, keys)
+        width = widths.pop()
+        values.extend(numbers[j::width] for j in range(width))
+        present = tuple(name for name, _ in groups)
+        table = self.templates.setdefault((alt.number, present), {})
+        templates = list(map(table.get, keys))
+        if None in templates:
+            for k, key in enumerate(keys):
+                if templates[k] is None and key not in table:
+                    row = [column[k] for column in values]
+                    line = [column[k] for column in columns]
+                    pairs = rest[k] if spec.pairs else None
+                    made = self._checked(rows, alt, picked[k], present, pairs, layout, line, row)
+                    table[key] = made
+                    if made is not _SLOW and spec.pairs is not None and not present:
+                        self._add_sub(alt.number, key, made, width)
+            templates = list(map(table.get, keys))
+        fields: list[str | None] = list(map(str.format, templates, *values))
+        if _SLOW in templates:
+            for k, template in enumerate(templates):
+                if template is _SLOW:
+                    fields[k] = None
+        return fields
+
+    def _by_kind_of_row(
+        self,
+        rows: Rows,
+        alt: _Alt,
+        picked: list[int],
+        rest: list[str],
+        layout: str,
+        columns: tuple[list[Any], ...],
+        groups: list[tuple[str, list[str | None]]],
+        keys: list[str],
+    ) -> list[str | None]:
+        """:meth:`_split_fields` of rows of several widths or groups present: each kind of
+        row on its own."""
+        kinds: dict[tuple[Any, ...], list[int]] = {}
+        for k, key in enumerate(keys):
+            present = tuple(column[k] is not None for _, column in groups)
+            kinds.setdefault((key.count("\x00"), present), []).append(k)
+        out: list[str | None] = [None] * len(picked)
+        for (_, present), ks in kinds.items():
+            some = self._split_fields(
+                rows,
+                alt,
+                [picked[k] for k in ks],
+                [rest[k] for k in ks],
+                layout,
+                tuple([column[k] for k in ks] for column in columns),
+                [
+                    (name, [c[k] for k in ks])
+                    for (name, c), p in zip(groups, present, strict=True)
+                    if p
+                ],
+            )
+            for k, x in zip(ks, some, strict=True):
+                out[k] = x
+        return out
+
+    def _add_sub(self, number: int, key: str, template: str, width: int) -> None:
+        """A pattern that takes a whole row of the shape ``key`` and its value numbers as
+        groups (plain ones, whose text is their JSON, and floats less the trailing zeros
+        ``repr`` drops), to split a block by (:func:`_by_shapes`)."""
+        pieces = key.split(": \x00")
+        pattern = "\n" + re.escape(pieces[0])
+        pattern += "".join(f": {_SUB_NUMBER}" + re.escape(p) for p in pieces[1:])
+        subs = self.subs.setdefault(number, [])
+        if width and len(subs) < 8:
+            subs.append((re.compile(pattern + "(?=\n|\\Z)"), template, width))
+
+    def _numbers(self, plain: list[str | None], other: list[str | None]) -> list[str]:
+        """The JSON of each value number: its text where that is its JSON (``plain``), else
+        typed (``other``: ``0.50`` is ``0.5``)."""
+        out: list[str] = plain  # type: ignore[assignment]
+        convert = self.numbers.__getitem__
+        at = -1
+        try:
+            while True:
+                at = plain.index(None, at + 1)
+                out[at] = convert(other[at])  # type: ignore[arg-type]
+        except ValueError:
+            return out
+
+    def _checked(
+        self,
+        rows: Rows,
+        alt: _Alt,
+        r: int,
+        present: tuple[str, ...],
+        pairs_text: str | None,
+        layout: str,
+        line: list[Any],
+        values: list[str],
+    ) -> str:
+        """A new shape's fields template, checked on its first row (row ``r``) against the
+        reference; :data:`_SLOW` when it cannot be made or differs."""
+        template = _fields_template(alt, present, pairs_text, self.ascii_only)
+        if template is _SLOW:
+            return _SLOW
+        fast = layout.format(*line, template.format(*values)).replace("\x7f", "\\u007f")
+        return template if fast == self._reference(rows, [r])[0] else _SLOW
+
+    def _reference(self, rows: Rows, picked: list[int]) -> list[str]:
+        """Rows' lines through their events (:func:`event_json`)."""
+        if len(picked) == 1:
+            r = picked[0]
+            return [event_json(rows.slice(r, r + 1).events()[0], self.ascii_only)]
+        events = rows.events()
+        return [event_json(events[r], self.ascii_only) for r in picked]
+
+
+#: :data:`.catalog._VALUE_NUMBER` over rows joined by newlines: a row's end is a line's end
+#: (rows are single lines; ``\\s`` without the newline, which no row holds), and its
+#: ``: `` taken rather than looked behind (the engine then searches for that literal). The
+#: first group takes the numbers whose text is their JSON (what ``repr`` of the int or float
+#: prints: no leading or trailing zero, at most 15 digits, no exponent form), the second
+#: the others (``tests/test_bulk_json.py`` checks the first against ``repr``).
+_PLAIN_NUMBER = (
+    r"(?:0|[1-9][0-9]{0,17})(?![0-9.])"
+    r"|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])(?![0-9])"
+    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9]))(?![0-9])"
+)
+#: A value number in a shape's pattern (:meth:`BulkJson._add_sub`): the group is its JSON, a
+#: plain number or a float's text without the trailing zeros ``repr`` drops (``0.50``).
+_SUB_NUMBER = (
+    r"((?:0|[1-9][0-9]{0,17})(?![0-9.])|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])"
+    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9])))0{0,12}"
+)
+_VALUE_NUMBER_LINES = re.compile(
+    f": (?:({_PLAIN_NUMBER})|"
+    + _VALUE_NUMBER.pattern.removeprefix("(?<=: )")
+    .replace(r"\s?", r"[\t\x0b\x0c\r\x1c-\x1f ]?")
+    .replace(r"\Z", r"(?=\n)|\Z")
+    .replace("(?=", ")(?=", 1)
+)
+
+#: Where a bulk row's values go in its JSON line, by the key of :meth:`Event.to_dict`: its
+#: number, time, level, rank, source, message and fields (``KIND``: the spec's kind); any
+#: other key takes the prototype's value (a bulk row is never truncated and has no receive
+#: time), checked with the rest on each shape's first row.
+_SLOTS = {
+    "line": "{0}",
+    "end_line": "{0}",
+    "kind": "KIND",
+    "timestamp": "{1}",
+    "level": "{2}",
+    "rank": "{3}",
+    "source": "{4}",
+    "message": "{5}",
+    "fields": "{6}",
+}
+
+
+def _line_layout(event: Event) -> tuple[str, str]:
+    """The format of a bulk row's line, made from one row's event as the reference writes it,
+    and the separator its time is written with (:data:`_NO_LAYOUT` when it cannot keep one)."""
+    data = event.to_dict()
+    parts = []
+    for key, value in data.items():
+        slot = _SLOTS.get(key)
+        if slot is None:
+            slot = to_json(value, indent=None, parsed=True).replace("{", "{{").replace("}", "}}")
+        parts.append(f"{_encode(key)}: {slot}")
+    stamp = event.timestamp
+    sep = next(
+        (
+            c
+            for c in (" ", "T")
+            if stamp is not None and data.get("timestamp") == stamp.isoformat(c)
+        ),
+        None,
+    )
+    if sep is None or set(_SLOTS) - set(data):
+        return _NO_LAYOUT, " "
+    return "{{" + ", ".join(parts) + "}}", sep
+
+
+#: A line layout no row matches (every shape then goes the reference way).
+_NO_LAYOUT = "\x00"
+
+
+def _by_shapes(shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]) -> list[str | None]:
+    """The fields' JSON of the rows (their pairs text ``rest``) of known shapes, ``None`` for
+    the others: per shape one split of the rows left, its groups formatted column-wise."""
+    out: list[str | None] = [None] * len(rest)
+    todo = list(range(len(rest)))
+    for pattern, template, width in shapes:
+        if not todo:
+            break
+        parts = pattern.split("\n" + "\n".join([rest[k] for k in todo]))
+        step = width + 1
+        columns = (parts[j::step] for j in range(1, step))
+        fields = list(starmap(template.format, zip(*columns, strict=True)))
+        if not fields:
+            continue
+        if len(fields) == len(todo):  # every row left is of this shape
+            for k, x in zip(todo, fields, strict=True):
+                out[k] = x
+            break
+        left: list[int] = []
+        at = 0  # in todo
+        for i, segment in enumerate(parts[0::step]):
+            skipped = segment.count("\n")  # rows of other shapes between two matches
+            if skipped:
+                left += todo[at : at + skipped]
+                at += skipped
+            if i < len(fields):
+                out[todo[at]] = fields[i]
+                at += 1
+        todo = left
+    return out
+
+
+def _time_json(raw: bytes, sep: str) -> str:
+    """A row's header time as ``datetime.isoformat`` writes it (microseconds in six digits,
+    none when zero), from its text: the pattern takes only valid full dates, and the usual
+    lengths are those ``fromisoformat`` reads (others are parsed)."""
+    text = raw.decode("ascii")
+    if len(text) == 19:
+        return f'"{text[:10]}{sep}{text[11:]}"'
+    if len(text) in (23, 26):
+        fraction = text[20:].ljust(6, "0")
+        clock = text[11:19] if fraction == "000000" else f"{text[11:19]}.{fraction}"
+        return f'"{text[:10]}{sep}{clock}"'
+    return _encode(row_time(raw).isoformat(sep))
+
+
+def _pick(column: list[str], picked: list[int]) -> list[str]:
+    return [column[r] for r in picked]
+
+
+def _header(cols: Any, index: dict[str, int], a: int, b: int, sep: str) -> tuple[list[str], ...]:
+    """Per row of a block: the JSON of its timestamp, its level text (or uvicorn level;
+    ``""`` for none), and the JSON of its rank and source."""
+    times = cols[index["ts"]][a:b]
+    when = {t: _time_json(t, sep) for t in set(times)}
+    ranks = [x or "null" for x in _distinct(cols[index["ranks"]][a:b], _rank_json)]
+    level = _distinct(cols[index["level"]][a:b])
+    ulevel = _distinct(cols[index["ulevel"]][a:b])
+    src = _distinct(cols[index["src"]][a:b], _encode)
+    levels = [x or y or "" for x, y in zip(level, ulevel, strict=True)]
+    return (
+        list(map(when.__getitem__, times)),
+        levels,
+        ranks,
+        [x if x is not None else "null" for x in src],
+    )
+
+
+def _rank_json(label: str) -> str:
+    rank = _rank(label)
+    return _encode(rank.label) if rank is not None else "null"
+
+
+def _group_column(spec: MessageSpec, name: str, raw: list[bytes | None]) -> list[str | None]:
+    """A captured group's values as JSON, typed by the spec's field type (``None``: the
+    group did not match); a text group through the encoder, others once per distinct value."""
+    kind = spec.fields.get(name, "str")
+    if kind == "str":
+        return [_encode(x.decode("ascii")) if x is not None else None for x in raw]
+    convert = _CONVERTERS[kind]
+    return _distinct(raw, lambda text: to_json(convert(text), indent=None, parsed=True))
+
+
+def _fields_template(
+    alt: _Alt, present: tuple[str, ...], pairs_text: str | None, ascii_only: bool
+) -> str:
+    """``{"name": {0}, ...}`` for a shape: its present groups, then its pairs (a pair of a
+    group's name takes its value in the group's place, as ``dict.update`` does)."""
+    spec = alt.spec
+    if spec.sets:
+        return _SLOW
+    slots: dict[str, str] = {}
+    for k, name in enumerate(present):
+        slots[name] = f"{{{k}}}"
+    if spec.pairs is not None:
+        if pairs_text:
+            parts = _VALUE_NUMBER.split(pairs_text)
+            if len(parts) == 1:
+                return _SLOW
+            shape = _template(pairs_text, spec.pairs)
+            if shape is False:
+                return _SLOW
+            base = len(present)
+            for name, slot, value in shape:
+                if slot >= 0:
+                    slots[name] = f"{{{base + slot}}}"
+                else:
+                    text = to_json(value, indent=None, parsed=True, ascii_only=ascii_only)
+                    slots[name] = text.replace("{", "{{").replace("}", "}}")
+    elif alt.rest_field is not None:
+        slots[alt.rest_field] = f"{{{len(present)}}}"
+    if any(name in limit_rules() for name in slots):
+        return _SLOW  # a value there may be rejected (issue 20): the reference decides
+    inner = ", ".join(
+        _encode(name).replace("{", "{{").replace("}", "}}") + ": " + slot
+        for name, slot in slots.items()
+    )
+    return "{{" + inner + "}}"
+
+
+def iter_event_json(
+    source: Any, kinds: set[EventKind] | None, ascii_only: bool, stats: BulkJson | None = None
+) -> Iterator[str]:
+    """The JSON lines of ``source``'s events of ``kinds`` (all when ``None``), a block at a
+    time (lines joined by ``\\n``, no final newline): :func:`event_json` of every event."""
+    writer = stats if stats is not None else BulkJson(ascii_only, kinds)
+    for record in iter_records(source):
+        if isinstance(record, Rows):
+            lines = writer.lines(record)
+            if lines:
+                text = "\n".join(lines)
+                yield text.replace("\x7f", "\\u007f") if "\x7f" in text else text
+        elif kinds is None or record.kind in kinds:
+            yield event_json(record, ascii_only)
