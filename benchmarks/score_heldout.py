@@ -15,9 +15,11 @@ Per log (``log``, ``meta.json`` and, where the log prints its own argv, ``comman
   prefix (pip's ``WARNING:``, unittest's ``ERROR:``) is another program's line;
 * **pinning**: the last run's release range against ``sglang_release_exact`` where meta.json
   knows the release exactly;
-* **argparse false**: flags of ``command.txt`` that the pinned release's argument table rejects
-  (unknown or ambiguous) although the run printed its ``server_args`` banner, i.e. SGLang's
-  argparse accepted them; and the banner's fields the table does not know.
+* **argparse false**: the LS006/LS007 findings ``check`` gives with ``command.txt`` as the
+  intended command although the run printed its ``server_args`` banner (SGLang's argparse
+  accepted that argv); beside them the flags the pinned release's argument table rejects
+  (unknown or ambiguous) before the banner overrules it, and the banner's fields the table does
+  not know.
 
 ``render()`` gives the markdown ``scripts/gen_support_matrix.py`` puts in docs/support-matrix.md.
 """
@@ -34,10 +36,11 @@ from sglang_logscope.command.argtable import load_arg_table
 from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.errors import CommandError
 from sglang_logscope.events import EventKind
-from sglang_logscope.log.reader import read_log
+from sglang_logscope.log.reader import Log, read_log
 from sglang_logscope.log.runs import Run
 from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.message_index import message_index
+from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
 HELDOUT = ROOT / "fixtures" / "heldout"
@@ -57,6 +60,7 @@ class Row:
     pinned: str | None
     pin_ok: bool | None
     false_flags: tuple[str, ...] | None
+    argparse_findings: int | None
     banner_gaps: tuple[str, ...] | None
 
     @property
@@ -95,6 +99,7 @@ def measure(folder: Path) -> Row:
         pinned=str(pin) if pin else None,
         pin_ok=pin_ok,
         false_flags=_false_flags(folder, last),
+        argparse_findings=_argparse_findings(folder, log, last),
         banner_gaps=_banner_gaps(last),
     )
 
@@ -116,6 +121,16 @@ def _false_flags(folder: Path, run: Run | None) -> tuple[str, ...] | None:
     except CommandError:
         return None
     return tuple(cmd.unknown) + tuple(cmd.ambiguous)
+
+
+def _argparse_findings(folder: Path, log: Log, run: Run | None) -> int | None:
+    """LS006/LS007 (argparse would reject / died at argparse) that ``check`` gives with the
+    log's own argv as the intended command, although the run started."""
+    path = folder / "command.txt"
+    if not path.is_file() or run is None or not run.has_banner:
+        return None
+    report = check(log, expect=path, with_budget=False, live=False, full_scan=True)
+    return sum(1 for f in report.findings if f.code in ("LS006", "LS007"))
 
 
 def _banner_gaps(run: Run | None) -> tuple[str, ...] | None:
@@ -145,8 +160,10 @@ def _totals(table: list[Row]) -> list[str]:
         f"SGLang source file: {sum(r.unknown_sglang_file for r in table)}",
         f"- last run pinned to a range holding the known release: "
         f"{sum(1 for r in pinned if r.pin_ok)} of {len(pinned)} logs that know it exactly",
-        f"- flags of the log's own argv rejected by the pinned table although the run started: "
-        f"{sum(len(r.false_flags or ()) for r in commands)} in {len(commands)} commands",
+        f"- argparse findings (LS006/LS007) `check` gives on the log's own argv although the run "
+        f"started: {sum(r.argparse_findings or 0 for r in commands)} in {len(commands)} commands; "
+        f"flags the pinned release's table rejects (before the banner overrules it): "
+        f"{sum(len(r.false_flags or ()) for r in commands)}",
         f"- banner fields the pinned table lacks: {sum(len(r.banner_gaps or ()) for r in banners)} "
         f"in {len(banners)} banners",
     ]
@@ -158,8 +175,8 @@ def render() -> str:
         *_totals(table),
         "",
         "| log | outcome | expected | unknown | [ts] unknown | pinned | "
-        "argv false | banner gaps | [ts] unknown messages |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "table rejects | LS006 | banner gaps | [ts] unknown messages |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         mark = {None: "", True: " ✓", False: " ✗"}[r.outcome_ok]
@@ -169,7 +186,8 @@ def render() -> str:
         examples = "; ".join(f"`{_cell(e[:70])}`" for e in r.stamped_distinct) or "-"
         out.append(
             f"| {r.name} | {r.outcome}{mark} | {r.expected or '-'} | {r.unknown} | {r.stamped} "
-            f"| {pin} | {flags} | {gaps} | {examples} |"
+            f"| {pin} | {flags} | {'-' if r.argparse_findings is None else r.argparse_findings} "
+            f"| {gaps} | {examples} |"
         )
     return "\n".join(out) + "\n"
 

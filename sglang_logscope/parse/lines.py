@@ -426,7 +426,9 @@ class _Block:
         fields = dict(self.fields)
         if self.mode == "traceback":
             kind, fields = _classify_traceback(kind, fields, self.content)
-            if after_ready and kind is EventKind.EXCEPTION and _foreign(self.content):
+            if kind is EventKind.EXCEPTION and (
+                _harness(self.content) or (after_ready and _foreign(self.content))
+            ):
                 kind = EventKind.FOREIGN_TRACEBACK
         elif kind is EventKind.ARGPARSE_USAGE:
             fields["usage"] = " ".join(part.strip() for part in self.content)[:20000]
@@ -451,6 +453,24 @@ def _foreign(lines: list[str]) -> bool:
     resource tracker writing to the same file): not the server's own failure."""
     frames = [line for line in lines if line.lstrip().startswith('File "')]
     return bool(frames) and not any("sglang" in line for line in frames)
+
+
+#: A test runner's frame: unittest, pytest, or SGLang's own test package and test tree
+#: (``.../sglang/test/...``: ``popen_launch_server``, the nightly suites).
+_RUNNER_FRAME = regex.compile(r'/unittest/|/_pytest/|[/"]sglang/test/')
+#: A frame of the server's own code (helpers under ``sglang/srt/utils/`` excepted: the test
+#: package calls them too, ``retry`` among them).
+_SERVER_FRAME = regex.compile(r"sglang/srt/(?!utils/)")
+
+
+def _harness(lines: list[str]) -> bool:
+    """A test harness's traceback (a failed assertion, its launch timeout): it runs through a
+    test runner and through none of the server's code. It never is the server's failure, not
+    even before ready (the server runs in a process of its own)."""
+    frames = [line for line in lines if line.lstrip().startswith('File "')]
+    return any(_RUNNER_FRAME.search(f) for f in frames) and not any(
+        _SERVER_FRAME.search(f) for f in frames
+    )
 
 
 def _classify_traceback(
