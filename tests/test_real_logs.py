@@ -325,7 +325,15 @@ CASES: dict[str, Case] = {
         "CUDA out of memory. Tried to allocate 73.65 GiB",
         events=(("cuda_oom", None, {"tried": "73.65 GiB", "gpu": 1, "free": "50.40 GiB"}),),
     ),
-    "041": Case(1, "starting", events=(("kv_retract", None, {}),)),
+    # the 0.1.x router calls exit() right after this message (issue 17: was 'starting')
+    "041": Case(
+        1,
+        "crashed",
+        failure="exception",
+        failure_line=1,
+        message="Prefill out of memory",
+        events=(("scheduler_dead", None, {}),),
+    ),
     "043": Case(
         1,
         "starting",

@@ -2131,12 +2131,37 @@ SPECS += [
     ),
     MessageSpec(
         name="prefill_out_of_memory_legacy",
-        kind=K.KV_RETRACT,
+        kind=K.SCHEDULER_DEAD,
         pattern=r"Prefill out of memory\. This should ne(?:ve|rve)r happen",
-        level="WARNING",
-        releases="-0.2.0",
-        description="0.1.x router: the token pool could not fit a prefill (KV accounting), not a CUDA OOM.",
-        samples=(Sample("Prefill out of memory. This should nerver happen.", {}, "corpus/041"),),
+        level="ERROR",
+        releases="-0.2.9",
+        description="The token pool could not fit a prefill (KV accounting, not a CUDA OOM); the "
+        "router (0.1.x) or scheduler (0.2.x) dumps its radix tree and calls exit() right after "
+        "(0.1.14 router/infer_batch.py:237, 0.2.9 schedule_batch.py:387): the run is dead.",
+        samples=(
+            Sample("Prefill out of memory. This should nerver happen.", {}, "corpus/041"),
+            Sample(
+                "[2024-08-20 10:00:00 TP0] Prefill out of memory. This should never happen.",
+                {},
+                "sglang 0.2.9 schedule_batch.py:387",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="decode_out_of_memory_legacy",
+        kind=K.SCHEDULER_DEAD,
+        pattern=r"Decode out of memory\. This should ne(?:ve|rve)r happen",
+        level="ERROR",
+        releases="-0.2.9",
+        description="As prefill_out_of_memory_legacy for a decode step: the radix tree dump, then "
+        "exit() (0.1.14 router/infer_batch.py:394, 0.2.9 schedule_batch.py:640).",
+        samples=(
+            Sample(
+                "Decode out of memory. This should nerver happen.",
+                {},
+                "sglang 0.1.14 router/infer_batch.py:394",
+            ),
+        ),
     ),
     MessageSpec(
         name="watchdog_timeout",
