@@ -2399,13 +2399,14 @@ SPECS += [
         name="cuda_oom",
         kind=K.CUDA_OOM,
         pattern=(
-            rf"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) )?[Oo]ut of memory\. Tried to allocate (?P<tried>{SIZE})"
+            rf"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) )?[Oo]ut of memory\. "
+            rf"(?:NPUWorkspaceAllocator t|T)ried to allocate (?P<tried>{SIZE})"
             r"(?:\. GPU (?P<gpu>\d{1,4}+)"
             rf"(?: has a total capac(?:i?ty) of (?P<capacity>{SIZE})(?: of\s{{1,80}}+which (?P<free>{SIZE}) is free\.)?"
             rf"| \.\.\. (?P<free>{SIZE}) is free\.)?"
             rf"(?: Including non-PyTorch memory, this process has (?P<process_usage>{SIZE}) memory in use\.)?"
             rf"| \((?:GPU|NPU) (?P<gpu>\d{{1,4}}+); (?P<capacity>{SIZE}) total capacity;"
-            rf"(?:[^)]{{0,200}}? (?P<free>{SIZE}) free;)?)?"
+            rf"(?:[^)]{{0,200}}? (?P<free>{SIZE}) free[;)])?)?"
         ),
         fields={"gpu": "int"},
         anywhere=True,
@@ -2413,7 +2414,8 @@ SPECS += [
         releases="all",
         description="PyTorch's allocator text, wherever it appears (a scheduler traceback, 'Capture "
         "cuda graph failed: ...', a fork's own wrapper). Old torch spelled 'capacty'; NPU/old torch "
-        "use the '(GPU 0; X total capacity; ...)' form.",
+        "use the '(GPU 0; X total capacity; ...)' form; torch_npu's workspace allocator says "
+        "'NPUWorkspaceAllocator tried to allocate' (libtorch_npu.so 2.8.0 and 2.10.0).",
         samples=(
             Sample(
                 "sglang-1  | torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 23.52 GiB of which 13.00 MiB is free. Including non-PyTorch memory, this process has 23.48 GiB memory in use. Of the allocated memory 22.67 GiB is allocated by PyTorch, and 350.53 MiB is reserved by PyTorch but unallocated.",
@@ -2442,6 +2444,18 @@ SPECS += [
                     "free": "35.47 GiB",
                 },
                 "corpus/009",
+            ),
+            Sample(
+                "RuntimeError: NPU out of memory. NPUWorkspaceAllocator tried to allocate 2.00 GiB (NPU 3; 60.96 GiB total capacity; 1.12 GiB free). If you want to reduce memory usage, take a try to set the environment variable TASK_QUEUE_ENABLE=1.",
+                {
+                    "device": "NPU",
+                    "tried": "2.00 GiB",
+                    "gpu": 3,
+                    "capacity": "60.96 GiB",
+                    "free": "1.12 GiB",
+                },
+                "torch_npu 2.10.0 libtorch_npu.so: a synthetic line assembled from its "
+                "NPUWorkspaceAllocator text pieces (no real log with this wording found)",
             ),
             Sample(
                 "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 384.00 MiB. GPU 1 has a total capacity of 31.86 GiB of which 124.00 MiB is free. Of the allocated memory 31.30 GiB is allocated by PyTorch.",
