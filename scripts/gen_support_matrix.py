@@ -157,8 +157,9 @@ def _heldout() -> str:
             "memory for KV cache is X GB.', which no released wheel has (the index reads every",
             "release; 0.5.7 and 0.5.9 checked by hand), so it stays `unknown`; the Ascend runs pin",
             "to releases older than their banners (the NPU graph runner prints the pre-0.5.2",
-            "CUDA-graph wording once per rank, and every repeated line counts as one more piece of",
-            "evidence), which the banner-gap column shows; 021's outcome is not in the file.",
+            "CUDA-graph wording once per rank with its own figures; pinning keys its clues by the",
+            "text, figures included, so each copy is one more vote), which the banner-gap column",
+            "shows; 021's outcome is not in the file.",
             "",
             score_heldout.render(),
         ]
