@@ -7,7 +7,7 @@ Per log (``log``, ``meta.json`` and, where the log prints its own argv, ``comman
 
 * **outcome**: the last run's outcome against ``expected_outcome`` in meta.json, which a person
   read from the log (logs whose outcome is not visible, ``outcome_evidence_in_log: partial``, are
-  not scored);
+  not scored), and its failure kind against ``expected_failure`` where meta.json gives one;
 * **unknown**: headed lines that neither the typed catalog nor the source index reads; of them
   the ones with a ``[timestamp]`` header (SGLang's logger format: SGLang's own lines and other
   libraries' records that went through SGLang's handler) and their distinct messages (digits
@@ -52,6 +52,8 @@ class Row:
     name: str
     outcome: str
     expected: str | None
+    failure: str | None
+    expected_failure: str | None
     unknown: int
     stamped: int
     stamped_distinct: tuple[str, ...]
@@ -66,6 +68,10 @@ class Row:
     @property
     def outcome_ok(self) -> bool | None:
         return None if self.expected is None else self.outcome == self.expected
+
+    @property
+    def failure_ok(self) -> bool | None:
+        return None if self.expected_failure is None else self.failure == self.expected_failure
 
 
 def measure(folder: Path) -> Row:
@@ -89,6 +95,8 @@ def measure(folder: Path) -> Row:
         name=folder.name,
         outcome=last.outcome.value if last else "none",
         expected=expected,
+        failure=last.failure.kind.value if last and last.failure else None,
+        expected_failure=meta.get("expected_failure") if expected else None,
         unknown=len(unknown),
         stamped=len(stamped),
         stamped_distinct=tuple(distinct),
@@ -147,12 +155,14 @@ def rows() -> list[Row]:
 
 def _totals(table: list[Row]) -> list[str]:
     scored = [r for r in table if r.expected is not None]
+    failing = [r for r in table if r.expected_failure is not None]
     pinned = [r for r in table if r.pin_ok is not None]
     commands = [r for r in table if r.false_flags is not None]
     banners = [r for r in table if r.banner_gaps is not None]
     return [
         f"- last-run outcome right: {sum(1 for r in scored if r.outcome_ok)} of {len(scored)} "
-        "logs whose outcome the log shows",
+        f"logs whose outcome the log shows; failure kind right: "
+        f"{sum(1 for r in failing if r.failure_ok)} of {len(failing)} crashed logs",
         f"- headed lines left `unknown`: {sum(r.unknown for r in table)} in "
         f"{sum(1 for r in table if r.unknown)} of {len(table)} logs; with a `[timestamp]` "
         f"header: {sum(r.stamped for r in table)} "
@@ -174,9 +184,9 @@ def render() -> str:
     out = [
         *_totals(table),
         "",
-        "| log | outcome | expected | unknown | [ts] unknown | pinned | "
+        "| log | outcome | expected | failure | unknown | [ts] unknown | pinned | "
         "table rejects | LS006 | banner gaps | [ts] unknown messages |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         mark = {None: "", True: " ✓", False: " ✗"}[r.outcome_ok]
@@ -185,11 +195,20 @@ def render() -> str:
         gaps = "-" if r.banner_gaps is None else _gaps(r.banner_gaps)
         examples = "; ".join(f"`{_cell(e[:70])}`" for e in r.stamped_distinct) or "-"
         out.append(
-            f"| {r.name} | {r.outcome}{mark} | {r.expected or '-'} | {r.unknown} | {r.stamped} "
+            f"| {r.name} | {r.outcome}{mark} | {r.expected or '-'} | {_failure(r)} | {r.unknown} "
+            f"| {r.stamped} "
             f"| {pin} | {flags} | {'-' if r.argparse_findings is None else r.argparse_findings} "
             f"| {gaps} | {examples} |"
         )
     return "\n".join(out) + "\n"
+
+
+def _failure(r: Row) -> str:
+    mark = {None: "", True: " ✓", False: " ✗"}[r.failure_ok]
+    shown = r.failure or "-"
+    if r.failure_ok is False:
+        shown += f" (expected {r.expected_failure})"
+    return shown + mark
 
 
 def _gaps(names: tuple[str, ...]) -> str:
