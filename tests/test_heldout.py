@@ -75,12 +75,16 @@ def test_an_in_process_engine_crash_under_unittest_is_the_runs_failure() -> None
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 def test_heldout_outcome_is_what_the_log_shows(folder: Path) -> None:
-    """Every held-out log whose outcome is visible in it gets the outcome a person read from
-    it (meta.json ``expected_outcome``); these logs are tuned on now, no longer unseen."""
+    """Every held-out log whose outcome is visible in it gets the outcome (and, where meta.json
+    names one, the failure kind) a person read from it; these logs are tuned on now, no longer
+    unseen."""
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     if meta["outcome_evidence_in_log"] != "full":
         pytest.skip("the outcome is not visible in this log")
-    assert read_log(folder / "log").runs[-1].outcome.value == meta["expected_outcome"]
+    run = read_log(folder / "log").runs[-1]
+    assert run.outcome.value == meta["expected_outcome"]
+    if meta.get("expected_failure"):
+        assert run.failure is not None and run.failure.kind.value == meta["expected_failure"]
 
 
 def test_heldout_fixtures_are_whole_files_with_their_source() -> None:
