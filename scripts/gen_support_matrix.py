@@ -133,7 +133,7 @@ def _heldout() -> str:
         [
             "## Held-out logs (issue 17)",
             "",
-            "23 whole SGLang logs committed in public repositories that the project had never",
+            "24 whole SGLang logs committed in public repositories that the project had never",
             "seen ([fixtures/heldout/](../fixtures/heldout/): Ascend CI under Kubernetes with",
             "multi-node and PD-disaggregated runs, DGX Spark, RDNA4 ROCm, Apple M4 MLX, an offline",
             "`Engine`); the expected outcome of each is read by a person from the log",
