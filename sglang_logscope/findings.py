@@ -170,6 +170,11 @@ CODES: dict[str, Code] = {
         Code("LS024", "budget-does-not-fit", Severity.ERROR,
              "The memory budget of your intended command does not fit the GPUs.",
              "Apply one of the suggested changes before launching."),
+        Code("LS100", "budget-not-modelled-for-device", Severity.INFO,
+             "The command or the run targets a device other than a CUDA/ROCm GPU (an Ascend NPU, "
+             "Apple mps, a CPU, ...): logscope models SGLang's memory arithmetic for CUDA and ROCm "
+             "GPUs only, so no memory budget is given (a budget on an assumed GPU would be wrong).",
+             "Judge the memory from the run's own figures (KV cache, avail mem) in the log."),
         Code("LS080", "value-out-of-range", Severity.WARNING,
              "A value read from the log or the command is not one SGLang accepts (wrong type, out of range, not a "
              "finite number, too large or too deep): logscope treats it as unknown.",

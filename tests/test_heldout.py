@@ -13,6 +13,7 @@ from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import Outcome
 from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.staleness.judge import check
 
 HELDOUT = Path(__file__).resolve().parent.parent / "fixtures" / "heldout"
 FOLDERS = sorted(p for p in HELDOUT.iterdir() if (p / "log").is_file())
@@ -96,3 +97,23 @@ def test_heldout_fixtures_are_whole_files_with_their_source() -> None:
             f"https://github.com/{meta['repo']}/blob/{meta['commit']}/{meta['path']}"
         )
         assert (folder / "log").stat().st_size <= 5 * 2**20
+
+
+def test_no_memory_budget_on_an_assumed_gpu_for_an_npu_launch() -> None:
+    """heldout/004 checked against its own argv (``--device npu``, 2p1d over 32 NPUs): the
+    budget used to assume 16 RTX A6000 48GB and say 'does not fit' (LS024); SGLang's memory
+    arithmetic is modelled for CUDA/ROCm GPUs only, so LS100 says no budget is given."""
+    folder = HELDOUT / "004"
+    report = check(folder / "log", expect=folder / "command.txt", live=False, full_scan=True)
+    codes = [f.code for f in report.findings]
+    assert "LS100" in codes and "LS024" not in codes
+    assert "'npu'" in next(f.message for f in report.findings if f.code == "LS100")
+
+
+def test_a_gpu_launch_still_gets_its_budget() -> None:
+    """fixtures/demo (Qwen3.6-27B, tp 2 on 2x RTX A6000, banner device='cuda'): the budget is
+    given, no LS100."""
+    demo = HELDOUT.parent / "demo"
+    report = check(demo / "sglang-serve.log", expect=demo / "command.txt", live=False)
+    assert "LS100" not in [f.code for f in report.findings]
+    assert report.budget is not None

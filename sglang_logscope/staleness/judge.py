@@ -590,7 +590,12 @@ def _memory(
     from ..memory.verdict import oom_verdict
 
     budget = None
-    if intended is not None:
+    device = _non_gpu_device(run, intended) if intended is not None else None
+    if device is not None:
+        findings.append(
+            Finding.of("LS100", f"No memory budget: the launch targets device {device!r}.")
+        )
+    elif intended is not None:
         from_log = version_for_run(run, None)[0]
         era_version = version or from_log or intended.sglang_version
         version_source = "given" if version else ("log" if from_log else "assumed")
@@ -622,6 +627,17 @@ def _memory(
             )
         )
     return oom, budget
+
+
+def _non_gpu_device(run: Run, intended: LaunchCommand | None) -> str | None:
+    """The device the launch targets when it is not a CUDA/ROCm GPU (SGLang's ``--device``:
+    the intended command's when it sets one, else the run's banner), else ``None``."""
+    device = intended.args.get("device") if intended is not None else None
+    if device is None and run.server_args:
+        device = run.server_args.get("device")
+    if not isinstance(device, str) or device.lower() in ("cuda", "auto", ""):
+        return None
+    return device
 
 
 # ------------------------------------------------------------------------------------ wording
