@@ -155,3 +155,12 @@ def test_offline_entry_points_add_their_bench_args() -> None:
         sglang_version="0.5.9",
     )
     assert not offline.unknown and offline.explicit_args()["num_prompts"] == 10
+
+
+def test_an_untabled_release_is_refused_in_one_short_line() -> None:
+    """92 tabled releases made the error a 1,000-character line; it names the span instead."""
+    with pytest.raises(LogscopeError) as exc:
+        load_arg_table("0.2.9")
+    text = str(exc.value)
+    assert "\n" not in text and len(text) < 120
+    assert f"{available_versions()[0]} … {available_versions()[-1]}" in text

@@ -376,10 +376,18 @@ def load_arg_table(version: str | None = None) -> ArgTable:
     if wanted in versions:
         return _load(wanted)
     if not re.fullmatch(r"\d+(\.\d+)*(\.?post\d+)?", wanted):
-        raise LogscopeError(f"not an SGLang version: {version!r} (tabled: {', '.join(versions)})")
+        raise LogscopeError(f"not an SGLang version: {version!r} (tabled: {_span(versions)})")
     older = [v for v in versions if _version_key(v) <= _version_key(wanted)]
     if not older:
         raise LogscopeError(
-            f"no argument table for SGLang {version} or older (tabled: {', '.join(versions)})"
+            f"no argument table for SGLang {version} or older (tabled: {_span(versions)})"
         )
     return _load(older[-1])
+
+
+def _span(versions: list[str]) -> str:
+    """The tabled releases in a few words (``0.4.0 … 0.5.23 (92 releases)``) for a one-line
+    error; :func:`available_versions` lists them all."""
+    if len(versions) <= 3:
+        return ", ".join(versions)
+    return f"{versions[0]} … {versions[-1]} ({len(versions)} releases)"
