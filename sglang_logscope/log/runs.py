@@ -365,7 +365,9 @@ def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
     return f"{known[0]}-{known[-1]}"
 
 
-def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()) -> Iterator[Run]:
+def stream_runs(
+    events: Iterable[Event | Rows], keep: Collection[EventKind] = (), first_row: bool = False
+) -> Iterator[Run]:
     """The runs of :func:`split_runs`, built as the events stream by, in memory that follows
     what a run keeps rather than the file: each :class:`Run` is yielded once the next one has
     started, and its ``events`` hold only the events whose kind is in ``keep`` (every other
@@ -377,8 +379,11 @@ def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()
 
     Held meanwhile: the current run's figures, its kept events and its trailing preamble
     (auto-adjust warnings, unknown lines) that a following banner would take over.
+
+    ``first_row``: a run also keeps the first event of each kind not in ``keep`` (``watch``'s
+    phase view enters "ready" at a run's first batch line) and its last line's event.
     """
-    builder = _Builder(frozenset(keep))
+    builder = _Builder(frozenset(keep), first_row)
     for item in events:
         if item.__class__ is Rows:
             yield from builder.rows(item)
@@ -390,10 +395,11 @@ def stream_runs(events: Iterable[Event | Rows], keep: Collection[EventKind] = ()
 class _Builder:
     """The state of :func:`stream_runs` between two items."""
 
-    __slots__ = ("current", "index", "last_ts", "spare", "wanted")
+    __slots__ = ("current", "first_row", "index", "last_ts", "spare", "wanted")
 
-    def __init__(self, wanted: frozenset[EventKind]) -> None:
+    def __init__(self, wanted: frozenset[EventKind], first_row: bool = False) -> None:
         self.wanted = wanted
+        self.first_row = first_row
         self.current: _Group | None = None
         self.last_ts: datetime | None = None
         self.index = 0
@@ -405,7 +411,7 @@ class _Builder:
             yield from self._close(current, current.split_preamble(event))
             current = self.current
         if current is None:
-            current = self.current = _Group(self.wanted)
+            current = self.current = _Group(self.wanted, self.first_row)
         current.append(event)
         if event.timestamp is not None and event.has_date:
             self.last_ts = event.timestamp
@@ -422,7 +428,7 @@ class _Builder:
             if self.current is not None and (lo > 0 or self._opens(row_time(times[0]))):
                 yield from self._close(self.current, self.current.split_preamble(None))
             if self.current is None:
-                self.current = _Group(self.wanted)
+                self.current = _Group(self.wanted, self.first_row)
             if cuts is None:  # in time order (nearly always): first and last row bound it
                 self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
             else:
@@ -437,7 +443,7 @@ class _Builder:
     def _close(self, current: _Group, moved: list[Event]) -> Iterator[Run]:
         if current.count:
             yield from self._emit(current)
-        self.current = _Group(self.wanted)
+        self.current = _Group(self.wanted, self.first_row)
         for e in moved:
             self.current.append(e)
 
@@ -472,6 +478,17 @@ def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:
     return list(pairwise(cuts))
 
 
+def _firsts(events: Iterable[Event], kinds: set[EventKind]) -> Iterator[Event]:
+    """The first event of each of ``kinds``, in order."""
+    left = set(kinds)
+    for e in events:
+        if e.kind in left:
+            left.discard(e.kind)
+            yield e
+            if not left:
+                return
+
+
 class _Group:
     """One run being gathered by :func:`stream_runs`: the figures a :class:`Run` needs,
     folded event by event, plus the trailing preamble events (``tail``) not yet committed."""
@@ -481,7 +498,9 @@ class _Group:
         "best",
         "clues",
         "count",
+        "final",
         "first_line",
+        "firsts",
         "has_args",
         "kinds",
         "last_kind",
@@ -495,8 +514,11 @@ class _Group:
         "wanted",
     )
 
-    def __init__(self, wanted: frozenset[EventKind]) -> None:
+    def __init__(self, wanted: frozenset[EventKind], first_row: bool = False) -> None:
         self.wanted = wanted
+        #: the kinds not wanted of which the first event was kept (``None``: keep none)
+        self.firsts: set[EventKind] | None = set() if first_row else None
+        self.final: Event | Rows | None = None  # the last item committed but not kept
         self.settled: list[Event] = []  # committed events whose kind is wanted
         self.tail: list[Event] = []  # the trailing preamble, not committed yet
         self.count = 0  # committed events
@@ -552,6 +574,13 @@ class _Group:
             self.clues.add(e)
             if kind in self.wanted:
                 self.settled.append(e)
+                self.final = None
+            elif self.firsts is not None:
+                self.final = e
+                if kind not in self.firsts:
+                    self.firsts.add(kind)
+                    self.settled.append(e)
+                    self.final = None
 
     def add_rows(
         self, rows: Rows, specs: list[MessageSpec], oldest: datetime, newest: datetime
@@ -561,6 +590,9 @@ class _Group:
         if self.tail:
             self._commit(self.tail)
             self.tail = []
+        if self.firsts is not None:
+            self._keep_firsts(rows, specs)
+            self.final = rows
         if not self.count:
             self.first_line = rows.first_line
         self.count += len(rows)
@@ -573,6 +605,15 @@ class _Group:
             self.kinds.add(spec.kind)
             self.releases.add(spec.releases)
         self.last_kind = rows.last_kind()
+
+    def _keep_firsts(self, rows: Rows, specs: list[MessageSpec]) -> None:
+        """The first row of each kind not kept yet, as an event (once per kind and run)."""
+        assert self.firsts is not None
+        new = {s.kind for s in specs} - self.firsts - self.wanted
+        if not new:
+            return
+        self.firsts |= new
+        self.settled.extend(e for e in _firsts(rows.events(), new))
 
     def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
         """Does ``event`` open a new run after this group? (See :func:`split_runs`.)"""
@@ -617,6 +658,12 @@ class _Group:
     def build(self, index: int) -> Run:
         self._commit(self.tail)
         self.tail = []
+        final = self.final
+        if final is not None:  # ``first_row``: the run's last line, if it is not kept yet
+            last = final if isinstance(final, Event) else final.slice(len(final) - 1, len(final))
+            event = last if isinstance(last, Event) else last.events()[0]
+            if not self.settled or self.settled[-1].line < event.line:
+                self.settled.append(event)
         banner = self.banner
         failure = _failure(self.best[1], self.best[2]) if self.best else None
         return Run(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -59,6 +60,7 @@ class TailLog(Log):
 
     scanned_from_line: int = 1
     folded: bool = False  # serving lines folded into their runs (no event kept for them)
+    first_parsed_run: int = 0  # runs before this index are known from their starter line only
 
 
 def scan_of(log: Log) -> dict[str, Any]:
@@ -306,16 +308,20 @@ def read_last_run(
     min_bytes: int | None = None,
     window: int | None = None,
     keep: frozenset[EventKind] | None = None,
+    back: int = 1,
+    first_row: bool = False,
 ) -> Log:
     """A :class:`Log` whose last run (and run count) equal the full scan's, reading only the
-    end of big plain files; any other source is parsed whole with ``read_log``.
+    end of big plain files; any other source is parsed whole with ``read_log``. ``back``: the
+    runs from the ``back``-th last run starter on are parsed (``watch`` wants the run before
+    the last one too, for its outcome); ``first_row``: see :func:`~.runs.stream_runs`.
 
     With ``keep`` (e.g. :data:`CHECK_KINDS`) the parsed end streams through the bulk path:
     the runs' ``events`` hold only those kinds, every other figure (lines, times, outcome,
     failure, release range) is the full scan's, and a long last run costs no object per
     serving line."""
     if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
-        return _whole(source, keep)
+        return _whole(source, keep, first_row)
     path = os.fspath(source)
     try:
         size = os.path.getsize(path)
@@ -324,16 +330,16 @@ def read_last_run(
     except OSError:
         return read_log(source)  # let the reader raise its one-line error
     if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
-        return _whole(source, keep)
+        return _whole(source, keep, first_row)
     if format_of(source) is not InputFormat.plain:  # kubectl, Docker, journald: read whole
-        return _whole(source, keep)
+        return _whole(source, keep, first_row)
     try:
         # start-up: numpy loads only for a file big enough to scan
         import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
     except ImportError:  # pragma: no cover
-        return _whole(source, keep)
+        return _whole(source, keep, first_row)
     try:
-        return _read_tail(source, path, window, keep)
+        return _read_tail(source, path, window, keep, back, first_row)
     except OSError as exc:  # removed, rotated or unreadable between two reads
         raise InputError(
             f"{path}: cannot read ({exc.strerror or exc}): removed or replaced while it was read?"
@@ -341,20 +347,26 @@ def read_last_run(
 
 
 def _read_tail(
-    source: Source, path: str, window: int | None, keep: frozenset[EventKind] | None
+    source: Source,
+    path: str,
+    window: int | None,
+    keep: frozenset[EventKind] | None,
+    back: int,
+    first_row: bool,
 ) -> Log:
     starters = scan_starters(path)
     if not starters:
-        return _whole(source, keep)
-    settled = _settle(path, starters[-1], WINDOW if window is None else window)
+        return _whole(source, keep, first_row)
+    first = starters[-min(back, len(starters))]
+    settled = _settle(path, first, WINDOW if window is None else window)
     if settled is None:
-        return _whole(source, keep)
+        return _whole(source, keep, first_row)
     start, first_line, idx = settled
     if keep is None:
         events = _parse_from(path, start, first_line)
         runs = split_runs(events)
     else:
-        events, runs = _stream_from(path, start, first_line, keep)
+        events, runs = _stream_from(path, start, first_line, keep, first_row)
     tail_runs = runs[idx:]
     first_tail_line = tail_runs[0].first_line
     stubs = _earlier_runs(path, [s for s in starters if s.line < first_tail_line], first_tail_line)
@@ -366,14 +378,15 @@ def _read_tail(
         runs=(*stubs, *shifted),
         scanned_from_line=first_line,
         folded=keep is not None,
+        first_parsed_run=len(stubs),
     )
 
 
-def _whole(source: Source, keep: frozenset[EventKind] | None) -> Log:
+def _whole(source: Source, keep: frozenset[EventKind] | None, first_row: bool = False) -> Log:
     """The full scan, streamed through the bulk path when only ``keep`` kinds are wanted."""
     if keep is None:
         return read_log(source)
-    runs = tuple(iter_runs(source, keep))
+    runs = tuple(_runs_of(source, keep) if first_row else iter_runs(source, keep))
     events = tuple(e for r in runs for e in r.events)
     return TailLog(name=describe(source), events=events, runs=runs, folded=True)
 
@@ -398,14 +411,19 @@ def _settle(path: str, last: _Starter, window: int) -> tuple[int, int, int] | No
         span *= 4
 
 
+def _runs_of(source: Source, keep: frozenset[EventKind]) -> Iterator[Run]:
+    """:func:`~.reader.iter_runs`, each run keeping its first event of every other kind too."""
+    return stream_runs(iter_records(source, fields=False), keep, first_row=True)
+
+
 def _stream_from(
-    path: str, start: int, first_line: int, keep: frozenset[EventKind]
+    path: str, start: int, first_line: int, keep: frozenset[EventKind], first_row: bool = False
 ) -> tuple[list[Event], list[Run]]:
     """The runs from ``start`` on through the bulk path (rows folded, no object per serving
     line), each keeping the ``keep`` kinds; and those events in file order."""
     # (a helper process when what is read from ``start`` on is big: see iter_records)
     records = iter_records(path, first_line=first_line, fields=False, start=start)
-    runs = list(stream_runs(records, keep))
+    runs = list(stream_runs(records, keep, first_row))
     events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
     return events, runs
 

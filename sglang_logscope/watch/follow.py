@@ -94,6 +94,12 @@ class Follower:
         return b"" if self._skipping else bytes(self._buf)
 
     @property
+    def offset(self) -> int:
+        """Where the next read starts (after :meth:`poll` skipped the existing content: its
+        size then, which :attr:`skipped_lines` counts)."""
+        return self._offset
+
+    @property
     def is_open(self) -> bool:
         return self._fd is not None
 

@@ -18,6 +18,7 @@ from ..log.runs import Run, split_runs
 from ..parse.source import decode_line
 from ..staleness.judge import check
 from ..timing import START_TOLERANCE, LaunchTime, file_mtime, to_log_time
+from .existing import Existing, read_existing, worth_it
 from .follow import EventStream, Follower, Reset, parse_partial
 from .phases import STARTUP_KINDS, Phase, PhaseChange, PhaseTracker
 from .result import Note, WatchOutcome, WatchResult
@@ -65,7 +66,9 @@ class Watcher:
         self._now = start
         self._by_time = options.launched_at is not None and not options.fresh_file
         self._skip = options.launched_at is None and not options.fresh_file
-        self.follower = Follower(self.path, skip_existing=self._skip)
+        #: A big existing file read as check reads it (serving lines folded), not line by line.
+        self._fast = self._by_time and worth_it(self.path)
+        self.follower = Follower(self.path, skip_existing=self._skip or self._fast)
         self.result: WatchResult | None = None
         self._stream = EventStream()
         self._opened = False
@@ -120,6 +123,8 @@ class Watcher:
             chunk = self.follower.poll()
             if self.follower.is_open and not self._opened:
                 notes.extend(self._on_open())
+                if not self._opened:  # the existing content is to be read line by line after all
+                    continue
             if chunk.reset is not None:
                 notes.extend(self._on_reset(chunk.reset, now))
             if chunk.lines:
@@ -141,6 +146,10 @@ class Watcher:
     # -- reading
 
     def _on_open(self) -> list[Note]:
+        if self._fast:
+            self._fast = False
+            if self.follower.existed_at_start:
+                return self._read_existing()
         self._opened = True
         skipped = self.follower.skipped_lines
         self._stream = EventStream(first_line=skipped + 1)
@@ -189,16 +198,36 @@ class Watcher:
             )
         ]
 
+    def _read_existing(self) -> list[Note]:
+        """The big file's content at start, read as check reads it (see :mod:`.existing`);
+        where that cannot tell the launch's run exactly, the follower starts over from the
+        file's first line (``_opened`` stays false)."""
+        ex = read_existing(self.path, self.follower.offset, self.follower.skipped_lines)
+        runs = [r for r in ex.runs if _is_launch(r)] if ex else []
+        keep = next((r for r in runs if self._started_after_launch(r, last=r is runs[-1])), None)
+        if ex is None or (keep is not None and keep.first_line < ex.exact_from) or _headless(ex):
+            self.follower.close()
+            self.follower = Follower(self.path)
+            return []
+        self._opened = True
+        self._stream = EventStream(first_line=ex.last_line)
+        self._events = [*ex.events, *self._stream.feed(ex.last_raw)]
+        self._lines_seen = 0
+        return self._settle_initial(runs, keep, ex.lines)
+
     def _end_initial(self) -> list[Note]:
         """What the file held at start is read: keep only runs that belong to the launch."""
-        self._initial = False
-        initial_lines = self._lines_seen
         events = list(self._events)
         prov = self._stream.provisional
         if prov is not None:
             events.append(prov)
         runs = [r for r in split_runs(events) if _is_launch(r)] if events else []
         keep = next((r for r in runs if self._started_after_launch(r, last=r is runs[-1])), None)
+        return self._settle_initial(runs, keep, self._lines_seen)
+
+    def _settle_initial(self, runs: list[Run], keep: Run | None, initial_lines: int) -> list[Note]:
+        """Cut the content at start before ``keep`` (the launch's run, if it is there)."""
+        self._initial = False
         earlier = [r for r in runs if keep is None or r.first_line < keep.first_line]
         self._cut = keep.first_line - 1 if keep is not None else initial_lines
         self._events = [e for e in self._events if e.line > self._cut]
@@ -405,6 +434,12 @@ class Watcher:
         if self.opt.launched_at is not None:
             return f"the launch at {self.opt.launched_at.text}"
         return "the watch began (content already in the file is ignored)"
+
+
+def _headless(ex: Existing) -> bool:
+    """A run before the first starter, known from its first lines only: whether it is a
+    launch (has startup lines) is not known, so the file is read line by line."""
+    return any(not r.events and r.first_line < ex.exact_from for r in ex.runs)
 
 
 def _is_launch(run: Run) -> bool:
