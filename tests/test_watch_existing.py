@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_long_run import VARIANTS, _make
 
+from benchmarks.generate import generate
 from sglang_logscope.log import tail
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.timing import parse_launched_at
@@ -66,6 +67,8 @@ def _watch(log: Path, launched: str, fast: bool, monkeypatch: pytest.MonkeyPatch
     variant=st.sampled_from(VARIANTS),
     when=st.sampled_from(["before", "last", "after"]),
 )
+# the run before the launch's is older than the last two starters (an argparse launch last)
+@example(shape="many", seed=0, variant="argparse", when="last")
 def test_watch_on_an_existing_file_equals_the_line_by_line_reading(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -108,11 +111,11 @@ def test_a_long_run_is_read_without_the_follower(
 def test_a_launch_before_the_parsed_runs_is_read_line_by_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The launch's run is older than the last two starters: known from its banner only, so
+    """The launch's run is older than the last four starters: known from its banner only, so
     the watch falls back to reading the file from its first line, and says the same."""
-    big, _ = _make(tmp_path, "many", 2, "plain")  # 4 runs
+    big = generate(tmp_path / "six", size_mb=1.0, seed=2, runs=6)["big"]
     runs = read_log(big).runs
-    assert len(runs) >= 3 and runs[0].started_at is not None
+    assert len(runs) == 6 and runs[0].started_at is not None
     launched = (runs[0].started_at - timedelta(hours=1)).isoformat(sep=" ")
     fast = _watch(big, launched, True, monkeypatch)
     assert fast[-1] is False

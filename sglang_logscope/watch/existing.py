@@ -3,7 +3,8 @@
 ``watch --launched-at`` on an existing file has to know the file's runs (which one is the
 launch's, what ran before it). Fed line by line through the follower, a 600 MB log took 103 s
 and 3.5 GB. Here the runs come from :func:`~sglang_logscope.log.tail.read_last_run` (the byte
-scan for run starters, then the last two runs streamed with their serving lines folded), and
+scan for run starters, then the last two runs, or up to four when the launch's run or the one before it is
+older, streamed with their serving lines folded), and
 the watcher gets the events that reading keeps (every kind but batch and access lines, and a
 run's first line of each of those: the phase view enters "ready" at the first batch line)
 plus the serving events of the file's last :data:`LAST_WINDOW` bytes (the run's last lines). The last event comes as raw lines, since the
@@ -51,14 +52,15 @@ def worth_it(path: str) -> bool:
     return format_of(path) is InputFormat.plain
 
 
-def read_existing(path: str, size: int, skipped: int) -> Existing | None:
+def read_existing(path: str, size: int, skipped: int, back: int = 2) -> Existing | None:
     """The file's content up to byte ``size`` (where the follower skipped to, counting
-    ``skipped`` lines, an unfinished last one included): ``None`` when
+    ``skipped`` lines, an unfinished last one included), its runs parsed from the ``back``-th
+    last run starter on: ``None`` when
     it is not a plain log big enough, or its last event began before the last window (then
     the follower reads the file from its start, as it does for a small one)."""
     if not worth_it(path):
         return None
-    log = tail.read_last_run(path, keep=tail.CHECK_KINDS, back=2, min_bytes=0, first_row=True)
+    log = tail.read_last_run(path, keep=tail.CHECK_KINDS, back=back, min_bytes=0, first_row=True)
     if not isinstance(log, tail.TailLog) or not log.runs:
         return None
     window, partial = _last_window(path, size)

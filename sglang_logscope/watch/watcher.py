@@ -199,21 +199,30 @@ class Watcher:
         ]
 
     def _read_existing(self) -> list[Note]:
-        """The big file's content at start, read as check reads it (see :mod:`.existing`);
-        where that cannot tell the launch's run exactly, the follower starts over from the
-        file's first line (``_opened`` stays false)."""
-        ex = read_existing(self.path, self.follower.offset, self.follower.skipped_lines)
-        runs = [r for r in ex.runs if _is_launch(r)] if ex else []
-        keep = next((r for r in runs if self._started_after_launch(r, last=r is runs[-1])), None)
-        if ex is None or (keep is not None and keep.first_line < ex.exact_from) or _headless(ex):
-            self.follower.close()
-            self.follower = Follower(self.path)
-            return []
-        self._opened = True
-        self._stream = EventStream(first_line=ex.last_line)
-        self._events = [*ex.events, *self._stream.feed(ex.last_raw)]
-        self._lines_seen = 0
-        return self._settle_initial(runs, keep, ex.lines)
+        """The big file's content at start, read as check reads it (see :mod:`.existing`):
+        from the second last run starter on, then the third and fourth, until the launch's
+        run and the one before it are parsed (not known from a starter line only); else the
+        follower starts over from the file's first line (``_opened`` stays false)."""
+        for back in (2, 3, 4):
+            ex = read_existing(self.path, self.follower.offset, self.follower.skipped_lines, back)
+            if ex is None:
+                break
+            runs = [r for r in ex.runs if _is_launch(r)]
+            keep = next(
+                (r for r in runs if self._started_after_launch(r, last=r is runs[-1])), None
+            )
+            earlier = [r for r in runs if keep is None or r.first_line < keep.first_line]
+            told = [r for r in (keep, *earlier[-1:]) if r is not None]
+            if _headless(ex) or any(r.first_line < ex.exact_from for r in told):
+                continue
+            self._opened = True
+            self._stream = EventStream(first_line=ex.last_line)
+            self._events = [*ex.events, *self._stream.feed(ex.last_raw)]
+            self._lines_seen = 0
+            return self._settle_initial(runs, keep, ex.lines)
+        self.follower.close()
+        self.follower = Follower(self.path)
+        return []
 
     def _end_initial(self) -> list[Note]:
         """What the file held at start is read: keep only runs that belong to the launch."""
