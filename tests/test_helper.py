@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import select
+import os
 import sys
 from pathlib import Path
 from unittest import mock
@@ -196,3 +197,13 @@ def test_the_helper_imports_nothing_from_the_users_folders(
         )
     assert taken, "the helper cut nothing (did it start?)"
     assert not marker.exists()
+
+
+def test_no_helper_when_no_core_is_free() -> None:
+    """At a load above the cores less one the helper competes for the same cores (check's
+    streamed end took twice the wall time with it at load 7 on 2 cores): none is started."""
+    with mock.patch.object(os, "sched_getaffinity", return_value={0, 1}, create=True):
+        with mock.patch.object(os, "getloadavg", return_value=(0.5, 0.5, 0.5)):
+            assert _helper.helper_worth_it(_helper.MIN_BYTES) is (os.name == "posix")
+        with mock.patch.object(os, "getloadavg", return_value=(1.5, 0.5, 0.5)):
+            assert not _helper.helper_worth_it(_helper.MIN_BYTES)

@@ -421,28 +421,12 @@ def _stream_from(
 ) -> tuple[list[Event], list[Run]]:
     """The runs from ``start`` on through the bulk path (rows folded, no object per serving
     line), each keeping the ``keep`` kinds; and those events in file order."""
-    # (a helper process when what is read from ``start`` on is big and a core is free for it)
-    helper = None if second_core_free() else False
-    records = iter_records(path, first_line=first_line, fields=False, start=start, helper=helper)
+    # (helper=None: a helper process when what is read from ``start`` on is big and a core is
+    # free for it, parse/_helper.helper_worth_it)
+    records = iter_records(path, first_line=first_line, fields=False, start=start, helper=None)
     runs = list(stream_runs(records, keep, first_row))
     events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
     return events, runs
-
-
-def second_core_free() -> bool:
-    """Is a core free for the bulk path's helper process? On a busy machine (1-minute load
-    average above the cores less one) the helper competes for the same cores: on the 600 MB
-    long log at load 7 on 2 cores the streamed end took 6.8-7.6 s of wall time with it and
-    2.8-4.5 s without (CPU 2.3 s and 1.9 s; ``docs/performance.md``)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # pragma: no cover - no load average here
-        return True
-    return load <= cores - 1
 
 
 def _earlier_runs(path: str, earlier: list[_Starter], first_tail_line: int) -> list[Run]:

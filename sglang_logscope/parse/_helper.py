@@ -42,14 +42,21 @@ Piece = tuple[bytes, bool, bool]  # iter_raw_pieces' (data, truncated, piece)
 
 
 def helper_worth_it(size: int | None) -> bool:
-    """A helper pays for its start on a log of ``size`` bytes with a second core free."""
+    """A helper pays for its start on a log of ``size`` bytes with a second core free: on a
+    busy machine (1-minute load average above the cores less one) it competes for the same
+    cores — on the 600 MB long log at load 7 on 2 cores check's streamed end took 6.8-7.6 s of
+    wall time with it and 2.8-4.5 s without (CPU 2.3 s and 1.9 s; ``docs/performance.md``)."""
     if size is None or size < MIN_BYTES or os.name != "posix" or getattr(sys, "frozen", False):
         return False  # (a frozen app's executable is not a Python to run ``-m`` with)
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return cores >= 2
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - no load average here
+        load = 0.0
+    return cores >= 2 and load <= cores - 1
 
 
 def cut_pieces(
