@@ -5,8 +5,8 @@ does — answers, dies, never starts, or reads other bytes than this process."""
 from __future__ import annotations
 
 import io
-import select
 import os
+import select
 import sys
 from pathlib import Path
 from unittest import mock
