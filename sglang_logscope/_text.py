@@ -1,5 +1,6 @@
 """Text helpers every layer may use: the JSON schema version, control characters made visible,
-JSON encoding of library results, and short figure formats.
+JSON encoding of library results, the one time format of JSON documents, and short figure
+formats.
 
 Log text is untrusted: :func:`visible` makes control characters (terminal escapes, OSC links)
 visible before anything reaches a terminal, a file or a JSON document.
@@ -8,7 +9,7 @@ visible before anything reaches a terminal, a file or a JSON document.
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from enum import Enum
 from typing import Any
 
@@ -17,7 +18,8 @@ import regex
 from .limits import json_ready
 
 #: The version of every ``--format json`` document (and of ``to_dict()`` views that carry it).
-SCHEMA_VERSION = 1
+#: 2: times are RFC 3339 (``T`` between date and time, the UTC offset when the zone is known).
+SCHEMA_VERSION = 2
 
 #: Control characters, and the bidi overrides/isolates and line separators that make a
 #: terminal show text in another order than it is (issue 20: "Trojan source" in a log).
@@ -42,9 +44,65 @@ def visible(text: str, limit: int | None = None) -> str:
     return text
 
 
+def rfc3339(value: datetime | None, zone: tzinfo | None = None) -> str | None:
+    """The one time format of every JSON document: RFC 3339 (``2026-05-09T09:31:05.120``).
+
+    An aware time, or a naive one whose zone is known (``zone``: the log's, from ``--log-tz``
+    or a container's receive time), carries its UTC offset (``...+02:00``). A naive time of
+    unknown zone (SGLang prints local wall-clock time without one) is written without an
+    offset, and the document's ``time_zone`` says ``null``: an offset would be invented."""
+    if value is None:
+        return None
+    if value.tzinfo is None and zone is not None:
+        value = value.replace(tzinfo=zone)
+    return value.isoformat()
+
+
+def zone_name(zone: tzinfo | None, text: str | None = None) -> str | None:
+    """What a document's ``time_zone`` says: the zone as it was named (``Europe/Berlin``,
+    ``+02:00``), else its offset (``+00:00``); ``None``: unknown."""
+    if zone is None:
+        return None
+    if text:
+        return text
+    key = getattr(zone, "key", None)  # zoneinfo.ZoneInfo
+    if isinstance(key, str):
+        return key
+    offset = zone.utcoffset(None)
+    return _offset_text(offset) if offset is not None else str(zone.tzname(None))
+
+
+def _offset_text(offset: timedelta) -> str:
+    minutes = round(offset.total_seconds() / 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+#: A printed time and its receive time differ by the zone's offset (a multiple of 15 minutes,
+#: at most 14 hours) plus at most this much (the line's trip to the container runtime).
+_RECEIVE_SLACK = timedelta(minutes=2)
+
+
+def printed_zone(printed: datetime | None, received: datetime | None) -> timezone | None:
+    """The zone of a naive printed time, read from the aware time the line was received at
+    (kubectl, Docker, journald): their difference rounded to a quarter hour, when it lies that
+    close to one; ``None`` when either is missing or the two are too far apart to say."""
+    if printed is None or received is None or printed.tzinfo is not None:
+        return None
+    if received.tzinfo is None or printed.year == 1900:  # a time-only stamp has no date
+        return None
+    gap = printed - received.astimezone(timezone.utc).replace(tzinfo=None)
+    quarters = round(gap / timedelta(minutes=15))
+    if abs(quarters) > 14 * 4 or abs(gap - quarters * timedelta(minutes=15)) > _RECEIVE_SLACK:
+        return None
+    return timezone(quarters * timedelta(minutes=15))
+
+
 def _default(value: Any) -> Any:
-    if isinstance(value, (datetime, date)):
-        return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+    if isinstance(value, datetime):
+        return rfc3339(value)
+    if isinstance(value, date):
+        return value.isoformat()
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (set, frozenset, tuple)):
@@ -57,7 +115,7 @@ def _default(value: Any) -> Any:
 def to_json(
     data: Any, indent: int | None = 2, *, parsed: bool = False, ascii_only: bool = False
 ) -> str:
-    """``data`` as JSON: times ISO 8601, enums by value, objects through ``to_dict()``; no NaN,
+    """``data`` as JSON: times RFC 3339 (:func:`rfc3339`), enums by value, objects through ``to_dict()``; no NaN,
     infinity or unbounded int (:func:`.limits.json_ready`); control, bidi and line-separator
     characters as ``\\uXXXX`` (the same string to a JSON reader, inert on a terminal).
 

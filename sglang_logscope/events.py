@@ -5,8 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
+
+from ._text import printed_zone, rfc3339, zone_name
 
 
 class EventKind(str, enum.Enum):
@@ -94,7 +96,8 @@ class Event:
 
     ``line``..``end_line`` (1-based, inclusive) are the physical lines the event covers;
     every input line belongs to exactly one event. ``timestamp`` is naive, as SGLang prints it
-    (time-only headers get the date 1900-01-01; see :attr:`has_date`).
+    (time-only headers get the date 1900-01-01; see :attr:`has_date`); in JSON it carries an
+    offset only where the zone is known (:meth:`to_dict`).
     """
 
     line: int
@@ -121,20 +124,26 @@ class Event:
     def line_count(self) -> int:
         return max(self.end_line, self.line) - self.line + 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (timestamps as ISO strings, enums as their values)."""
+    def to_dict(self, zone: tzinfo | None = None) -> dict[str, Any]:
+        """A JSON-ready dict (times RFC 3339, enums as their values). ``timestamp`` carries an
+        offset when its zone is known: ``zone`` (the log's), else the one its ``received_at``
+        shows; ``time_zone`` names that offset, ``None`` when unknown."""
+        received = self.received_at
+        if zone is None and received is not None:
+            zone = printed_zone(self.timestamp, received)
         return {
             "line": self.line,
             "end_line": max(self.end_line, self.line),
             "kind": self.kind.value,
-            "timestamp": self.timestamp.isoformat(sep=" ") if self.timestamp else None,
+            "timestamp": rfc3339(self.timestamp, zone) if self.timestamp else None,
+            "time_zone": zone_name(zone) if zone is not None and self.timestamp else None,
             "level": self.level,
             "rank": self.rank.label if self.rank else None,
             "source": self.source,
             "message": self.message,
             "fields": dict(self.fields),
             "truncated": self.truncated,
-            "received_at": self.received_at.isoformat() if self.received_at else None,
+            "received_at": rfc3339(received) if received is not None else None,
         }
 
 

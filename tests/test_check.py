@@ -175,7 +175,7 @@ def test_empty_log_has_no_run(tmp_path: Path) -> None:
 
 def test_json_interface_keys() -> None:
     data = check(LOG, expect=ONE_LINE, launched_at=LAUNCHED).to_dict()
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     for key in (
         "log",
         "verdict",

@@ -309,7 +309,7 @@ def test_cli_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     )
     assert code == 0
     data = json.loads(out)
-    assert data["schema_version"] == 1 and data["sglang_version"] == "0.5.9"
+    assert data["schema_version"] == 2 and data["sglang_version"] == "0.5.9"
     assert data["wrappers"] == ["ssh", "pct exec", "bash -c", "nohup"]
     assert data["args"]["mem_fraction_static"] == 0.88
     assert "tp_size" in data["explicit"] and data["unknown"] == []

@@ -234,7 +234,7 @@ def test_container_host_pids_are_not_given_local_names(procroot: Path) -> None:
     # GPU 1: 29.48 GiB used and no process listed at all (the driver hides other namespaces)
     assert report.gpus[1].processes == () and report.gpus[1].unattributed_bytes == 31648120832
     d = report.to_dict()
-    assert d["schema_version"] == 1 and d["foreign_pids"] is True
+    assert d["schema_version"] == 2 and d["foreign_pids"] is True
     assert d["gpus"][0]["processes"][1]["visibility"] == "other_program"
 
 
@@ -466,6 +466,6 @@ def test_cli_json_from_a_recorded_reading(
         main(["gpus", "--format", "json"])
     assert info.value.code == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == 1 and data["cuda_visible_devices"] == "1"
+    assert data["schema_version"] == 2 and data["cuda_visible_devices"] == "1"
     assert [(x["index"], x["cuda_index"]) for x in data["gpus"]] == [(1, 0)]
     assert data["gpus"][0]["free_gib"] == round(143153 * MIB / GIB, 3)

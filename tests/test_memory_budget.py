@@ -205,7 +205,7 @@ def test_to_dict_has_the_issue_keys() -> None:
         "mamba_slot_bytes",
         "mamba_slots",
     }
-    assert d["schema_version"] == 1 and d["failure_kind"] == "not_enough_memory"
+    assert d["schema_version"] == 2 and d["failure_kind"] == "not_enough_memory"
     assert d["suggestions"] and all(
         list(s)
         == [

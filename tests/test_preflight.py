@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,7 +106,7 @@ def test_recorded_holder_makes_every_gpu_problem_visible(model: Path, procroot: 
     assert result.empty_f0_gib == pytest.approx((122058 + 21099) / 1024 - 0.6, abs=1e-6)
     assert result.exit_code == 1 and not result.clear
     d = result.to_dict()
-    assert d["schema_version"] == 1 and d["clear"] is False
+    assert d["schema_version"] == 2 and d["clear"] is False
     assert [f["code"] for f in d["findings"]] == ["PF003", "PF005", "PF006"]
     assert (
         d["findings"][0]["severity"] == "error" and d["findings"][0]["name"] == "sglang-holds-gpu"
@@ -223,6 +224,8 @@ def test_log_redirections(model: Path, tmp_path: Path) -> None:
     )
     pf12 = codes(run(launch(model, redirect="2>&1 >> serve.log"), cwd=tmp_path))["PF012"]
     assert "mixed" in pf12.message and pf12.data["bytes"] == log.stat().st_size
+    # this machine's clock: RFC 3339 with its offset (issue #16)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", pf12.data["modified"])
 
 
 def test_no_gpu_reading_is_a_finding_and_the_rest_is_checked(model: Path, tmp_path: Path) -> None:

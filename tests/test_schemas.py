@@ -86,11 +86,11 @@ def test_the_check_finds_what_is_wrong() -> None:
     bad = json.loads(json.dumps(good))
     bad["runs"][0]["failure"] = "not_enough_memory"  # the old string form
     del bad["runs"][0]["outcome"]
-    bad["schema_version"] = 2
+    bad["schema_version"] = 1
     problems = errors(bad, load_schema("runs"))
     assert "$.runs[0].failure: str where object or null is due" in problems
     assert "$.runs[0]: no 'outcome'" in problems
-    assert "$.schema_version: 2 where 1 is due" in problems
+    assert "$.schema_version: 1 where 2 is due" in problems
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, load_schema("runs"))
 

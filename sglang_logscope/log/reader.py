@@ -195,8 +195,9 @@ def run_summary(run: Run) -> dict[str, Any]:
     return {
         **{
             k: span[k]
-            for k in ("index", "started_at", "ended_at", "first_line", "last_line", "outcome")
+            for k in ("index", "started_at", "ended_at", "time_zone", "first_line", "last_line")
         },
+        "outcome": span["outcome"],
         "failure": run.failure.to_dict() if run.failure else None,
         "server_args": dict(run.server_args) if run.server_args is not None else None,
         "memory": run_memory(run),

@@ -5,12 +5,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import compress, pairwise
 from operator import gt
 from typing import Any
 
+from .._text import printed_zone, rfc3339, zone_name
 from ..events import Event, EventKind
 from ..parse.bulk import Rows, row_time
 from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
@@ -135,12 +136,17 @@ class Run:
     has_banner: bool
     release_clues: tuple[Clue, ...] = field(default=(), repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Where and when the run is, and how it ended (JSON-ready; shared by every report)."""
+    def to_dict(self, zone: tzinfo | None = None, zone_text: str | None = None) -> dict[str, Any]:
+        """Where and when the run is, and how it ended (JSON-ready; shared by every report).
+        Times carry an offset when the zone is known: ``zone`` (the log's, named ``zone_text``),
+        else the one its events' receive times show (:attr:`printed_zone`)."""
+        if zone is None:
+            zone = self.printed_zone
         return {
             "index": self.index,
-            "started_at": self.started_at.isoformat(sep=" ") if self.started_at else None,
-            "ended_at": self.ended_at.isoformat(sep=" ") if self.ended_at else None,
+            "started_at": rfc3339(self.started_at, zone),
+            "ended_at": rfc3339(self.ended_at, zone),
+            "time_zone": zone_name(zone, zone_text),
             "first_line": self.first_line,
             "last_line": self.last_line,
             "outcome": self.outcome.value,
@@ -148,6 +154,15 @@ class Run:
             "sglang_release": self.sglang_release.to_dict() if self.sglang_release else None,
             "has_banner": self.has_banner,
         }
+
+    @cached_property
+    def printed_zone(self) -> tzinfo | None:
+        """The zone of the run's printed times, where a container runtime or journald stamped
+        its lines (:func:`~sglang_logscope._text.printed_zone`); ``None``: unknown."""
+        for e in self.events:
+            if e.received_at is not None and e.has_date:
+                return printed_zone(e.timestamp, e.received_at)
+        return None
 
     @cached_property
     def sglang_release(self) -> ReleasePin | None:
@@ -191,7 +206,7 @@ class Run:
 
 
 def _short_time(value: datetime | None) -> str | None:
-    return value.isoformat(sep=" ") if value is not None else None
+    return rfc3339(value)
 
 
 def split_runs(events: Iterable[Event]) -> list[Run]:

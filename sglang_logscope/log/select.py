@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import SCHEMA_VERSION
+from .._text import SCHEMA_VERSION, rfc3339, zone_name
 from ..errors import LogscopeError
 from ..events import Event, EventKind
 from ..parse.bulk_json import iter_event_json
@@ -43,8 +43,9 @@ class RunList:
         return [
             {
                 "index": r.index,
-                "started_at": r.started_at,
-                "ended_at": r.ended_at,
+                "started_at": rfc3339(r.started_at, r.printed_zone),
+                "ended_at": rfc3339(r.ended_at, r.printed_zone),
+                "time_zone": zone_name(r.printed_zone),
                 "first_line": r.first_line,
                 "last_line": r.last_line,
                 "outcome": r.outcome.value,
@@ -83,7 +84,8 @@ def select_events(
 
 def list_runs(source: Source) -> RunList:
     """The runs of ``source``, streamed (memory follows a run, not the file)."""
-    return RunList(describe(source), tuple(iter_runs(source)))
+    # the banner event is kept: its receive time (a wrapped log) gives the run's zone
+    return RunList(describe(source), tuple(iter_runs(source, (EventKind.SERVER_ARGS,))))
 
 
 def summaries(sources: Sequence[str]) -> Summaries:

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .._text import SCHEMA_VERSION, visible
+from .._text import SCHEMA_VERSION, rfc3339, visible
 from ..command.lint import lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command
 from ..errors import LogscopeError
@@ -359,9 +359,10 @@ def _log_findings(command: LaunchCommand, base: Path) -> list[Finding]:
         return []
     if st.st_size == 0:
         return []
-    when = datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M:%S")
+    modified = datetime.fromtimestamp(int(st.st_mtime)).astimezone()  # this machine's zone
+    when = f"{modified:%Y-%m-%d %H:%M:%S}"
     keep = f"keep it first: mv {command.log_path} {command.log_path}.{int(st.st_mtime)}"
-    data = {"path": str(path), "bytes": st.st_size, "modified": when}
+    data = {"path": str(path), "bytes": st.st_size, "modified": rfc3339(modified)}
     if command.log_append:
         return [
             Finding(

@@ -102,6 +102,7 @@ def check(
         server=server,
         command_file=os.fspath(expect) if isinstance(expect, os.PathLike) else None,
         here=here,
+        zone_name=log_tz if isinstance(log_tz, str) else None,
     )
     return _judge(inputs)
 
@@ -202,6 +203,7 @@ class _Inputs:
     zone: tzinfo | None
     path: str | None
     version: str | None = None
+    zone_name: str | None = None  # ``--log-tz`` as given (``Europe/Berlin``)
     with_budget: bool = True
     record_pid: int | None = None
     live: bool = False
@@ -684,4 +686,6 @@ def _report(
         cause=cause_of(j.findings, j.extra.get("lint", ())),
         scan=scan_of(inp.log),
         release=release_used(inp.log, inp.version),
+        log_tz=inp.zone,
+        log_tz_name=inp.zone_name,
     )

@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .._text import rfc3339
+
 #: Scanning every process's fds is bounded: at most this many processes are looked at.
 MAX_PROCESSES = 20_000
 
@@ -33,7 +35,8 @@ class LiveProcess:
         return {
             "pid": self.pid,
             "alive": self.alive,
-            "started_at": self.started_at.isoformat(sep=" ", timespec="seconds")
+            # this machine's clock: its zone is known
+            "started_at": rfc3339(self.started_at.replace(microsecond=0).astimezone())
             if self.started_at
             else None,
             "cmdline": list(self.cmdline),

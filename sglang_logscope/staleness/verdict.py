@@ -6,10 +6,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
-from .._text import SCHEMA_VERSION
+from .._text import SCHEMA_VERSION, rfc3339, zone_name
 from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
@@ -49,6 +49,9 @@ class CheckReport:
     cause: Mapping[str, str] | None = None
     scan: Mapping[str, Any] | None = None
     release: Mapping[str, Any] | None = None  # the release read with (issue 17)
+    #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
+    log_tz: tzinfo | None = field(default=None, repr=False)
+    log_tz_name: str | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -83,7 +86,7 @@ class CheckReport:
         return check_html(self)
 
     def to_dict(self) -> dict[str, Any]:
-        run = self.run
+        run, zone, name = self.run, self.log_tz, self.log_tz_name
         return {
             "schema_version": SCHEMA_VERSION,
             "log": self.log,
@@ -91,18 +94,19 @@ class CheckReport:
             "outcome": run.outcome.value if run else None,
             "failure": run.failure.to_dict() if run and run.failure else None,
             "runs": len(self.runs),
-            "run": run.to_dict() if run else None,
+            "run": run.to_dict(zone, name) if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
             "findings": [f.to_dict() for f in self.findings],
             "oom": dict(self.oom) if self.oom is not None else None,
             "budget": self.budget.to_dict() if self.budget is not None else None,
             "headline": self.headline,
             "next_steps": list(self.next_steps),
-            "launched_at": self.launched_at.isoformat(sep=" ") if self.launched_at else None,
-            "log_mtime": self.log_mtime.isoformat(sep=" ", timespec="seconds")
+            "launched_at": rfc3339(self.launched_at, zone),
+            "log_mtime": rfc3339(self.log_mtime.replace(microsecond=0), zone)
             if self.log_mtime
             else None,
-            "earlier_runs": [r.to_dict() for r in self.runs[:-1]],
+            "time_zone": zone_name(zone, name),
+            "earlier_runs": [r.to_dict(zone, name) for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
             "process": dict(self.process) if self.process is not None else None,

@@ -101,8 +101,8 @@ class PhaseState:
             "label": self.phase.label,
             "entered": self.entered,
             "done": self.done,
-            "started_at": _text.when(self.started_at) if self.started_at else None,
-            "ended_at": _text.when(self.ended_at) if self.ended_at else None,
+            "started_at": _text.rfc3339(self.started_at) if self.started_at else None,
+            "ended_at": _text.rfc3339(self.ended_at) if self.ended_at else None,
             "progress": self.progress,
             "figures": dict(self.figures),
         }

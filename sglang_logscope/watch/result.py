@@ -62,6 +62,7 @@ class WatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run
+        zone = self.check.log_tz if self.check is not None else None  # --log-tz
         out: dict[str, Any] = {
             "event": "result",
             "schema_version": _text.SCHEMA_VERSION,
@@ -72,11 +73,12 @@ class WatchResult:
             "run": {
                 "first_line": run.first_line,
                 "last_line": run.last_line,
-                "started_at": _text.when(run.started_at) if run.started_at else None,
+                "started_at": _text.rfc3339(run.started_at, zone) if run.started_at else None,
                 "outcome": run.outcome.value,
             }
             if run
             else None,
+            "time_zone": _text.zone_name(zone, self.check.log_tz_name if self.check else None),
             "phases": dict(self.phases) if self.phases else None,
             "tail": list(self.tail),
         }

@@ -1,0 +1,196 @@
+"""Times in JSON (issue #16, item 5): RFC 3339 everywhere, the offset only where the zone is
+known (``--log-tz``, a container's receive time), ``time_zone: null`` where it is not; the
+schemas hold the pattern and ``logscope schema check`` enforces it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dateutil import tz
+
+from sglang_logscope._text import printed_zone, rfc3339, to_json, zone_name
+from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "demo"
+LOG = DEMO / "sglang-serve.log"
+#: RFC 3339 date-time; the offset optional (absent: the zone is unknown)
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$")
+TIME_KEYS = ("started_at", "ended_at", "timestamp", "launched_at", "log_mtime", "received_at")
+
+
+def _cli(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "sglang_logscope", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
+    )
+    assert out.returncode in codes, out.stderr
+    return out.stdout
+
+
+def _times(node: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in TIME_KEYS or key == "modified":
+                yield key, value
+            yield from _times(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _times(item)
+
+
+def _shifted(tmp_path: Path, hours: float) -> Path:
+    """The demo log as ``kubectl logs --timestamps`` gives it from a server whose clock is
+    ``hours`` east of UTC: each line received (UTC) 0.2 s after SGLang printed it (local)."""
+    out, stamp = [], ""
+    for line in LOG.read_text(encoding="utf-8").splitlines(keepends=True):
+        m = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", line)
+        if m:
+            printed = datetime.fromisoformat(m.group(1))
+            received = printed - timedelta(hours=hours) + timedelta(milliseconds=200)
+            stamp = f"{received:%Y-%m-%dT%H:%M:%S.%f}000Z"
+        out.append(f"{stamp} {line}")
+    wrapped = tmp_path / "pod.log"
+    wrapped.write_text("".join(out), encoding="utf-8")
+    return wrapped
+
+
+def test_the_one_formatter() -> None:
+    naive = datetime(2026, 5, 9, 9, 31, 5, 120000)
+    assert rfc3339(naive) == "2026-05-09T09:31:05.120000"
+    assert rfc3339(naive.replace(microsecond=0)) == "2026-05-09T09:31:05"
+    assert rfc3339(naive, timezone(timedelta(hours=2))) == "2026-05-09T09:31:05.120000+02:00"
+    berlin = tz.gettz("Europe/Berlin")
+    assert rfc3339(datetime(2026, 12, 1, 9, 0), berlin) == "2026-12-01T09:00:00+01:00"
+    assert rfc3339(datetime(2026, 5, 9, 9, 0), berlin) == "2026-05-09T09:00:00+02:00"
+    aware = datetime(2026, 5, 9, 7, 0, tzinfo=timezone.utc)
+    assert rfc3339(aware, berlin) == "2026-05-09T07:00:00+00:00"  # an aware time keeps its own
+    assert rfc3339(None) is None
+    assert json.loads(to_json({"t": naive}))["t"] == "2026-05-09T09:31:05.120000"
+    assert zone_name(None) is None and zone_name(berlin, "Europe/Berlin") == "Europe/Berlin"
+    assert zone_name(timezone(timedelta(hours=-3, minutes=-30))) == "-03:30"
+
+
+@pytest.mark.parametrize(
+    ("gap", "zone"),
+    [
+        (timedelta(seconds=0.3), "+00:00"),
+        (timedelta(hours=2, seconds=1), "+02:00"),
+        (timedelta(hours=5, minutes=30, seconds=-40), "+05:30"),
+        (timedelta(hours=-7, seconds=90), "-07:00"),
+        (timedelta(minutes=7), None),  # between two quarter hours: no zone is guessed
+        (timedelta(hours=15), None),  # beyond any zone
+        (timedelta(days=3), None),  # another day: the receive time says nothing
+    ],
+)
+def test_the_zone_of_a_printed_time_from_its_receive_time(gap: timedelta, zone: str | None) -> None:
+    received = datetime(2026, 5, 9, 7, 17, 42, tzinfo=timezone.utc)
+    printed = received.replace(tzinfo=None) + gap
+    assert zone_name(printed_zone(printed, received)) == zone
+
+
+def test_no_zone_without_a_date_or_a_receive_time() -> None:
+    received = datetime(2026, 5, 9, 7, 17, 42, tzinfo=timezone.utc)
+    assert printed_zone(datetime(1900, 1, 1, 7, 17, 42), received) is None
+    assert printed_zone(datetime(2026, 5, 9, 7, 17, 42), None) is None
+
+
+def test_every_time_of_every_log_document_is_rfc3339() -> None:
+    logs = [str(p) for p in sorted((ROOT / "fixtures" / "real").glob("*/server.log"))][::4]
+    docs = [json.loads(_cli(name, "-f", "json", log)) for log in logs for name in ("runs", "check")]
+    docs += [json.loads(line) for line in _cli("summary", "-f", "json", *logs).splitlines()]
+    docs += [json.loads(line) for line in _cli("events", "-f", "jsonl", str(LOG)).splitlines()]
+    seen = 0
+    for doc in docs:
+        for key, value in _times(doc):
+            if value is not None:
+                assert RFC3339.match(value), (key, value)
+                seen += 1
+    assert seen > 50  # the walk found the times (it would pass vacuously otherwise)
+
+
+def test_a_plain_log_says_its_zone_is_unknown() -> None:
+    runs = json.loads(_cli("runs", "-f", "json", str(LOG)))["runs"]
+    assert runs[0]["started_at"] == "2026-05-09T09:17:42" and runs[0]["time_zone"] is None
+    event = json.loads(_cli("events", "-f", "jsonl", str(LOG)).splitlines()[0])
+    assert event["timestamp"] == "2026-05-09T09:17:42" and event["time_zone"] is None
+
+
+def test_log_tz_gives_the_check_document_offsets() -> None:
+    args = ["check", "-f", "json", "-e", str(DEMO / "command.txt"), str(LOG)]
+    given = json.loads(
+        _cli(*args, "--launched-at", "2026-05-09 09:31:05", "--log-tz", "Europe/Berlin")
+    )
+    assert given["verdict"] == "stale"
+    assert given["time_zone"] == "Europe/Berlin"
+    assert given["launched_at"] == "2026-05-09T09:31:05+02:00"  # May: summer time
+    assert given["run"]["started_at"] == "2026-05-09T09:17:42+02:00"
+    assert given["run"]["time_zone"] == "Europe/Berlin"
+    assert given["log_mtime"].endswith(("+01:00", "+02:00"))
+    # the same launch time in the T form reads the same
+    t_form = json.loads(
+        _cli(*args, "--launched-at", "2026-05-09T09:31:05", "--log-tz", "Europe/Berlin")
+    )
+    assert t_form["launched_at"] == given["launched_at"] and t_form["verdict"] == "stale"
+    plain = json.loads(_cli(*args, "--launched-at", "2026-05-09 09:31:05"))
+    assert plain["time_zone"] is None and plain["launched_at"] == "2026-05-09T09:31:05"
+    assert plain["run"]["started_at"] == "2026-05-09T09:17:42" and plain["run"]["time_zone"] is None
+
+
+@pytest.mark.parametrize(("hours", "zone"), [(2, "+02:00"), (-5, "-05:00"), (0, "+00:00")])
+def test_a_wrapped_log_gives_its_printed_times_the_zone_of_its_receive_times(
+    tmp_path: Path, hours: int, zone: str
+) -> None:
+    pod = _shifted(tmp_path, hours)
+    event = json.loads(_cli("events", "-f", "jsonl", str(pod)).splitlines()[0])
+    assert event["timestamp"] == f"2026-05-09T09:17:42{zone}" and event["time_zone"] == zone
+    assert event["received_at"].endswith("+00:00")
+    for name in ("runs", "summary"):
+        run = json.loads(_cli(name, "-f", "json", str(pod)))["runs"][0]
+        assert run["started_at"] == f"2026-05-09T09:17:42{zone}", name
+        assert run["ended_at"] == f"2026-05-09T09:18:32{zone}" and run["time_zone"] == zone
+
+
+def test_every_time_in_the_schemas_is_the_pattern() -> None:
+    for name in NAMES:
+        schema = load_schema(name)
+        text = json.dumps(schema)
+        for key in TIME_KEYS:
+            for m in re.finditer(rf'"{key}": (\{{[^}}]*\}})', text):
+                assert "#/$defs/time" in m.group(1) or "#/$defs/received_time" in m.group(1), (
+                    name,
+                    key,
+                )
+        assert schema["properties"]["schema_version"] == {"const": 2}, name
+
+
+def test_schema_check_refuses_the_old_time_form(tmp_path: Path) -> None:
+    doc = json.loads(_cli("runs", "-f", "json", str(LOG)))
+    assert errors(doc, load_schema("runs")) == []
+    doc["runs"][0]["started_at"] = "2026-05-09 09:17:42"  # schema_version 1's form
+    (problem,) = errors(doc, load_schema("runs"))
+    assert problem.startswith("$.runs[0].started_at: '2026-05-09 09:17:42' does not match")
+    event = json.loads(_cli("events", "-f", "json", str(LOG)))
+    event["events"][0]["received_at"] = "2026-05-09T09:17:42"  # a receive time has its offset
+    assert [p for p in check_text("events", json.dumps(event)) if "received_at" in p]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc), encoding="utf-8")
+    checked = subprocess.run(
+        [sys.executable, "-m", "sglang_logscope", "schema", "check", "runs", str(old)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 1 and "does not match" in checked.stdout
