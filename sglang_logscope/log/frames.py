@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from datetime import datetime, tzinfo
 from typing import Any, cast
 
 import pandas as pd
 
+from .._text import printed_zone, zone_name
 from ..events import Event, EventKind
+from ..timing import parse_tz
 
 _NUMERIC = (int, float)
 #: The nullable dtype of a field column whose values are all of these types.
@@ -18,17 +21,31 @@ _NULLABLE: dict[frozenset[type], Any] = {
 
 
 def events_dataframe(
-    events: Iterable[Event], run_of: Mapping[int, int] | None = None, *, messages: bool = True
+    events: Iterable[Event],
+    run_of: Mapping[int, int] | None = None,
+    *,
+    messages: bool = True,
+    tz: tzinfo | str | None = None,
+    localize: bool = True,
 ) -> pd.DataFrame:
     """One row per event: line, run, timestamp, rank parts, kind, level, message, and each
     scalar field as its own column (numeric where the values are numbers). ``kind``, ``level``
     and ``rank`` are categoricals, so millions of batch rows stay small; ``messages=False``
     leaves out the message text, the one object column (two thirds of a batch row's bytes).
+    ``timestamp`` is zone-aware where the zone is known (see :func:`with_zone`; ``tz``: the
+    log's, as ``--log-tz`` takes it), naive otherwise. ``localize=False``: left naive, the
+    zones seen kept in ``attrs`` for :func:`with_zone` (a frame built in chunks).
     """
     rows: list[dict[str, Any]] = []
     types: dict[str, set[type]] = {}  # the Python types of each field's values
     received = False
+    zones: set[str | None] = set()  # the zone each printed time's receive time shows
     for e in events:
+        if e.timestamp is not None:  # (a plain log's events: no receive time, no zone)
+            received_at = e.received_at
+            zones.add(
+                None if received_at is None else zone_name(printed_zone(e.timestamp, received_at))
+            )
         row: dict[str, Any] = {
             "line": e.line,
             "run": (run_of or {}).get(e.line),
@@ -52,7 +69,9 @@ def events_dataframe(
     frame = pd.DataFrame(rows)
     if frame.empty:
         columns = ["line", "run", "timestamp", "kind", "level", "rank"] + ["message"] * messages
-        return cast(pd.DataFrame, pd.DataFrame(columns=columns))
+        frame = pd.DataFrame(columns=columns)
+        frame.attrs["time_zone"] = None
+        return cast(pd.DataFrame, frame)
     kinds = [k.value for k in EventKind]
     frame["kind"] = pd.Categorical(frame["kind"], categories=kinds)
     for col in ("level", "rank"):
@@ -71,4 +90,28 @@ def events_dataframe(
             converted = pd.to_numeric(frame[col], errors="coerce")
             if converted.notna().sum() == frame[col].notna().sum():
                 frame[col] = converted
-    return cast(pd.DataFrame, frame)
+    if not localize:
+        frame.attrs["printed_zones"] = zones
+        return cast(pd.DataFrame, frame)
+    return with_zone(cast(pd.DataFrame, frame), tz, zones)
+
+
+def with_zone(
+    frame: pd.DataFrame, tz: tzinfo | str | None, zones: Collection[str | None]
+) -> pd.DataFrame:
+    """The ``timestamp`` column made zone-aware where the zone is known: ``tz`` when given,
+    else the one offset every printed time's receive time shows (a wrapped log, ``zones``);
+    naive when neither says (a plain log; or offsets that differ, a DST change). The zone is
+    ``frame.attrs["time_zone"]`` (``None``: unknown). With ``tz``, a wall-clock time a DST
+    change repeats or skips names no single moment and becomes NaT."""
+    name = tz if isinstance(tz, str) else zone_name(tz)
+    zone = parse_tz(tz) if isinstance(tz, str) else tz
+    if zone is None and len(zones) == 1 and None not in zones:
+        name = next(iter(zones))  # an offset (``+02:00``), as :func:`zone_name` wrote it
+        zone = datetime.fromisoformat(f"2000-01-01T00:00{name}").tzinfo
+    frame.attrs.pop("printed_zones", None)
+    frame.attrs["time_zone"] = name if zone is not None else None
+    if zone is not None and "timestamp" in frame.columns and len(frame):
+        stamps = pd.to_datetime(frame["timestamp"])
+        frame["timestamp"] = stamps.dt.tz_localize(zone, ambiguous="NaT", nonexistent="NaT")
+    return frame

@@ -7,6 +7,7 @@ import os
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from .._text import SCHEMA_VERSION
@@ -42,17 +43,22 @@ class Log:
         return (e for e in self.events if e.kind in wanted)
 
     def to_dataframe(
-        self, kinds: Sequence[EventKind] | None = None, *, messages: bool = True
+        self,
+        kinds: Sequence[EventKind] | None = None,
+        *,
+        messages: bool = True,
+        tz: tzinfo | str | None = None,
     ) -> pd.DataFrame:
         """One row per event, typed columns, fields flattened (see :func:`events_dataframe`;
-        ``messages=False`` drops the message text, the one object column)."""
+        ``messages=False`` drops the message text, the one object column; ``tz``: the log's
+        zone, for a zone-aware ``timestamp``)."""
         # start-up: pandas loads only when a DataFrame is asked for
         from .frames import events_dataframe
 
         events = self.events if kinds is None else self.iter_kind(*kinds)
         if isinstance(self.events, LazyEvents):  # made a chunk at a time: no Event held
-            return _frame(events, _RunOfLine(self.runs), messages=messages)
-        return events_dataframe(events, _RunOfLine(self.runs), messages=messages)
+            return _frame(events, _RunOfLine(self.runs), messages=messages, tz=tz)
+        return events_dataframe(events, _RunOfLine(self.runs), messages=messages, tz=tz)
 
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""
@@ -121,6 +127,7 @@ def events_frame(
     messages: bool = True,
     chunk: int = 20_000,
     helper: bool | None = None,
+    tz: tzinfo | str | None = None,
 ) -> pd.DataFrame:
     """:meth:`Log.to_dataframe` straight from a log of any size: the events stream by and are
     turned into frames ``chunk`` rows at a time, so memory follows the frame, not a
@@ -130,28 +137,34 @@ def events_frame(
     index = _RunOfLine(list(iter_runs(source, helper=helper)))
     wanted = None if kinds is None else frozenset(kinds)
     events = (e for e in iter_events(source, helper=helper) if wanted is None or e.kind in wanted)
-    return _frame(events, index, messages=messages, chunk=chunk)
+    return _frame(events, index, messages=messages, chunk=chunk, tz=tz)
 
 
 def _frame(
-    events: Iterable[Event], index: Mapping[int, int], *, messages: bool, chunk: int = 20_000
+    events: Iterable[Event],
+    index: Mapping[int, int],
+    *,
+    messages: bool,
+    chunk: int = 20_000,
+    tz: tzinfo | str | None = None,
 ) -> pd.DataFrame:
     """:func:`~.frames.events_dataframe` built ``chunk`` events at a time and concatenated."""
     # start-up: pandas loads only when a DataFrame is asked for
     import pandas as pd
 
     # start-up: pandas loads only when a DataFrame is asked for
-    from .frames import events_dataframe
+    from .frames import events_dataframe, with_zone
 
     frames: list[pd.DataFrame] = []
     batch: list[Event] = []
     for event in events:
         batch.append(event)
         if len(batch) >= chunk:
-            frames.append(events_dataframe(batch, index, messages=messages))
+            frames.append(events_dataframe(batch, index, messages=messages, localize=False))
             batch = []
     if batch or not frames:
-        frames.append(events_dataframe(batch, index, messages=messages))
+        frames.append(events_dataframe(batch, index, messages=messages, localize=False))
+    zones = {z for f in frames for z in f.attrs.get("printed_zones", ())}
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     for col in frame.columns:  # a nullable column in one chunk, absent (float NaN) in another
         nullable = {
@@ -164,7 +177,7 @@ def _frame(
     for col in ("level", "rank"):  # categories differ from chunk to chunk
         if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
             frame[col] = frame[col].astype("category")
-    return frame
+    return with_zone(frame, tz, zones)
 
 
 class _RunOfLine(Mapping[int, int]):
