@@ -50,8 +50,34 @@ def open_url(name: str) -> IO[bytes]:
         stream: IO[bytes] = opened.open()
     except ImportError as exc:  # the scheme's backend (s3fs, gcsfs, aiohttp) is missing
         raise InputError(f"{name}: {' '.join(str(exc).split())[:300]}") from None
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such object") from None
+    except FileNotFoundError as exc:
+        why = _root_cause(exc)
+        if why is None:  # the store answered: there is no such object
+            raise InputError(f"{name}: no such object") from None
+        # fsspec's HTTP filesystem reports a refused connection or an untrusted certificate
+        # as FileNotFoundError too: say what failed instead
+        raise InputError(f"{name}: cannot open ({_one_line(why)})") from None
     except (OSError, ValueError, gzip.BadGzipFile) as exc:
-        raise InputError(f"{name}: cannot open ({' '.join(str(exc).split())[:300]})") from None
+        raise InputError(f"{name}: cannot open ({_one_line(exc)})") from None
     return stream
+
+
+#: HTTP statuses that mean the object is not there.
+_GONE = (404, 410)
+
+
+def _root_cause(exc: BaseException) -> BaseException | None:
+    """The first exception under ``exc`` that is not a FileNotFoundError nor an HTTP 404/410;
+    ``None`` when the chain holds only those (an answer of "not found")."""
+    seen = 0
+    cause = exc.__cause__
+    while cause is not None and seen < 20:
+        if not isinstance(cause, FileNotFoundError) and getattr(cause, "status", 0) not in _GONE:
+            return cause
+        cause, seen = cause.__cause__, seen + 1
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:300]
+    return text or type(exc).__name__

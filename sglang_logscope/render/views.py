@@ -25,6 +25,11 @@ _ARGS_THAT_MATTER = (
 )  # fmt: skip
 
 
+def _shown(time: object, missing: str = "?") -> str:
+    """A JSON document's RFC 3339 time as text shows times: a space between date and time."""
+    return str(time).replace("T", " ", 1) if time else missing
+
+
 def render_summary(con: Console, data: dict[str, Any]) -> None:
     runs = data["runs"]
     con.print(
@@ -35,7 +40,7 @@ def render_summary(con: Console, data: dict[str, Any]) -> None:
         head = Text.assemble(
             (f"run {run['index']}", "bold"),
             f"  lines {run['first_line']}-{run['last_line']}",
-            f"  {run['started_at'] or '?'} → {run['ended_at'] or '?'}  ",
+            f"  {_shown(run['started_at'])} → {_shown(run['ended_at'])}  ",
             (run["outcome"], _OUTCOME_STYLE.get(run["outcome"], "")),
         )
         if run.get("sglang_release") or run.get("sglang_version_hint"):
@@ -146,8 +151,8 @@ def _check_header(con: Console, data: dict[str, Any]) -> None:
     )
     if data.get("launched_at") or data.get("log_mtime"):
         con.print(Text.assemble(
-            ("launched at ", "dim"), str(data.get("launched_at") or "-"),
-            ("   log last modified ", "dim"), str(data.get("log_mtime") or "-"),
+            ("launched at ", "dim"), _shown(data.get("launched_at"), "-"),
+            ("   log last modified ", "dim"), _shown(data.get("log_mtime"), "-"),
         ))  # fmt: skip
     remote = data.get("remote")
     if remote:
@@ -182,8 +187,8 @@ def _check_runs(con: Console, data: dict[str, Any]) -> None:
         last = run is runs[-1]
         table.add_row(
             f"{run['index']}{' (checked)' if last else ''}",
-            str(run["started_at"] or "-"),
-            str(run["ended_at"] or "-"),
+            _shown(run["started_at"], "-"),
+            _shown(run["ended_at"], "-"),
             f"{run['first_line']}-{run['last_line']}",
             run["outcome"],
             release_text(run),  # the pinned range (issue 17), else the hint
