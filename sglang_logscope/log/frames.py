@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from datetime import datetime, tzinfo
+from datetime import datetime, timezone, tzinfo
 from typing import Any, cast
 
 import pandas as pd
@@ -105,7 +105,10 @@ def with_zone(
     ``frame.attrs["time_zone"]`` (``None``: unknown). With ``tz``, a wall-clock time a DST
     change repeats or skips names no single moment and becomes NaT."""
     name = tz if isinstance(tz, str) else zone_name(tz)
-    zone = parse_tz(tz) if isinstance(tz, str) else tz
+    if isinstance(tz, str):
+        zone = timezone.utc if tz.upper() in ("UTC", "Z") else parse_tz(tz)
+    else:
+        zone = tz
     if zone is None and len(zones) == 1 and None not in zones:
         name = next(iter(zones))  # an offset (``+02:00``), as :func:`zone_name` wrote it
         zone = datetime.fromisoformat(f"2000-01-01T00:00{name}").tzinfo
