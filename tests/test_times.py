@@ -194,3 +194,30 @@ def test_schema_check_refuses_the_old_time_form(tmp_path: Path) -> None:
         check=False,
     )
     assert checked.returncode == 1 and "does not match" in checked.stdout
+
+
+@pytest.mark.parametrize("zone_text", ["Europe/Berlin", None])
+def test_the_watch_result_carries_the_log_zone(tmp_path: Path, zone_text: str | None) -> None:
+    """``watch --format jsonl``: the result's run and phase times with ``--log-tz``'s offset."""
+    import io
+
+    from sglang_logscope.render.live import JsonlSink
+    from sglang_logscope.timing import parse_tz
+    from sglang_logscope.watch import loop as watch_mod
+    from tests.test_watch import _opts, server_output
+
+    log = tmp_path / "serve.log"
+    log.write_text(server_output("ready"))
+    clock = iter([0.0, 0.1, 0.2, 0.3, 0.4, 0.5])
+    out = io.StringIO()
+    opts = _opts(fresh_file=True, log_tz=parse_tz(zone_text), log_tz_name=zone_text)
+    watch_mod.watch(log, opts, JsonlSink(out), clock=lambda: next(clock), sleep=lambda _s: None)
+    result = json.loads(out.getvalue().splitlines()[-1])
+    assert result["event"] == "result" and result["time_zone"] == zone_text
+    times = [result["run"]["started_at"]]
+    times += [p[k] for p in result["phases"]["phases"] for k in ("started_at", "ended_at")]
+    times = [t for t in times if t is not None]
+    assert len(times) > 3
+    for t in times:
+        assert RFC3339.match(t), t
+        assert t.endswith(("+01:00", "+02:00")) if zone_text else t[-6] not in "+-", t

@@ -158,6 +158,7 @@ def prepare(
     options = WatchOptions(
         launched_at=when,
         log_tz=zone,
+        log_tz_name=log_tz,
         expect=intended,
         timeout=timeout,
         quiet_after=quiet_after,

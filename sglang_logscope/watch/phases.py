@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 import regex
@@ -95,14 +95,15 @@ class PhaseState:
     progress: float | None = None
     figures: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, zone: tzinfo | None = None) -> dict[str, Any]:
+        """JSON-ready; times RFC 3339, with an offset when ``zone`` (the log's) is known."""
         return {
             "phase": self.phase.value,
             "label": self.phase.label,
             "entered": self.entered,
             "done": self.done,
-            "started_at": _text.rfc3339(self.started_at) if self.started_at else None,
-            "ended_at": _text.rfc3339(self.ended_at) if self.ended_at else None,
+            "started_at": _text.rfc3339(self.started_at, zone),
+            "ended_at": _text.rfc3339(self.ended_at, zone),
             "progress": self.progress,
             "figures": dict(self.figures),
         }
@@ -157,10 +158,10 @@ class PhaseTracker:
         changes.extend(self._figures(phase, event))
         return changes
 
-    def view(self) -> dict[str, Any]:
+    def view(self, zone: tzinfo | None = None) -> dict[str, Any]:
         return {
             "phase": self.current.value if self.current else None,
-            "phases": [s.to_dict() for s in self.states.values()],
+            "phases": [s.to_dict(zone) for s in self.states.values()],
         }
 
     # -- internals

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import _text
@@ -55,6 +56,9 @@ class WatchResult:
     phases: Mapping[str, Any] | None = None
     check: CheckReport | None = field(default=None, repr=False)
     tail: tuple[str, ...] = ()
+    #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
+    log_tz: tzinfo | None = field(default=None, repr=False)
+    log_tz_name: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -62,7 +66,7 @@ class WatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run
-        zone = self.check.log_tz if self.check is not None else None  # --log-tz
+        zone = self.log_tz
         out: dict[str, Any] = {
             "event": "result",
             "schema_version": _text.SCHEMA_VERSION,
@@ -78,7 +82,7 @@ class WatchResult:
             }
             if run
             else None,
-            "time_zone": _text.zone_name(zone, self.check.log_tz_name if self.check else None),
+            "time_zone": _text.zone_name(zone, self.log_tz_name),
             "phases": dict(self.phases) if self.phases else None,
             "tail": list(self.tail),
         }

@@ -36,6 +36,8 @@ class WatchOptions:
 
     launched_at: LaunchTime | None = None
     log_tz: tzinfo | None = None
+    #: ``--log-tz`` as given (``Europe/Berlin``): the ``time_zone`` of the JSON result
+    log_tz_name: str | None = None
     expect: LaunchCommand | None = None
     timeout: float = 20 * 60
     quiet_after: float = 60.0
@@ -388,9 +390,11 @@ class Watcher:
             message=message,
             elapsed=now - self.start,
             run=run,
-            phases=self._tracker.view() if self._tracker else None,
+            phases=self._tracker.view(self.opt.log_tz) if self._tracker else None,
             check=check_report,
             tail=tuple(self._tail),
+            log_tz=self.opt.log_tz,
+            log_tz_name=self.opt.log_tz_name,
         )
         return []
 
