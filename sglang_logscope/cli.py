@@ -18,6 +18,7 @@ from ._direct import direct_call
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
+from .parse.remote import is_url
 from .render import text as report
 from .render.emit import emit
 from .render.progress import working
@@ -724,6 +725,7 @@ def main(argv: list[str] | None = None) -> None:
     2 usage or input errors (one line), 3 an internal error (one line; ``--debug``: traceback),
     130 interrupted; a closed pipe (``logscope ... | head``) ends quietly with 0."""
     ascii_fallback(sys.stdout, sys.stderr)
+    _quiet_url_backends(sys.argv[1:] if argv is None else argv)
     try:
         _run(argv)
     except LogscopeError as exc:
@@ -753,6 +755,16 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         quiet_closed_pipe()
     sys.exit(0)
+
+
+def _quiet_url_backends(argv: list[str]) -> None:
+    """fsspec's backends (gcsfs retrying, aiohttp) log warnings and tracebacks through Python's
+    last-resort handler; for a URL, stderr keeps logscope's one-line error instead."""
+    if any(is_url(arg) for arg in argv):
+        # start-up: logging only when a URL is read
+        import logging
+
+        logging.getLogger().addHandler(logging.NullHandler())
 
 
 def _run(argv: list[str] | None) -> None:

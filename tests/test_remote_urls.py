@@ -207,3 +207,37 @@ def test_cli_summary_over_https(served: Path, tmp_path: Path) -> None:
         assert gone.returncode == 2 and "no such object" in gone.stderr
     finally:
         server.shutdown()
+
+
+NOISY = """
+import logging, sys
+import fsspec
+from fsspec.spec import AbstractFileSystem
+
+class Noisy(AbstractFileSystem):
+    protocol = "noisy"
+
+    def _open(self, path, mode="rb", **kwargs):
+        try:
+            raise ConnectionError("cannot reach the store")
+        except ConnectionError as exc:  # what gcsfs does when it runs out of retries
+            logging.getLogger("noisy").exception("_request out of retries on exception")
+            raise OSError("cannot reach the store") from exc
+
+fsspec.register_implementation("noisy", Noisy)
+from sglang_logscope.cli import main
+main(["summary", "noisy://bucket/server.log"])
+"""
+
+
+def test_a_backend_logging_its_retries_leaves_one_line_on_stderr() -> None:
+    """gcsfs logs 'out of retries' with a traceback through Python's last-resort handler; the
+    CLI's stderr is still its one line."""
+    pytest.importorskip("fsspec")
+    out = subprocess.run(
+        [sys.executable, "-c", NOISY], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 2
+    assert out.stderr == (
+        "logscope: error: noisy://bucket/server.log: cannot open (cannot reach the store)\n"
+    )
