@@ -91,7 +91,10 @@ def printed_zone(printed: datetime | None, received: datetime | None) -> timezon
         return None
     if received.tzinfo is None or printed.year == 1900:  # a time-only stamp has no date
         return None
-    gap = printed - received.astimezone(timezone.utc).replace(tzinfo=None)
+    try:
+        gap = printed - received.astimezone(timezone.utc).replace(tzinfo=None)
+    except OverflowError:  # a receive time at the edge of the calendar (year 1 or 9999)
+        return None
     quarters = round(gap / timedelta(minutes=15))
     if abs(quarters) > 14 * 4 or abs(gap - quarters * timedelta(minutes=15)) > _RECEIVE_SLACK:
         return None

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from dateutil import tz
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from sglang_logscope._text import printed_zone, rfc3339, to_json, zone_name
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
@@ -221,3 +223,28 @@ def test_the_watch_result_carries_the_log_zone(tmp_path: Path, zone_text: str | 
     for t in times:
         assert RFC3339.match(t), t
         assert t.endswith(("+01:00", "+02:00")) if zone_text else t[-6] not in "+-", t
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    received=st.datetimes(
+        min_value=datetime(1970, 1, 2),
+        max_value=datetime(2100, 1, 1),
+        timezones=st.just(timezone.utc),
+    ),
+    quarters=st.integers(min_value=-14 * 4, max_value=14 * 4),
+    jitter=st.integers(min_value=-120_000, max_value=120_000),  # ms, the trip to the runtime
+)
+def test_any_quarter_hour_zone_is_read_back(received: datetime, quarters: int, jitter: int) -> None:
+    offset = timedelta(minutes=15 * quarters)
+    printed = (received + offset + timedelta(milliseconds=jitter)).replace(tzinfo=None)
+    zone = printed_zone(printed, received)
+    assert zone is not None and zone.utcoffset(None) == offset
+    assert rfc3339(printed, zone) == printed.replace(tzinfo=zone).isoformat()
+
+
+@given(printed=st.datetimes(), received=st.datetimes(timezones=st.timezones()))
+@example(datetime(2000, 1, 1), datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))))
+def test_printed_zone_never_raises(printed: datetime, received: datetime) -> None:
+    zone = printed_zone(printed, received)
+    assert zone is None or abs(zone.utcoffset(None)) <= timedelta(hours=14)  # type: ignore[arg-type]
