@@ -194,6 +194,10 @@ CODES: dict[str, Code] = {
              "and rejected by others: whether SGLang's argparse exits on it depends on which one ran.",
              "Give the release with --sglang-version (`pip show sglang` where the server runs) for a "
              "definite answer."),
+        Code("LS120", "log-zone-from-receive-times", Severity.INFO,
+             "The log's times carry no zone, but the times kubectl, Docker or journald stamped on its lines "
+             "(received_at) show its clock's offset from UTC: the log was read in that zone.",
+             "Nothing to do when that is the server's zone; pass --log-tz to read the log in another one."),
     )
 }  # fmt: skip
 

@@ -248,3 +248,29 @@ def test_any_quarter_hour_zone_is_read_back(received: datetime, quarters: int, j
 def test_printed_zone_never_raises(printed: datetime, received: datetime) -> None:
     zone = printed_zone(printed, received)
     assert zone is None or abs(zone.utcoffset(None)) <= timedelta(hours=14)  # type: ignore[arg-type]
+
+
+def test_check_reads_a_wrapped_log_in_the_zone_of_its_receive_times(tmp_path: Path) -> None:
+    """A pod's log (its clock UTC+2, kubectl's times UTC) and a launch time in UTC: the run
+    started 13 minutes before the launch. Without the receive times' zone the log would be read
+    in the launch time's zone (LS041) and the run would seem to start after the launch."""
+    pod = str(_shifted(tmp_path, 2))
+    args = ["check", "-f", "json", "-e", str(DEMO / "command.txt"), pod]
+    data = json.loads(_cli(*args, "--launched-at", "2026-05-09T07:31:05Z"))
+    codes = [f["code"] for f in data["findings"]]
+    assert data["verdict"] == "stale" and "LS120" in codes and "LS041" not in codes
+    assert data["time_zone"] == "+02:00" and data["launched_at"] == "2026-05-09T09:31:05+02:00"
+    assert data["run"]["started_at"] == "2026-05-09T09:17:42+02:00"
+    told = _cli(
+        "check", "-e", str(DEMO / "command.txt"), pod, "--launched-at", "2026-05-09T07:31:05Z"
+    )
+    said = " ".join(told.split())  # (however the terminal wraps it)
+    assert "Assumed: The log's times carry no zone; the times its lines were received at" in said
+    assert "put its clock at UTC+02:00" in said
+    # --log-tz wins over the receive times; a plain log has none to read
+    given = json.loads(_cli(*args, "--launched-at", "2026-05-09T07:31:05Z", "--log-tz", "UTC"))
+    assert given["time_zone"] == "UTC" and "LS120" not in [f["code"] for f in given["findings"]]
+    plain = json.loads(
+        _cli("check", "-f", "json", str(LOG), "--launched-at", "2026-05-09T07:31:05Z")
+    )
+    assert plain["time_zone"] is None and "LS041" in [f["code"] for f in plain["findings"]]

@@ -136,7 +136,7 @@ def _check_header(con: Console, data: dict[str, Any]) -> None:
             )
         )
     for f in data["findings"]:
-        if f["code"] in ("LS041", "LS042"):  # what was assumed, next to the verdict
+        if f["code"] in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
             con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
     used = data.get("sglang_release_used")
     if used and used.get("source") != "given":  # what the tables were read with, and why

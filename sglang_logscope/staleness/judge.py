@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from .._text import zone_name
 from ..command.lint import LogFacts, lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
@@ -82,6 +83,8 @@ def check(
         parsed = read_last_run(log, keep=CHECK_KINDS)
     path = log_path if isinstance(log, Log) else _path_of(log)
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
+    # a wrapped log's receive times give its printed times a zone (none was named)
+    received = parsed.runs[-1].printed_zone if zone is None and parsed.runs else None
     record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
         expect = str(record["command"])
@@ -93,7 +96,7 @@ def check(
         intended,
         text,
         _launch_time(launched_at),
-        zone,
+        zone or received,
         path,
         version=sglang_version,
         with_budget=with_budget,
@@ -102,7 +105,8 @@ def check(
         server=server,
         command_file=os.fspath(expect) if isinstance(expect, os.PathLike) else None,
         here=here,
-        zone_name=log_tz if isinstance(log_tz, str) else None,
+        zone_name=log_tz if isinstance(log_tz, str) else zone_name(received),
+        zone_received=received is not None,
     )
     return _judge(inputs)
 
@@ -204,6 +208,7 @@ class _Inputs:
     path: str | None
     version: str | None = None
     zone_name: str | None = None  # ``--log-tz`` as given (``Europe/Berlin``)
+    zone_received: bool = False  # the zone is the one the log's receive times show
     with_budget: bool = True
     record_pid: int | None = None
     live: bool = False
@@ -230,6 +235,15 @@ def _judge(inp: _Inputs) -> CheckReport:
     runs = inp.log.runs
     run = runs[-1] if runs and _looks_like_sglang(inp.log) else None
     j = _Judgement(findings=[], mtime=file_mtime(inp.path, inp.zone) if inp.path else None)
+    if inp.zone_received:
+        j.findings.append(
+            Finding.of(
+                "LS120",
+                f"The log's times carry no zone; the times its lines were received at (kubectl, "
+                f"Docker, journald) put its clock at UTC{inp.zone_name}: it was read in that zone "
+                "(pass --log-tz to read it in another).",
+            )
+        )
     _launch_moment(inp, run, j)
     if run is None:
         return _no_run(inp, j)
