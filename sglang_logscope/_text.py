@@ -118,9 +118,10 @@ def _default(value: Any) -> Any:
 def to_json(
     data: Any, indent: int | None = 2, *, parsed: bool = False, ascii_only: bool = False
 ) -> str:
-    """``data`` as JSON: times RFC 3339 (:func:`rfc3339`), enums by value, objects through ``to_dict()``; no NaN,
-    infinity or unbounded int (:func:`.limits.json_ready`); control, bidi and line-separator
-    characters as ``\\uXXXX`` (the same string to a JSON reader, inert on a terminal).
+    """``data`` as JSON: times RFC 3339 (:func:`rfc3339`), enums by value, objects through
+    ``to_dict()``; no NaN, infinity or unbounded int (:func:`.limits.json_ready`); control,
+    bidi and line-separator characters as ``\\uXXXX`` (the same string to a JSON reader,
+    inert on a terminal).
 
     ``parsed``: the data are events as the parser made them, whose ints are bounded where
     they enter (the catalog's 18-digit numbers, banner values through :mod:`.limits`), so

@@ -4,6 +4,7 @@ schemas hold the pattern and ``logscope schema check`` enforces it."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -274,3 +275,26 @@ def test_check_reads_a_wrapped_log_in_the_zone_of_its_receive_times(tmp_path: Pa
         _cli("check", "-f", "json", str(LOG), "--launched-at", "2026-05-09T07:31:05Z")
     )
     assert plain["time_zone"] is None and "LS041" in [f["code"] for f in plain["findings"]]
+
+
+def test_a_lean_log_reads_its_zone_once_and_a_plain_one_parses_nothing_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big file is held lean (its events made on access); its runs' zone is read once from the
+    log's first lines, and a plain log's events are not made at all to find it has none."""
+    from sglang_logscope.log import reader
+    from sglang_logscope.log.lazy import LazyEvents
+
+    monkeypatch.setattr(reader, "LEAN_MIN_BYTES", 1)  # every file is "big"
+    pod = _shifted(tmp_path, 2)
+    lean = reader.read_log(str(pod))
+    assert isinstance(lean.events, LazyEvents)
+    assert [r.to_dict() for r in lean.runs] == [
+        r.to_dict()
+        for r in reader.read_log(io.BytesIO(pod.read_bytes())).runs  # not lean
+    ]
+    assert lean.runs[0].to_dict()["time_zone"] == "+02:00"
+    plain = reader.read_log(str(LOG))
+    assert isinstance(plain.events, LazyEvents)
+    assert plain.runs[0].to_dict()["time_zone"] is None
+    assert plain.events._store.cache == {}  # no window of events was made for it

@@ -18,16 +18,21 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import tzinfo
 from itertools import compress, repeat
 from operator import is_not
 from typing import Any, overload
 
+from .._text import printed_zone
 from ..events import Event, EventKind
+from ..parse.adapters import InputFormat, detect
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events
 
 #: Events parsed again at once on access (and kept: the last few windows).
 WINDOW = 2048
+#: How many of a log's first events :attr:`LazyEvents.printed_zone` looks at.
+_ZONE_LOOKS = 64
 _KEEP = 4
 _KINDS = list(EventKind)
 _CODE = {k: i for i, k in enumerate(_KINDS)}
@@ -36,7 +41,7 @@ _CODE = {k: i for i, k in enumerate(_KINDS)}
 class _Store:
     """The bytes and columns a :class:`LazyEvents` and its views share."""
 
-    __slots__ = ("cache", "data", "kinds", "lines", "starts")
+    __slots__ = ("cache", "data", "kinds", "lines", "starts", "wrapped", "zone")
 
     def __init__(self, data: bytes, starts: Any, lines: array[int], kinds: bytearray) -> None:
         self.data = data
@@ -44,6 +49,8 @@ class _Store:
         self.lines = lines  # per event, its first line (1-based)
         self.kinds = kinds  # per event, its kind's code
         self.cache: dict[int, list[Event]] = {}
+        self.wrapped: bool | None = None  # (read from the first bytes when first asked)
+        self.zone: tzinfo | bool | None = False  # False: not read yet
 
     def offset(self, index: int) -> int:
         """Where event ``index`` starts in the bytes (the end for one past the last)."""
@@ -103,6 +110,32 @@ class LazyEvents(Sequence[Event]):
             events = self._store.window(w)
             base = w * WINDOW
             yield from events[max(0, start - base) : stop - base]
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the log is a container or journald wrapping (its events may carry a receive
+        time), read from its first bytes: a plain log's events need not be made to say no."""
+        store = self._store
+        if store.wrapped is None:
+            store.wrapped = detect(store.data[:65536]) is not InputFormat.plain
+        return store.wrapped
+
+    @property
+    def printed_zone(self) -> tzinfo | None:
+        """The zone the log's receive times show (:func:`~sglang_logscope._text.printed_zone`),
+        read once from the log's first events and the same for every view: a big log's runs
+        do not each parse a window for it (a DST change within such a log is not seen)."""
+        store = self._store
+        if store.zone is False:
+            store.zone = None
+            if self.wrapped:
+                hi = min(len(store.lines), _ZONE_LOOKS)
+                chunk = store.data[: store.offset(hi)]
+                for e in iter_events(io.BytesIO(chunk), first_line=1, helper=False):
+                    if e.received_at is not None and e.has_date:
+                        store.zone = printed_zone(e.timestamp, e.received_at)
+                        break
+        return store.zone  # type: ignore[return-value]
 
     def iter_kind(self, *kinds: EventKind) -> Iterator[Event]:
         """The events of these kinds, in order, parsing only the windows that hold one."""

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from functools import cached_property
-from itertools import compress, pairwise
+from itertools import compress, islice, pairwise
 from operator import gt
 from typing import Any
 
@@ -158,8 +158,12 @@ class Run:
     @cached_property
     def printed_zone(self) -> tzinfo | None:
         """The zone of the run's printed times, where a container runtime or journald stamped
-        its lines (:func:`~sglang_logscope._text.printed_zone`); ``None``: unknown."""
-        for e in self.events:
+        its lines (:func:`~sglang_logscope._text.printed_zone`); ``None``: unknown. Only the
+        run's first events are looked at (a wrapped log stamps every line); a big log's lean
+        events answer for the whole log (:attr:`.lazy.LazyEvents.printed_zone`)."""
+        if hasattr(self.events, "printed_zone"):
+            return self.events.printed_zone  # type: ignore[no-any-return]
+        for e in islice(self.events, _ZONE_LOOKS):
             if e.received_at is not None and e.has_date:
                 return printed_zone(e.timestamp, e.received_at)
         return None
@@ -203,6 +207,10 @@ class Run:
     def adjustments(self) -> list[Event]:
         """SGLang's own argument changes in this run (auto-adjust warnings, backend choice)."""
         return self.of_kind(EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND)
+
+
+#: How many of a run's first events :attr:`Run.printed_zone` looks at for a receive time.
+_ZONE_LOOKS = 64
 
 
 def _short_time(value: datetime | None) -> str | None:
