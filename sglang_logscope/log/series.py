@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress, count, repeat
+from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -165,7 +167,7 @@ class ServingSeries:
             self.peak_usage = usage
 
     def add_rows(self, rows: Rows) -> None:
-        """The decode rows of a block, read from its columns."""
+        """The decode rows of a block, read from its columns (sliced, or picked in C)."""
         shape = rows.shape
         full = shape.full
         cols = rows.cols if rows.layout is full else shape.full_columns(rows.piece)
@@ -174,18 +176,16 @@ class ServingSeries:
             if alt.spec.kind is not EventKind.DECODE_BATCH or alt.rest_field != "_pairs":
                 continue
             witness = cols[full.witness[alt.number]][a:b]
-            picked = [a + i for i, w in enumerate(witness) if w is not None]
-            if not picked:
+            absent = witness.count(None)
+            if absent == b - a:
                 continue
-            rest = cols[full.index["rest"]]
-            stamps = cols[full.index["ts"]]
-            ranks = cols[full.index["ranks"]]
-            self._block(
-                [rest[i] for i in picked],  # type: ignore[misc]
-                [ranks[i] for i in picked],  # type: ignore[misc]
-                [stamps[i] for i in picked],  # type: ignore[misc]
-                alt.spec,
-            )
+            wanted = [cols[full.index[name]] for name in ("rest", "ranks", "ts")]
+            if absent:
+                picked = list(compress(range(a, b), map(is_not, witness, repeat(None))))
+                texts, ranks, stamps = (list(map(c.__getitem__, picked)) for c in wanted)
+            else:
+                texts, ranks, stamps = (c[a:b] for c in wanted)
+            self._block(texts, ranks, stamps, alt.spec)  # type: ignore[arg-type]
 
     def _block(
         self, texts: list[bytes], ranks: list[bytes], stamps: list[bytes], spec: MessageSpec
@@ -193,22 +193,25 @@ class ServingSeries:
         """One block's decode lines: the current shape's pattern over all of them (folded with
         numpy), the lines it does not take one by one (their own shape, or the parser)."""
         current = self._current
-        taken: list[tuple[bytes, ...]] = []
+        groups = None
         if current is not None and current.pattern is not None:
-            taken = current.pattern.findall(b"\n".join(texts))
-            if len(taken) != len(texts):  # pragma: no cover - one match per line by design
-                taken = []
+            groups = _group_columns(current.pattern, texts)
         misses: Sequence[int] = range(len(texts))
-        if taken:
+        if groups is not None:
             assert current is not None
-            table = np.array(taken, dtype="S32")
-            hit = table[:, 0] != b""
-            if hit.any():
-                rank_col = np.array(ranks, dtype="S200")[hit]
-                minute_col = np.array(stamps, dtype="S16")[hit]  # the time cut to its minute
-                stamp_col = np.array(stamps, dtype="S40")[hit] if self._raw_wanted() else None
-                self._fold(table[hit], rank_col, minute_col, current.slots, stamp_col)
-            misses = np.flatnonzero(~hit).tolist()
+            marker = groups[0]
+            absent = marker.count(None)
+            hits = (
+                None if not absent else list(compress(count(), map(is_not, marker, repeat(None))))
+            )
+            if absent < len(texts):
+                numbers = {
+                    slot: np.fromiter(map(float, _pick(groups[slot], hits)), np.float64)
+                    for slot in current.slots
+                    if slot is not None
+                }
+                self._fold(numbers, _pick(ranks, hits), _pick(stamps, hits), current.slots)
+            misses = [j for j, m in enumerate(marker) if m is None] if absent else ()
         for j in misses:
             rank = ranks[j][1:].decode("ascii") if ranks[j] else "all"
             minute = stamps[j][:16].decode("ascii")
@@ -219,37 +222,35 @@ class ServingSeries:
 
     def _fold(
         self,
-        table: Any,
-        ranks: Any,
-        minutes: Any,
+        numbers: Mapping[int, Any],
+        ranks: list[bytes],
+        stamps: list[bytes],
         slots: tuple[int | None, ...],
-        stamps: Any = None,
     ) -> None:
-        """Rows of one shape (numpy columns) into the buckets: per rank, per run of rows in
-        the same minute, count, sum, min and max at once (and each point while few)."""
-        self.lines += len(table)
+        """Rows of one shape (per slot, a numpy column of its values) into the buckets: per
+        rank, per run of rows in the same minute, count, sum, min and max at once (and each
+        point while few)."""
+        self.lines += len(ranks)
         if slots[2] is not None:
-            peak = float(table[:, slots[2]].astype(np.float64).max())
+            peak = float(numbers[slots[2]].max())
             if self.peak_usage is None or peak > self.peak_usage:
                 self.peak_usage = peak
-        if bool((ranks == ranks[0]).all()):
-            labels = [ranks[0]]
-        else:  # in the order they first appear, as the line-by-line reading meets them
-            found, first = np.unique(ranks, return_index=True)
-            labels = [found[i] for i in np.argsort(first, kind="stable")]
-        for label in labels:
-            chosen = ranks == label
-            if stamps is not None:
-                self._fold_raw(label, table[chosen], stamps[chosen], slots)
+        minutes = np.array(stamps, dtype="S16")  # the time cut to its minute
+        raw = self._raw_wanted()
+        for label, chosen in _by_rank(ranks):
+            rank = label[1:].decode("ascii") if label else "all"
+            picked = {slot: v[chosen] for slot, v in numbers.items()}
+            if raw:
+                kept = stamps if isinstance(chosen, slice) else list(compress(stamps, chosen))
+                self._fold_raw(rank, picked, kept, slots)
             m = minutes[chosen]
             starts = np.flatnonzero(np.concatenate(([True], m[1:] != m[:-1])))
             counts = np.diff(np.append(starts, len(m))).tolist()
-            rank = label[1:].decode("ascii") if label else "all"
             names = [m[i].decode("ascii") for i in starts.tolist()]
             for series, slot in ((self.tokens, slots[0]), (self.throughput, slots[1])):
                 if slot is None:
                     continue
-                v = table[chosen, slot].astype(np.float64)
+                v = picked[slot]
                 parts = zip(
                     names,
                     counts,
@@ -262,17 +263,20 @@ class ServingSeries:
                     _merge(series, rank, minute, Bucket(n, total, low, high))
 
     def _fold_raw(
-        self, label: bytes, table: Any, stamps: Any, slots: tuple[int | None, ...]
+        self,
+        rank: str,
+        numbers: Mapping[int, Any],
+        stamps: list[bytes],
+        slots: tuple[int | None, ...],
     ) -> None:
         """Each row of one rank as its own point, while the charts keep points."""
-        rank = label[1:].decode("ascii") if label else "all"
         for chart, slot in (("tokens", slots[0]), ("throughput", slots[1])):
             if slot is None:
                 continue
-            for stamp, value in zip(stamps.tolist(), table[:, slot].tolist(), strict=True):
+            for stamp, value in zip(stamps, numbers[slot].tolist(), strict=True):
                 if self.raw[chart] is None:
                     break
-                self._keep_raw(chart, rank, stamp, float(value))
+                self._keep_raw(chart, rank, stamp, value)
 
     def _keep_raw(self, chart: str, rank: str, when: datetime | bytes, value: float) -> None:
         points = self.raw[chart]
@@ -315,6 +319,32 @@ class ServingSeries:
             merged = _widen(sorted(minutes.items()))
             out[rank] = [(_seconds(m), b.low, b.mean, b.high) for m, b in merged]
         return out
+
+
+def _group_columns(pattern: re.Pattern[bytes], texts: list[bytes]) -> list[list[Any]] | None:
+    """Per group of a shape's ``pattern``, its value on each of ``texts`` (``None`` where the
+    line is not of the shape): one ``split`` over the joined lines, the columns sliced from
+    its flat list (no tuple per line). ``None`` if the matches are not one per line."""
+    parts = pattern.split(b"\n".join(texts))
+    width = pattern.groups + 1
+    if len(parts) != 1 + len(texts) * width:  # pragma: no cover - one match per line by design
+        return None
+    return [parts[k::width] for k in range(1, width)]
+
+
+def _pick(column: list[Any], rows: list[int] | None) -> list[Any]:
+    """``column`` at ``rows`` (all of it for ``None``)."""
+    return column if rows is None else list(map(column.__getitem__, rows))
+
+
+def _by_rank(ranks: list[bytes]) -> list[tuple[bytes, Any]]:
+    """Each rank label of ``ranks`` with the rows that carry it (a slice for all, else a mask),
+    in the order they first appear, as the line-by-line reading meets them."""
+    if ranks.count(ranks[0]) == len(ranks):
+        return [(ranks[0], slice(None))]
+    column = np.array(ranks, dtype="S200")
+    found, first = np.unique(column, return_index=True)
+    return [(bytes(found[i]), column == found[i]) for i in np.argsort(first, kind="stable")]
 
 
 def _epoch(when: datetime) -> float:
