@@ -18,6 +18,7 @@ parser's events."""
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from operator import is_not
 from typing import Any
 
 import numpy as np
+import regex
 
 from ..events import Event, EventKind
 from ..parse.bulk import Rows, row_time
@@ -51,6 +53,11 @@ USAGE = ("full_token_usage", "token_usage")
 _KEYS = (TOKENS, THROUGHPUT, USAGE)
 _NUM = rb"\d{1,18}(?:\.\d{1,12})?"  # no possessive quantifiers: Python 3.10's re has none
 _NUMBER = re.compile(_NUM)
+#: A number inside a shape's pattern: possessive (a line whose numbers only fit the shape by
+#: giving back digits is no line of it: the parser reads it), which halves the pattern's cost.
+_SLOT_NUM = rb"[0-9]{1,18}+(?:\.[0-9]{1,12}+)?+"
+#: Python 3.11's ``re`` has possessive quantifiers; 3.10 gets the ``regex`` module for them.
+_compile: Any = re.compile if sys.version_info >= (3, 11) else regex.compile
 #: Line shapes remembered (a log prints a handful: one per release and model kind).
 MAX_SHAPES = 64
 #: Shapes made at most per series: a log whose decode lines keep changing shape (none real
@@ -113,10 +120,10 @@ def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
     at = 1
     for i, m in enumerate(numbers):
         body.append(re.escape(sample[at : m.start()]))
-        body.append(b"(" + _NUM + b")" if i in wanted else _NUM)
+        body.append(b"(" + _SLOT_NUM + b")" if i in wanted else _SLOT_NUM)
         at = m.end()
     body.append(re.escape(sample[at:]))
-    pattern = re.compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*)", re.M)
+    pattern = _compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*)", re.M)
     slots = tuple(None if p is None else 1 + wanted.index(p) for p in picks)
     return _Shape(pattern, slots)
 
