@@ -16,7 +16,7 @@ from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import SUMMARY_KINDS
 from sglang_logscope.log.runs import stream_runs
 from sglang_logscope.parse import source as _source
-from sglang_logscope.parse.bulk import BulkShape, Rows, bulk_shape
+from sglang_logscope.parse.bulk import SERIES, BulkShape, Rows, bulk_shape
 from sglang_logscope.parse.catalog import Catalog, MessageSpec
 from sglang_logscope.parse.lines import iter_events, iter_records
 from sglang_logscope.parse.messages import CATALOG
@@ -34,7 +34,7 @@ def _same_either_way(data: bytes) -> None:
     assert list(iter_events(io.BytesIO(data))) == line_events
     for keep in ((), SUMMARY_KINDS, (EventKind.DECODE_BATCH,)):
         expected = list(stream_runs(line_events, keep))
-        for fields in (True, False):
+        for fields in (True, False, SERIES):
             records = iter_records(io.BytesIO(data), fields=fields)
             assert list(stream_runs(records, keep)) == expected
 

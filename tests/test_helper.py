@@ -18,7 +18,7 @@ from sglang_logscope.log.reader import SUMMARY_KINDS, iter_runs
 from sglang_logscope.log.runs import stream_runs
 from sglang_logscope.parse import _helper
 from sglang_logscope.parse import source as _source
-from sglang_logscope.parse.bulk import Rows
+from sglang_logscope.parse.bulk import SERIES, Fields, Rows
 from sglang_logscope.parse.lines import iter_events, iter_records
 
 
@@ -65,7 +65,7 @@ def test_a_helper_gives_the_same_events_and_runs(big: Path) -> None:
     sent: list[bool] = []
     real_send = _REAL.send
 
-    def counting(self: _helper._Worker, offset: int, size: int, fields: bool) -> bool:
+    def counting(self: _helper._Worker, offset: int, size: int, fields: Fields) -> bool:
         ok = real_send(self, offset, size, fields)
         sent.append(ok)
         return ok
@@ -90,6 +90,17 @@ def test_a_helper_gives_the_same_events_and_runs(big: Path) -> None:
     assert sent.count(True) > 20, "the helper took few pieces"
     assert len(taken) == sent.count(True), "a cut of the helper's was not believed"
     assert all(w.process is not None and w.process.poll() is not None for w in STARTED)
+
+
+def test_a_helper_splits_for_the_series_too(big: Path) -> None:
+    """``fields=SERIES`` (the report's layout) through the helper: the same events, and
+    the same decode rows' rank and rest columns as this process splits."""
+    events, _ = _expected(big)
+    got = list(iter_records(big, helper=True, fields=SERIES))
+    assert [e for r in got for e in (r.events() if isinstance(r, Rows) else [r])] == events
+    rows = [r for r in got if isinstance(r, Rows)]
+    assert rows and all(r.layout is r.shape.series for r in rows)
+    assert len(STARTED) == 1
 
 
 def test_a_helper_that_dies_leaves_its_pieces_to_this_process(big: Path) -> None:

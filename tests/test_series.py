@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ from benchmarks.generate import generate, generate_long
 from sglang_logscope.events import EventKind
 from sglang_logscope.log import series as S
 from sglang_logscope.log.series import ServingSeries, read_for_report
+from sglang_logscope.parse.bulk import SERIES
 from sglang_logscope.parse.lines import iter_events, iter_records
 from sglang_logscope.render.html import render_html
 from sglang_logscope.staleness.report import full_report
@@ -36,15 +38,22 @@ def _dump(series: S.Series) -> dict[str, dict[str, tuple[int, float, float, floa
 
 
 def _same(path: Path) -> ServingSeries:
-    streamed = ServingSeries()
-    for item in iter_records(path, fields=True, helper=False):
-        streamed.add(item)
+    """The series folded from the bulk rows (the full layout and the report's own) equals the
+    one from the parser's events: buckets, the order ranks and minutes first appear in (the
+    page draws them in that order), peak usage and the raw points."""
     ref = _by_events(path)
-    assert streamed.lines == ref.lines
-    assert _dump(streamed.tokens) == _dump(ref.tokens)
-    assert _dump(streamed.throughput) == _dump(ref.throughput)
-    assert streamed.peak_usage == ref.peak_usage
-    assert streamed.raw == ref.raw
+    for fields in (True, SERIES):
+        streamed = ServingSeries()
+        for item in iter_records(path, fields=fields, helper=False):
+            streamed.add(item)
+        assert streamed.lines == ref.lines
+        for mine, theirs in ((streamed.tokens, ref.tokens), (streamed.throughput, ref.throughput)):
+            assert _dump(mine) == _dump(theirs)
+            assert [(r, list(m)) for r, m in mine.items()] == [
+                (r, list(m)) for r, m in theirs.items()
+            ]
+        assert streamed.peak_usage == ref.peak_usage
+        assert streamed.raw == ref.raw
     return streamed
 
 
@@ -117,3 +126,24 @@ def test_ever_changing_shapes_fall_back_to_the_parser(
     log = tmp_path / "shapes.log"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _same(log)
+
+
+def _page_both_ways(path: Path) -> str:
+    """The streamed report's page, asserted equal to the page whose charts come from the
+    parser's decode events (the reference the fast path must draw exactly)."""
+    report = full_report(path)
+    page = render_html(report)
+    assert page == render_html(dataclasses.replace(report, serving=_by_events(path)))
+    return page
+
+
+@pytest.mark.parametrize("path", REAL, ids=[p.parent.name for p in REAL])
+def test_the_page_draws_the_events_charts_on_real_logs(path: Path) -> None:
+    _page_both_ways(path)
+
+
+@pytest.mark.parametrize("shape", ["long", "many"])
+def test_the_page_draws_the_events_charts_on_generated_logs(tmp_path: Path, shape: str) -> None:
+    out = tmp_path / shape
+    paths = generate_long(out, 1.2, seed=11) if shape == "long" else generate(out, 1.2, 11)
+    assert "decode batch line(s)" in _page_both_ways(paths["big"])

@@ -31,7 +31,7 @@ import numpy as np
 import regex
 
 from ..events import Event, EventKind
-from ..parse.bulk import Rows, row_time
+from ..parse.bulk import SERIES, Rows, row_time
 from ..parse.catalog import MessageSpec
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
@@ -176,17 +176,19 @@ class ServingSeries:
     def add_rows(self, rows: Rows) -> None:
         """The decode rows of a block, read from its columns (sliced, or picked in C)."""
         shape = rows.shape
-        full = shape.full
-        cols = rows.cols if rows.layout is full else shape.full_columns(rows.piece)
+        layout = rows.layout
+        cols = rows.cols
+        if not all(name in layout.index for name in ("rest", "ranks")):
+            layout, cols = shape.full, shape.full_columns(rows.piece)
         a, b = rows.start, rows.stop
         for alt in shape.alts:
             if alt.spec.kind is not EventKind.DECODE_BATCH or alt.rest_field != "_pairs":
                 continue
-            witness = cols[full.witness[alt.number]][a:b]
+            witness = cols[layout.witness[alt.number]][a:b]
             absent = witness.count(None)
             if absent == b - a:
                 continue
-            wanted = [cols[full.index[name]] for name in ("rest", "ranks", "ts")]
+            wanted = [cols[layout.index[name]] for name in ("rest", "ranks", "ts")]
             if absent:
                 picked = list(compress(range(a, b), map(is_not, witness, repeat(None))))
                 texts, ranks, stamps = (list(map(c.__getitem__, picked)) for c in wanted)
@@ -438,7 +440,7 @@ def read_for_report(source: Source, tail: int = 20) -> ReportInput:
     last: deque[Event | Rows] = deque(maxlen=max(1, tail))
 
     def records() -> Iterator[Event | Rows]:
-        for item in iter_records(source, fields=True):
+        for item in iter_records(source, fields=SERIES):
             serving.add(item)
             last.append(item)
             yield item

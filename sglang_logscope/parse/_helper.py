@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .bulk import BulkShape, Cut, bulk_shape
+from .bulk import SERIES, BulkShape, Cut, Fields, bulk_shape
 from .source import RawPieces
 
 #: Pieces the helper holds at once (asked for, not yet answered) while it keeps up; one
@@ -60,7 +60,7 @@ def helper_worth_it(size: int | None) -> bool:
 
 
 def cut_pieces(
-    pieces: RawPieces, shape: BulkShape, fields: bool, helper: bool
+    pieces: RawPieces, shape: BulkShape, fields: Fields, helper: bool
 ) -> Iterator[tuple[Piece, Cut | None]]:
     """Each piece with its cut (``None`` for a single line or nothing to take in bulk), in
     order; with ``helper`` and a plain file, every other piece is cut in a helper process."""
@@ -81,7 +81,7 @@ def cut_pieces(
 
 
 def _interleave(
-    pieces: Iterator[tuple[Piece, int]], shape: BulkShape, fields: bool, worker: _Worker
+    pieces: Iterator[tuple[Piece, int]], shape: BulkShape, fields: Fields, worker: _Worker
 ) -> Iterator[tuple[Piece, Cut | None]]:
     backlog: deque[tuple[Piece, bool]] = deque()  # read, not yielded; True: with the helper
     done = False
@@ -156,7 +156,7 @@ class _Worker:
             return
         _widen(self.process.stdout)
 
-    def send(self, offset: int, size: int, fields: bool) -> bool:
+    def send(self, offset: int, size: int, fields: Fields) -> bool:
         """Have the helper cut the piece at ``offset`` if it is up and idle; ``False`` if not
         (cut it here)."""
         process = self.process
@@ -170,7 +170,7 @@ class _Worker:
                 if process.stdout.read(1) != _READY:
                     raise EOFError
                 self.ready = True
-            process.stdin.write(_ASK.pack(b"F" if fields else b"L", offset, size))
+            process.stdin.write(_ASK.pack(_MODE[fields], offset, size))
             process.stdin.flush()
         except (EOFError, OSError, ValueError):
             self.dead = True
@@ -230,7 +230,9 @@ def _fingerprint(data: bytes) -> tuple[int, bytes]:
 
 _READY = b"R"
 _HEAD = struct.Struct("<I")
-_ASK = struct.Struct("<cQI")  # layout (F: full, L: lean), offset, size
+_ASK = struct.Struct("<cQI")  # layout (F: full, L: lean, S: series), offset, size
+_MODE: dict[Fields, bytes] = {True: b"F", False: b"L", SERIES: b"S"}
+_FIELDS = {mode: fields for fields, mode in _MODE.items()}
 
 
 class _Lost(Exception):
@@ -270,7 +272,7 @@ def _serve(path: str) -> None:
             return
         mode, offset, size = _ASK.unpack(ask)
         data = os.pread(fd, size, offset)
-        cut = shape.cut(data, mode == b"F")
+        cut = shape.cut(data, _FIELDS[mode])
         answer: Any = (_fingerprint(data), tuple(cut) if cut is not None else None)
         payload = marshal.dumps(answer)
         out.write(_HEAD.pack(len(payload)))

@@ -34,7 +34,7 @@ from datetime import datetime
 from functools import cache, cached_property
 from itertools import compress, count, repeat
 from operator import is_not
-from typing import Any, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 import regex
 
@@ -61,6 +61,12 @@ _MULTILINE = re.compile(r"\\[sDWZAn]|\[\^|\$|\(\?[^:P>]|\(\?P=|(?<!\\)\((?!\?)")
 # Python 3.11's ``re`` has possessive quantifiers and atomic groups (and is the faster engine
 # here); 3.10 gets the ``regex`` module, which has them too.
 _compile: Any = re.compile if sys.version_info >= (3, 11) else regex.compile
+
+#: ``fields=SERIES``: the lean layout plus each row's rank label and rest of line (what a
+#: decode series reads), the full columns on demand.
+SERIES: Final = "series"
+#: What a split captures: every field (``True``), the lean layout (``False``), or ``SERIES``.
+Fields = bool | Literal["series"]
 
 
 @dataclass(frozen=True)
@@ -110,9 +116,10 @@ def _ascii_digits(pattern: str) -> str:
 class BulkShape:
     """The joined pattern of a catalog's bulk specs, and how to read its groups.
 
-    Two layouts of one pattern: ``full`` captures every header part and field (for events),
-    ``lean`` only the time and which spec matched (for folding rows into runs); the same lines
-    match both, so a lean block's rows are found again in its full split.
+    Layouts of one pattern: ``full`` captures every header part and field (for events),
+    ``lean`` only the time and which spec matched (for folding rows into runs), ``series``
+    the lean groups and the rank and rest of line; the same lines match all, so a lean
+    block's rows are found again in its full split.
     """
 
     def __init__(self, catalog: Catalog) -> None:
@@ -143,8 +150,13 @@ class BulkShape:
         )
         core = rf"{head}(?:{'|'.join(bodies)})(?P<rest>[^\n]*+)"
         lean = _GROUP.sub(lambda m: m.group() if _lean_group(m.group(1)) else "(?:", core)
+        series = _GROUP.sub(
+            lambda m: m.group() if _lean_group(m.group(1)) or m.group(1) in _SERIES else "(?:",
+            core,
+        )
         self.full = _Layout(core)
         self.lean = _Layout(lean)
+        self.series = _Layout(series)
         self.needles = tuple(sorted(n.encode("utf-8") for n in needles))
         index = self.full.index
         self.alts = tuple(
@@ -158,19 +170,23 @@ class BulkShape:
             for i, (spec, fields, rest) in enumerate(renamed)
         )
 
-    def split(self, data: bytes, first_line: int, fields: bool = True) -> Iterator[bytes | Rows]:
+    def split(self, data: bytes, first_line: int, fields: Fields = True) -> Iterator[bytes | Rows]:
         """Cut ``data`` (whole lines joined by ``\\n``) into :class:`Rows` and the runs of other
         lines between them (``bytes``, lines joined by ``\\n``), in order. ``fields=False``
         captures only what folding rows into runs needs (their full columns on demand)."""
         return self.assemble(data, self.cut(data, fields), first_line)
 
-    def cut(self, data: bytes, fields: bool) -> Cut | None:
+    def layout(self, fields: Fields) -> _Layout:
+        """The layout a split with ``fields`` captures."""
+        return self.series if fields == SERIES else self.full if fields else self.lean
+
+    def cut(self, data: bytes, fields: Fields) -> Cut | None:
         """The regex work of :meth:`split` (all of its cost; picklable, so another process
         can do it): ``None`` when no line of ``data`` is taken in bulk."""
         if not self.alts or any(n in data for n in self.needles):
             return None
         guarded = not _clean(data)
-        layout = self.full if fields else self.lean
+        layout = self.layout(fields)
         parts = layout.pattern(guarded).split(b"\n" + data)
         if len(parts) == 1:
             return None
@@ -182,13 +198,13 @@ class BulkShape:
             yield data
             return
         piece = _Piece(data, cut.guarded)
-        layout = self.full if cut.fields else self.lean
+        layout = self.layout(cut.fields)
         parts = cut.parts
         step = layout.width + 1
         segments = parts[0::step]
         matches = len(segments) - 1
         cols = [parts[j::step] for j in range(1, step)]
-        if cut.fields:
+        if layout is self.full:
             piece.full = cols
         line = first_line
         start = 0
@@ -214,6 +230,10 @@ class BulkShape:
 
 def _is_witness(name: str) -> bool:
     return name[:1] == "k" and name[1:].isdigit()
+
+
+#: The groups the series layout keeps beside the lean ones.
+_SERIES = ("ranks", "rest")
 
 
 def _lean_group(name: str) -> bool:
@@ -252,7 +272,7 @@ class Cut(NamedTuple):
     """A block split by the joined pattern: ``re.split``'s list (the text between rows, then
     each row's groups) and how it was split."""
 
-    fields: bool
+    fields: Fields
     guarded: bool
     parts: list[bytes | None]
 

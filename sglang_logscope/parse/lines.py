@@ -22,7 +22,7 @@ from ..events import Event, EventKind, new_event
 from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
-from .bulk import Rows, bulk_shape
+from .bulk import Fields, Rows, bulk_shape
 from .catalog import MessageSpec
 from .extent import CHAIN, TRACEBACK, chained, exception_line, foreign_record
 from .header import Header, split_header
@@ -71,15 +71,16 @@ def iter_records(
     *,
     first_line: int = 1,
     bulk: bool = True,
-    fields: bool = True,
+    fields: Fields = True,
     helper: bool | None = None,
     start: int = 0,
 ) -> Iterator[Event | Rows]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk) for readers
     that fold them without an object per line. ``fields=False`` leaves the rows' fields to be
-    captured when their events are asked for (runs and summaries never ask); ``bulk=False``
-    parses every line on its own: the reference the bulk path is tested against. ``helper``
+    captured when their events are asked for (runs and summaries never ask), ``fields=SERIES``
+    captures the lean columns and each row's rank and rest of line (the report's series);
+    ``bulk=False`` parses every line on its own: the reference the bulk path is tested against. ``helper``
     splits every other piece in a second process (default: for a file of 64 MB or more, when
     a second core is free; see :mod:`._helper`). ``start``: read a plain file from that byte
     offset (a line start; ``first_line`` numbers it), bulk only."""
@@ -106,7 +107,7 @@ def _received(event: Event, received: list[datetime | None], first_line: int) ->
 
 
 def _records(
-    source: RawPieces, first_line: int, bulk: bool, fields: bool, helper: bool
+    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool
 ) -> Iterator[Event | Rows]:
     block: _Block | None = None
     ready = (
@@ -194,7 +195,7 @@ def _warning_spec(event: Event, typed: MessageSpec | None) -> MessageSpec | None
 
 
 def _lines(
-    source: RawPieces, first_line: int, bulk: bool, fields: bool, helper: bool
+    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool
 ) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
