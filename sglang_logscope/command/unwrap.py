@@ -165,103 +165,104 @@ def _search_text(text: str, ctx: _Ctx) -> Found | None:
     return None
 
 
+#: Wrappers that run the words after them: name → (short options that take a value, long
+#: options that take a value, words after the options that are not the command: timeout's
+#: duration, taskset's mask or cpu list).
+_PREFIX_WRAPPERS: dict[str, tuple[set[str], set[str], int]] = {
+    **{n: (set(), set(), 0) for n in ("nohup", "exec", "setsid", "time", "command", "chrt")},
+    "nice": ({"-n", "-c", "-p"}, set(), 0),
+    "ionice": ({"-n", "-c", "-p"}, set(), 0),
+    "env": ({"-u", "-C", "-S"}, set(), 0),
+    "timeout": ({"-s", "-k"}, {"--signal", "--kill-after"}, 1),
+    "numactl": (_NUMACTL_VALUE, _NUMACTL_LONG, 0),
+    "taskset": (set(), set(), 1),
+    "stdbuf": ({"-i", "-o", "-e"}, set(), 0),
+    **{
+        n: ({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}, set(), 0)
+        for n in ("sudo", "doas")
+    },
+}
+
+#: ``NAME run …`` environment runners, and their options that take a value.
+_RUNNERS = ("uv", "conda", "mamba", "micromamba", "pixi", "poetry")
+_RUNNER_VALUE = {"-n", "-p", "--name", "--prefix"}
+_RUNNER_LONG_VALUE = {"--name", "--prefix", "--with", "--python"}
+
+
 def _search_words(words: list[str], ctx: _Ctx) -> Found | None:
+    """The launch in ``words``: env assignments and prefix wrappers are read and skipped; the
+    first other word decides (:func:`_at_program`)."""
     if ctx.depth >= _MAX_DEPTH:
         raise CommandError("the command text nests wrappers too deeply")
     i = 0
-    wrappers = ctx.wrappers
-    env = ctx.env
     while i < len(words):
         w = words[i]
         name = Path(w).name if "/" in w else w
+        rule = _PREFIX_WRAPPERS.get(name)
         if _ASSIGN.match(w):
             k, v = w.split("=", 1)
-            env[k] = expand(v, env)[0]
+            ctx.env[k] = expand(v, ctx.env)[0]
             i += 1
-        elif name in ("nohup", "exec", "setsid", "time", "command", "nice", "ionice", "chrt"):
-            wrappers.append(name)
-            i = _skip_opts(
-                words, i + 1, {"-n", "-c", "-p"} if name in ("nice", "ionice") else set()
-            )
-        elif name == "env":
-            wrappers.append("env")
-            i = _skip_opts(words, i + 1, {"-u", "-C", "-S"})
-        elif name == "timeout":
-            wrappers.append("timeout")
-            i = _skip_opts(words, i + 1, {"-s", "-k"}, {"--signal", "--kill-after"}) + 1
-        elif name == "numactl":
-            wrappers.append("numactl")
-            i = _skip_opts(words, i + 1, _NUMACTL_VALUE, _NUMACTL_LONG)
-        elif name == "taskset":
-            wrappers.append("taskset")
-            i = _skip_opts(words, i + 1, set()) + 1  # options, then the mask / cpu list
-        elif name == "stdbuf":
-            wrappers.append("stdbuf")
-            i = _skip_opts(words, i + 1, {"-i", "-o", "-e"})
-        elif name in ("sudo", "doas"):
-            wrappers.append(name)
-            i = _skip_opts(words, i + 1, {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"})
-        elif name in ("bash", "sh", "zsh", "dash", "ksh"):
-            j = i + 1
-            command_string = None
-            while j < len(words) and words[j].startswith("-") and words[j] != "--":
-                flag = words[j]
-                j += 1
-                if not flag.startswith("--") and "c" in flag[1:]:
-                    if j < len(words):
-                        command_string = words[j]
-                    break
-            if command_string is None:
-                return None  # bash script.sh: not something we can read
-            return _search_text(command_string, ctx.child(f"{name} -c"))
-        elif name == "ssh":
-            j = _skip_opts(words, i + 1, _SSH_VALUE)
-            if j + 1 >= len(words):
-                return None
-            return _search_text(" ".join(words[j + 1 :]), ctx.child("ssh"))
-        elif name == "pct" and i + 1 < len(words) and words[i + 1] == "exec":
-            rest = words[i + 2 :]
-            if "--" not in rest:
-                return None
-            sub = ctx.child("pct exec")
-            return _search_words(rest[rest.index("--") + 1 :], sub)
-        elif name in ("docker", "podman", "nerdctl") and i + 1 < len(words):
-            verb = words[i + 1]
-            if verb not in ("exec", "run"):
-                return None
-            j = _skip_opts(words, i + 2, _DOCKER_VALUE, _DOCKER_LONG_VALUE)
-            sub = ctx.child(f"{name} {verb}")
-            _docker_env(words, i + 2, j, sub.env)
-            return _search_words(words[j + 1 :], sub)
-        elif name in ("kubectl", "oc") and i + 1 < len(words) and words[i + 1] == "exec":
-            rest = words[i + 2 :]
-            if "--" not in rest:
-                return None
-            return _search_words(rest[rest.index("--") + 1 :], ctx.child(f"{name} exec"))
-        elif name in ("uv", "conda", "mamba", "micromamba", "pixi", "poetry") and (
-            i + 1 < len(words) and words[i + 1] == "run"
-        ):
-            wrappers.append(f"{name} run")
-            i = _skip_opts(
-                words,
-                i + 2,
-                {"-n", "-p", "--name", "--prefix"},
-                {"--name", "--prefix", "--with", "--python"},
-            )
-        elif _PYTHON.match(name):
-            return _python_launch(words, i, ctx)
-        elif name == "torchrun":
-            return _torchrun_launch(words, i + 1, ctx.child("torchrun"))
-        elif name == "sglang" and i + 1 < len(words) and words[i + 1] == "serve":
-            argv = words[i + 2 :]
-            if argv and not argv[0].startswith("-"):
-                argv = ["--model-path", argv[0], *argv[1:]]
-            return Found("sglang serve", argv, env, wrappers)
-        elif "/" in w or name.endswith(".sh"):
-            # a wrapper script or binary that passes its arguments on: look in what follows
-            return _search_words(words[i + 1 :], ctx.child(name))
+        elif rule is not None:
+            ctx.wrappers.append(name)
+            i = _skip_opts(words, i + 1, rule[0], rule[1]) + rule[2]
+        elif name in _RUNNERS and words[i + 1 : i + 2] == ["run"]:
+            ctx.wrappers.append(f"{name} run")
+            i = _skip_opts(words, i + 2, _RUNNER_VALUE, _RUNNER_LONG_VALUE)
         else:
+            return _at_program(words, i, name, ctx)
+    return None
+
+
+def _at_program(words: list[str], i: int, name: str, ctx: _Ctx) -> Found | None:
+    """``words[i]`` (``name``) is the program: a launch, a shell, a remote or container
+    hop read further, a script that passes its arguments on — or nothing to read."""
+    nxt = words[i + 1] if i + 1 < len(words) else None
+    if name in ("bash", "sh", "zsh", "dash", "ksh"):
+        return _shell_c(words, i, name, ctx)
+    if name == "ssh":
+        j = _skip_opts(words, i + 1, _SSH_VALUE)
+        if j + 1 >= len(words):
             return None
+        return _search_text(" ".join(words[j + 1 :]), ctx.child("ssh"))
+    if (name == "pct" and nxt == "exec") or (name in ("kubectl", "oc") and nxt == "exec"):
+        rest = words[i + 2 :]
+        if "--" not in rest:
+            return None
+        return _search_words(rest[rest.index("--") + 1 :], ctx.child(f"{name} exec"))
+    if name in ("docker", "podman", "nerdctl") and nxt is not None:
+        if nxt not in ("exec", "run"):
+            return None
+        j = _skip_opts(words, i + 2, _DOCKER_VALUE, _DOCKER_LONG_VALUE)
+        sub = ctx.child(f"{name} {nxt}")
+        _docker_env(words, i + 2, j, sub.env)
+        return _search_words(words[j + 1 :], sub)
+    if _PYTHON.match(name):
+        return _python_launch(words, i, ctx)
+    if name == "torchrun":
+        return _torchrun_launch(words, i + 1, ctx.child("torchrun"))
+    if name == "sglang" and nxt == "serve":
+        argv = words[i + 2 :]
+        if argv and not argv[0].startswith("-"):
+            argv = ["--model-path", argv[0], *argv[1:]]
+        return Found("sglang serve", argv, ctx.env, ctx.wrappers)
+    if "/" in words[i] or name.endswith(".sh"):
+        # a wrapper script or binary that passes its arguments on: look in what follows
+        return _search_words(words[i + 1 :], ctx.child(name))
+    return None
+
+
+def _shell_c(words: list[str], i: int, name: str, ctx: _Ctx) -> Found | None:
+    """``bash [-opts] -c 'TEXT'``: TEXT read as the inner shell runs it; a script file is not
+    something we can read."""
+    j = i + 1
+    while j < len(words) and words[j].startswith("-") and words[j] != "--":
+        flag = words[j]
+        j += 1
+        if not flag.startswith("--") and "c" in flag[1:]:
+            if j < len(words):
+                return _search_text(words[j], ctx.child(f"{name} -c"))
+            break
     return None
 
 
