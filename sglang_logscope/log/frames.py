@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Any, cast
 
@@ -40,33 +40,71 @@ def events_dataframe(
     types: dict[str, set[type]] = {}  # the Python types of each field's values
     received = False
     zones: set[str | None] = set()  # the zone each printed time's receive time shows
+    header = len(_HEADER) + messages
     for e in events:
         if e.timestamp is not None:  # (a plain log's events: no receive time, no zone)
-            received_at = e.received_at
-            zones.add(
-                None if received_at is None else zone_name(printed_zone(e.timestamp, received_at))
-            )
-        row: dict[str, Any] = {
-            "line": e.line,
-            "run": (run_of or {}).get(e.line),
-            "timestamp": e.timestamp,
-            "kind": e.kind.value,
-            "level": e.level,
-            "rank": e.rank.label if e.rank else None,
-            "tp": e.rank.tp if e.rank else None,
-            "dp": e.rank.dp if e.rank else None,
-        }
-        if messages:
-            row["message"] = e.message
+            zones.add(event_zone(e))
+        row = event_row(e, run_of or {}, messages)
         if e.received_at is not None:
-            row["received_at"] = e.received_at
             received = True
-        for key, value in e.fields.items():
-            if isinstance(value, (*_NUMERIC, str, bool)) and key not in row:
-                row[key] = value
-                types.setdefault(key, set()).add(type(value))
+        for key in list(row)[header + (e.received_at is not None) :]:
+            types.setdefault(key, set()).add(type(row[key]))
         rows.append(row)
     frame = pd.DataFrame(rows)
+    frame = typed_frame(frame, types, received, messages, lambda key: [r.get(key) for r in rows])
+    if not rows:
+        return frame
+    if not localize:
+        frame.attrs["printed_zones"] = zones
+        return frame
+    return with_zone(frame, tz, zones)
+
+
+def event_zone(event: Event) -> str | None:
+    """The zone an event's printed time shows against its receive time (``None``: none)."""
+    received_at = event.received_at
+    if received_at is None or event.timestamp is None:
+        return None
+    return zone_name(printed_zone(event.timestamp, received_at))
+
+
+def event_row(event: Event, run_of: Mapping[int, int], messages: bool) -> dict[str, Any]:
+    """One event's frame row: its header columns, then each scalar field not named like one."""
+    e = event
+    row: dict[str, Any] = {
+        "line": e.line,
+        "run": run_of.get(e.line),
+        "timestamp": e.timestamp,
+        "kind": e.kind.value,
+        "level": e.level,
+        "rank": e.rank.label if e.rank else None,
+        "tp": e.rank.tp if e.rank else None,
+        "dp": e.rank.dp if e.rank else None,
+    }
+    if messages:
+        row["message"] = e.message
+    if e.received_at is not None:
+        row["received_at"] = e.received_at
+    for key, value in e.fields.items():
+        if isinstance(value, (*_NUMERIC, str, bool)) and key not in row:
+            row[key] = value
+    return row
+
+
+#: The columns every row has, before the message.
+_HEADER = ("line", "run", "timestamp", "kind", "level", "rank", "tp", "dp")
+
+
+def typed_frame(
+    frame: Any,  # a pandas.DataFrame, typed column by column below
+    types: Mapping[str, set[type]],
+    received: bool,
+    messages: bool,
+    values_of: Callable[[str], list[Any]],
+) -> pd.DataFrame:
+    """:func:`events_dataframe`'s typing of its rows' frame: categoricals, nullable ints,
+    times; ``types`` are the Python types of each field's values and ``values_of`` a
+    field's values, row by row (missing where a row lacks it). No zone yet."""
     if frame.empty:
         columns = ["line", "run", "timestamp", "kind", "level", "rank"] + ["message"] * messages
         frame = pd.DataFrame(columns=columns)
@@ -84,16 +122,13 @@ def events_dataframe(
     for key, seen in types.items():  # ints and bools with gaps: nullable, not float/object
         dtype = _NULLABLE.get(frozenset(seen))
         if dtype is not None and key in frame.columns:
-            frame[key] = pd.array([row.get(key) for row in rows], dtype=dtype)
+            frame[key] = pd.array(values_of(key), dtype=dtype)
     for col in frame.columns:
         if frame[col].dtype == object and col != "message":
             converted = pd.to_numeric(frame[col], errors="coerce")
             if converted.notna().sum() == frame[col].notna().sum():
                 frame[col] = converted
-    if not localize:
-        frame.attrs["printed_zones"] = zones
-        return cast(pd.DataFrame, frame)
-    return with_zone(cast(pd.DataFrame, frame), tz, zones)
+    return cast(pd.DataFrame, frame)
 
 
 def with_zone(

@@ -128,16 +128,30 @@ def events_frame(
     chunk: int = 20_000,
     helper: bool | None = None,
     tz: tzinfo | str | None = None,
+    bulk: bool = True,
 ) -> pd.DataFrame:
     """:meth:`Log.to_dataframe` straight from a log of any size: the events stream by and are
     turned into frames ``chunk`` rows at a time, so memory follows the frame, not a
     :class:`Log` of every event (two passes: the runs first, for the ``run`` column). The rows
     and values are those of ``read_log(source).to_dataframe(kinds, messages=messages)``; a
-    field's column is float where a chunk lacks it, and columns come in the order first seen."""
+    field's column is float where a chunk lacks it, and columns come in the order first seen.
+    Batch and access rows are made from their columns (:mod:`.bulk_frame`, the same frame);
+    ``bulk=False`` makes every row through its ``Event`` (the reference)."""
     index = _RunOfLine(list(iter_runs(source, helper=helper)))
     wanted = None if kinds is None else frozenset(kinds)
-    events = (e for e in iter_events(source, helper=helper) if wanted is None or e.kind in wanted)
-    return _frame(events, index, messages=messages, chunk=chunk, tz=tz)
+    if not bulk:
+        events = (
+            e for e in iter_events(source, helper=helper) if wanted is None or e.kind in wanted
+        )
+        return _frame(events, index, messages=messages, chunk=chunk, tz=tz)
+    # start-up: pandas loads only when a DataFrame is asked for
+    from .bulk_frame import chunk_frames
+
+    records = iter_records(source, helper=helper)
+    frames = list(
+        chunk_frames(records, index, index.of_lines, wanted, messages=messages, chunk=chunk)
+    )
+    return _joined(frames, tz)
 
 
 def _frame(
@@ -150,10 +164,7 @@ def _frame(
 ) -> pd.DataFrame:
     """:func:`~.frames.events_dataframe` built ``chunk`` events at a time and concatenated."""
     # start-up: pandas loads only when a DataFrame is asked for
-    import pandas as pd
-
-    # start-up: pandas loads only when a DataFrame is asked for
-    from .frames import events_dataframe, with_zone
+    from .frames import events_dataframe
 
     frames: list[pd.DataFrame] = []
     batch: list[Event] = []
@@ -164,6 +175,18 @@ def _frame(
             batch = []
     if batch or not frames:
         frames.append(events_dataframe(batch, index, messages=messages, localize=False))
+    return _joined(frames, tz)
+
+
+def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame:
+    """Chunks' frames as one (the dtypes a chunk-by-chunk build would lose, restored), in
+    the zone the chunks' printed times show."""
+    # start-up: pandas loads only when a DataFrame is asked for
+    import pandas as pd
+
+    # start-up: pandas loads only when a DataFrame is asked for
+    from .frames import with_zone
+
     zones = {z for f in frames for z in f.attrs.get("printed_zones", ())}
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     for col in frame.columns:  # a nullable column in one chunk, absent (float NaN) in another
@@ -193,6 +216,15 @@ class _RunOfLine(Mapping[int, int]):
         if i < 0 or line > self._runs[i].last_line:
             raise KeyError(line)
         return self._runs[i].index
+
+    def of_lines(self, lines: list[int]) -> list[int | None]:
+        """The run of each of ascending ``lines`` (``None`` outside every run): one look-up
+        where the first and last are in one run (runs are spans of lines)."""
+        if lines:
+            first, last = self.get(lines[0]), self.get(lines[-1])
+            if first is not None and first == last:
+                return [first] * len(lines)
+        return list(map(self.get, lines))
 
     def __iter__(self) -> Iterator[int]:
         return (line for r in self._runs for line in range(r.first_line, r.last_line + 1))

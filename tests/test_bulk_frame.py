@@ -1,0 +1,121 @@
+"""``events_frame`` made from the bulk columns (issue 18, target 5b): the same frame —
+values, column order and dtypes — as every row through its ``Event``, on every fixture log,
+on both generated shapes and on hypothesis mixes of batch lines; and the fast path really
+takes the rows."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bulk_json import _batch_lines
+
+from sglang_logscope.events import EventKind
+from sglang_logscope.log.bulk_frame import chunk_frames
+from sglang_logscope.log.frames import event_row
+from sglang_logscope.log.reader import _RunOfLine, events_frame, iter_runs
+from sglang_logscope.parse import source as _source
+from sglang_logscope.parse.bulk_columns import BulkColumns
+from sglang_logscope.parse.lines import iter_records
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_LOGS = sorted(
+    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
+)
+BATCH = [EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH]
+
+
+def _equal(fast: pd.DataFrame, ref: pd.DataFrame) -> None:
+    assert list(fast.columns) == list(ref.columns)
+    assert list(fast.dtypes) == list(ref.dtypes)
+    assert fast.equals(ref)
+    assert fast.attrs == ref.attrs  # the zone the printed times show (a wrapped log's)
+    pd.testing.assert_frame_equal(fast, ref, check_exact=True)
+
+
+def _same(path: Path, chunks: tuple[int, ...] = (20_000, 7)) -> None:
+    for kinds in (None, BATCH, [EventKind.HTTP_ACCESS]):
+        for messages in (True, False):
+            for chunk in chunks:
+                fast = events_frame(path, kinds, messages=messages, chunk=chunk)
+                ref = events_frame(path, kinds, messages=messages, chunk=chunk, bulk=False)
+                _equal(fast, ref)
+
+
+def _stats(path: Path) -> BulkColumns:
+    """The fast path's counters over all of ``path``'s rows."""
+    index = _RunOfLine(list(iter_runs(path)))
+    stats = BulkColumns(
+        lambda e: event_row(e, index, True), index.of_lines, None, messages=True, missing=np.nan
+    )
+    for _ in chunk_frames(
+        iter_records(path), index, index.of_lines, None, messages=True, chunk=1000, stats=stats
+    ):
+        pass
+    return stats
+
+
+@pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_fixture_logs_give_the_same_frame(path: Path) -> None:
+    with mock.patch.object(_source, "PIECE_BYTES", 4096):  # real logs fit in one piece
+        _same(path)
+
+
+def test_batch_rows_of_a_real_log_go_the_fast_way() -> None:
+    """A check that can fail: corpus 069's batch rows (hybrid decode fields) are all made
+    from their columns."""
+    stats = _stats(next((ROOT / "fixtures" / "real").glob("069*/server.log")))
+    assert stats.fast > 50 and stats.slow == 0
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 10_000), long=st.booleans())
+def test_generated_logs_give_the_same_frame(seed: int, long: bool) -> None:
+    """Both benchmark shapes (many runs of every era on TP and DP ranks, ``docker logs -t``
+    with receive times; one long run with the hybrid decode fields), in pieces and chunks
+    that cut blocks, and nearly every row made fast."""
+    from benchmarks.generate import generate, generate_long
+
+    with tempfile.TemporaryDirectory() as tmp:
+        make = generate_long if long else generate
+        big = make(Path(tmp), 0.3, seed=seed)["big"]
+        with mock.patch.object(_source, "PIECE_BYTES", 1 << 15):
+            _same(big, (20_000, 333))
+            stats = _stats(big)
+    assert stats.fast > 500
+    assert stats.slow <= stats.fast  # the docker-wrapped runs' rows go the reference way
+
+
+@settings(max_examples=150, deadline=None)
+@given(_batch_lines(), st.sampled_from([64, 1 << 18]), st.sampled_from([3, 20_000]))
+def test_any_batch_values_give_the_same_frame(text: str, piece: int, chunk: int) -> None:
+    """Any value text (trailing and leading zeros, exponents, 20 digits, units, bools,
+    lists), labels with quotes, backslashes and DEL, optional groups, ranks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "server.log"
+        path.write_text(text, encoding="ascii")
+        with mock.patch.object(_source, "PIECE_BYTES", piece):
+            for kinds in (None, BATCH):
+                try:
+                    ref = events_frame(path, kinds, messages=False, chunk=chunk, bulk=False)
+                except (TypeError, ValueError, OverflowError) as e:
+                    # the reference cannot type a column that is bool or int in one chunk and
+                    # text in another, or an int past int64 (known gaps): the same error
+                    with pytest.raises(type(e)):
+                        events_frame(path, kinds, messages=False, chunk=chunk)
+                    continue
+                _equal(events_frame(path, kinds, messages=False, chunk=chunk), ref)
+
+
+def test_an_empty_selection_is_the_same_empty_frame(tmp_path: Path) -> None:
+    path = next((ROOT / "fixtures" / "real").glob("069*/server.log"))
+    for messages in (True, False):
+        fast = events_frame(path, [EventKind.NCCL_ERROR], messages=messages)
+        ref = events_frame(path, [EventKind.NCCL_ERROR], messages=messages, bulk=False)
+        assert fast.empty and list(fast.columns) == list(ref.columns)
