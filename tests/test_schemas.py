@@ -5,7 +5,6 @@ the ``jsonschema`` package (Draft 2020-12), which also checks the schemas themse
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from cli_run import run_cli
 
 from sglang_logscope.cli import main
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
@@ -23,16 +23,7 @@ DEMO = ROOT / "fixtures" / "demo"
 COMMANDS = sorted((ROOT / "fixtures" / "commands").glob("*.txt"))
 
 
-def _json(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        check=False,
-    )
-    assert out.returncode in codes, out.stderr
-    return out.stdout
+_json = run_cli
 
 
 def _valid(name: str, text: str) -> None:

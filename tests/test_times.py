@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run_cli
 from dateutil import tz
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -31,16 +31,7 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d
 TIME_KEYS = ("started_at", "ended_at", "timestamp", "launched_at", "log_mtime", "received_at")
 
 
-def _cli(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        check=False,
-    )
-    assert out.returncode in codes, out.stderr
-    return out.stdout
+_cli = run_cli
 
 
 def _times(node: Any) -> Iterator[tuple[str, Any]]:
