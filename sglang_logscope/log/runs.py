@@ -415,6 +415,45 @@ def stream_runs(
     yield from builder.finish()
 
 
+def run_builder(
+    keep: Collection[EventKind], state: StreamState | None = None, first_row: bool = False
+) -> _Builder:
+    """:func:`stream_runs` as an object (``feed`` each item, then ``finish``; ``state`` between
+    two), fresh or resumed from ``state`` (``first_row``: fresh only)."""
+    wanted = frozenset(keep)
+    if state is None:
+        return _Builder(wanted, first_row)
+    if first_row:
+        raise ValueError("run_builder: a resumed stream keeps no first rows")
+    return _Builder.resumed(state, wanted)
+
+
+@dataclass(frozen=True)
+class StreamState:
+    """Where :func:`stream_runs` stands between two items, inside a run: every figure the
+    run's group has folded so far, so the stream can go on from that line later (the scan
+    index, :mod:`.scan_index`). Only taken without ``first_row`` and while no run is spare."""
+
+    index: int  # the run's index
+    last_ts: datetime | None  # the newest dated time so far (a jump back from it cuts a run)
+    settled: tuple[Event, ...]  # committed events of kept kinds
+    tail: tuple[Event, ...]  # trailing preamble, not committed yet
+    count: int
+    first_line: int
+    last_line: int
+    oldest: datetime | None
+    newest: datetime | None
+    banner: int | None  # position of the banner in ``settled``
+    best: tuple[int, int, FailureKind] | None  # (order, position in ``settled``, kind)
+    kinds: frozenset[EventKind]
+    releases: tuple[tuple[int, ...], tuple[int, ...], bool, str | None]
+    clues: tuple[Clue, ...]
+    seen: frozenset[tuple[str, str | None]]
+    stopping: bool
+    has_args: bool
+    last_kind: EventKind | None
+
+
 class _Builder:
     """The state of :func:`stream_runs` between two items."""
 
@@ -483,6 +522,75 @@ class _Builder:
             yield from self._emit(self.current)
         if self.index == 0 and self.spare is not None:
             yield self.spare.build(0)
+
+    def close(self) -> Iterator[Run]:
+        """The open run, closed as the start of a next one would close it (input cut just
+        before that next run's first line); unlike :meth:`finish`, no spare run."""
+        current = self.current
+        if current is not None:
+            current.split_preamble(None)
+            if current.count:
+                yield from self._emit(current)
+            self.current = None
+
+    def state(self) -> StreamState | None:
+        """The stream's state now (between two items), or ``None`` where it cannot be resumed
+        from one: no run open, ``first_row`` kept, or a spare group that a resumed stream
+        would not know."""
+        g = self.current
+        if g is None or self.first_row or self.spare is not None or not g.count:
+            return None
+        where = {id(e): i for i, e in enumerate(g.settled)}
+        banner = None if g.banner is None else where.get(id(g.banner), -1)
+        best = None if g.best is None else (g.best[0], where.get(id(g.best[1]), -1), g.best[2])
+        if banner == -1 or (best is not None and best[1] == -1):
+            return None  # not kept: cannot be named by position
+        r = g.releases
+        return StreamState(
+            index=self.index,
+            last_ts=self.last_ts,
+            settled=tuple(g.settled),
+            tail=tuple(g.tail),
+            count=g.count,
+            first_line=g.first_line,
+            last_line=g.last_line,
+            oldest=g.oldest,
+            newest=g.newest,
+            banner=banner,
+            best=best,
+            kinds=frozenset(g.kinds),
+            releases=(r.low, r.high, r.narrowed, r.last),
+            clues=tuple(g.clues.clues),
+            seen=frozenset(g.clues.seen),
+            stopping=g.stopping,
+            has_args=g.has_args,
+            last_kind=g.last_kind,
+        )
+
+    @classmethod
+    def resumed(cls, state: StreamState, wanted: frozenset[EventKind]) -> _Builder:
+        """A builder that goes on from ``state`` as the one that took it would."""
+        b = cls(wanted)
+        b.index, b.last_ts = state.index, state.last_ts
+        g = b.current = _Group(wanted)
+        g.settled, g.tail = list(state.settled), list(state.tail)
+        g.count, g.first_line, g.last_line = state.count, state.first_line, state.last_line
+        g.oldest, g.newest = state.oldest, state.newest
+        g.banner = None if state.banner is None else state.settled[state.banner]
+        if state.best is not None:
+            g.best = (state.best[0], state.settled[state.best[1]], state.best[2])
+        g.kinds = set(state.kinds)
+        r = g.releases
+        r.low, r.high, r.narrowed, r.last = state.releases
+        g.clues.clues, g.clues.seen = list(state.clues), set(state.seen)
+        g.stopping, g.has_args, g.last_kind = state.stopping, state.has_args, state.last_kind
+        return b
+
+    def feed(self, item: Event | Rows) -> Iterator[Run]:
+        """One item of :func:`stream_runs`'s input."""
+        if isinstance(item, Rows):
+            return self.rows(item)
+        return self.event(item)
 
 
 def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:

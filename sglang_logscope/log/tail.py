@@ -24,6 +24,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from importlib.util import find_spec
 from typing import Any
 
 from ..errors import InputError
@@ -33,8 +34,21 @@ from ..parse.header import split_header
 from ..parse.lines import iter_events, iter_records
 from ..parse.messages import CATALOG
 from ..parse.source import MAX_LINE_BYTES, Source, decode_line, describe
+from . import scan_index
 from .reader import Log, iter_runs, read_log
+from .resume import (
+    RESUME_LINES,
+    LineOffsets,
+    Taken,
+    Tap,
+    end_anchor,
+    fold,
+    head_runs,
+    records_from,
+    resume_of,
+)
 from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs, stream_runs
+from .scan_index import Index, Resume, Starter
 
 #: Files smaller than this are simply parsed whole.
 FAST_MIN_BYTES = 4 << 20
@@ -61,6 +75,7 @@ class TailLog(Log):
     scanned_from_line: int = 1
     folded: bool = False  # serving lines folded into their runs (no event kept for them)
     first_parsed_run: int = 0  # runs before this index are known from their starter line only
+    resumed_from_line: int = 0  # an earlier check's index let the parse go on from here
 
 
 def scan_of(log: Log) -> dict[str, Any]:
@@ -68,7 +83,17 @@ def scan_of(log: Log) -> dict[str, Any]:
     how earlier runs are known, and whether serving lines were folded rather than kept."""
     first = log.scanned_from_line if isinstance(log, TailLog) else 1
     folded = isinstance(log, TailLog) and log.folded
+    resumed = log.resumed_from_line if isinstance(log, TailLog) else 0
     return {
+        "index": {
+            "resumed_from_line": resumed,
+            "note": f"lines {first:,}-{resumed - 1:,} were read by an earlier check of this file "
+            "and kept in its scan index (the file's head, the bytes before where it stopped and "
+            f"16 samples are unchanged); read now: line {resumed:,} on. LOGSCOPE_NO_CACHE=1 "
+            "reads the whole file",
+        }
+        if resumed
+        else None,
         "parsed_from_line": first,
         "earlier_runs": "from their starter lines only (outcome unknown)"
         if first > 1
@@ -81,13 +106,6 @@ def scan_of(log: Log) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class _Starter:
-    line: int
-    offset: int
-    raw: bytes
-
-
 def _is_starter(raw: bytes) -> bool:
     text = decode_line(raw[:MAX_LINE_BYTES].rstrip(b"\r"))
     if "\r" in text:
@@ -96,8 +114,25 @@ def _is_starter(raw: bytes) -> bool:
     return hit is not None and hit[0].kind in _STARTERS
 
 
-def scan_starters(path: str) -> list[_Starter]:
-    """Every run-starter line of ``path`` (verified through the parser), in file order.
+@dataclass(frozen=True)
+class StarterScan:
+    """What the byte-level pass found from ``start`` on: the run starters, the newlines
+    counted, and the file's size when it was read."""
+
+    start: int
+    starters: list[Starter]
+    newlines: int
+    size: int
+
+
+def scan_starters(path: str) -> list[Starter]:
+    """Every run-starter line of ``path``, in file order (:func:`scan_region` from its start)."""
+    return scan_region(path).starters
+
+
+def scan_region(path: str, start: int = 0, first_line: int = 1) -> StarterScan:
+    """Every run-starter line of ``path`` from offset ``start`` (a line start, numbered
+    ``first_line``) on, verified through the parser, in file order.
 
     One pass over the file in 2 MiB blocks read by ``pread`` (not a memory map: a log
     truncated meanwhile — a relaunch with ``> LOG`` — would be a bus error; here each block's
@@ -113,7 +148,9 @@ def scan_starters(path: str) -> list[_Starter]:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
         size = os.fstat(fd).st_size
-        return _scan(_Blocks(fd, size, path)) if size else []
+        if size <= start:
+            return StarterScan(start, [], 0, size)
+        return _scan(_Blocks(fd, size, path), start, first_line)
     finally:
         os.close(fd)
 
@@ -152,13 +189,18 @@ class _Blocks:
 _LEAD = 16  # bytes of the block before, so a banner or usage cut by a block edge is found
 
 
-def _scan(f: _Blocks) -> list[_Starter]:
+#: Less than this to scan (what grew since an index): plain ``bytes`` searches, no numpy.
+_SMALL_SCAN = 4 << 20
 
-    # start-up: numpy loads only for a file big enough to scan
-    import numpy as np
+
+def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
+    np: Any = None
+    if f.size - start > _SMALL_SCAN:
+        # start-up: numpy loads only for a big part of a file to scan
+        import numpy as np
 
     size = f.size
-    blocks = range(0, size, _BLOCK)
+    blocks = range(start, size, _BLOCK)
     newlines = [0] * len(blocks)
     candidates: set[int] = set()
     failed: list[BaseException] = []
@@ -169,9 +211,13 @@ def _scan(f: _Blocks) -> list[_Starter]:
             for i in indexes:
                 base = max(0, blocks[i] - _LEAD)
                 data = f.read(base, blocks[i] + _BLOCK - base)
-                body = np.frombuffer(data, dtype=np.uint8, offset=blocks[i] - base)
-                newlines[i] = int(np.count_nonzero(body == 10))
-                _find_usage(np, data, base, candidates)
+                if np is None:
+                    newlines[i] = data.count(b"\n", blocks[i] - base)
+                    _find_usage_small(data, base, start, candidates)
+                else:
+                    body = np.frombuffer(data, dtype=np.uint8, offset=blocks[i] - base)
+                    newlines[i] = int(np.count_nonzero(body == 10))
+                    _find_usage(np, data, base, start, candidates)
                 _find_banners(data, base, f, candidates)
         except BaseException as exc:  # re-raised below
             failed.append(exc)
@@ -188,30 +234,40 @@ def _scan(f: _Blocks) -> list[_Starter]:
     before = [0]
     for n in newlines:
         before.append(before[-1] + n)
-    starters: list[_Starter] = []
-    for start in sorted(candidates):
-        raw = f.read(start, MAX_LINE_BYTES)
+    starters: list[Starter] = []
+    for at in sorted(c for c in candidates if c >= start):
+        raw = f.read(at, MAX_LINE_BYTES)
         stop = raw.find(b"\n")
         raw = raw if stop < 0 else raw[:stop]
         if _is_starter(raw):
-            i = start // _BLOCK
-            line = before[i] + f.read(blocks[i], start - blocks[i]).count(b"\n") + 1
-            starters.append(_Starter(line, start, raw))
-    return starters
+            i = (at - start) // _BLOCK
+            line = before[i] + f.read(blocks[i], at - blocks[i]).count(b"\n") + first_line
+            starters.append(Starter(line, at, raw))
+    return StarterScan(start, starters, before[-1], size)
 
 
-def _find_usage(np: Any, data: bytes, base: int, candidates: set[int]) -> None:
+def _find_usage(np: Any, data: bytes, base: int, start: int, candidates: set[int]) -> None:
     """Line starts of possible argparse usage lines in ``data`` (the file from ``base``): a
     ``\nu`` byte pair, found as a 16-bit number at even and at odd offsets (numpy, without
     the GIL; ``bytes.find`` of ``\nusage: `` stops at every newline and costs 4x more)."""
-    if base == 0 and data.startswith(_USAGE):
-        candidates.add(0)
+    if base == start and data.startswith(_USAGE):
+        candidates.add(start)
     for shift in (0, 1):
         pairs = np.frombuffer(data, dtype="<u2", count=(len(data) - shift) // 2, offset=shift)
         for k in np.flatnonzero(pairs == _NL_U).tolist():
             at = 2 * k + shift + 1
             if data[at : at + len(_USAGE)] == _USAGE:
                 candidates.add(base + at)
+
+
+def _find_usage_small(data: bytes, base: int, start: int, candidates: set[int]) -> None:
+    """:func:`_find_usage` by ``bytes.find`` (a few MB: cheaper than loading numpy)."""
+    if base == start and data.startswith(_USAGE):
+        candidates.add(start)
+    at = data.find(b"\n" + _USAGE)
+    while at >= 0:
+        candidates.add(base + at + 1)
+        at = data.find(b"\n" + _USAGE, at + 1)
 
 
 def _find_banners(data: bytes, base: int, f: _Blocks, candidates: set[int]) -> None:
@@ -273,7 +329,7 @@ def _settled(events: list[Event], runs: list[Run], line: int) -> int | None:
     return None
 
 
-def _stub(index: int, starter: _Starter, next_first: int | None) -> Run:
+def _stub(index: int, starter: Starter, next_first: int | None) -> Run:
     events = list(iter_events(io.BytesIO(starter.raw), first_line=starter.line))
     event = events[0]
     banner = event.kind is EventKind.SERVER_ARGS
@@ -333,10 +389,7 @@ def read_last_run(
         return _whole(source, keep, first_row)
     if format_of(source) is not InputFormat.plain:  # kubectl, Docker, journald: read whole
         return _whole(source, keep, first_row)
-    try:
-        # start-up: numpy loads only for a file big enough to scan
-        import numpy  # noqa: F401  (the byte-level scan needs it; it comes with pandas)
-    except ImportError:  # pragma: no cover
+    if find_spec("numpy") is None:  # pragma: no cover  (the byte-level scan needs it)
         return _whole(source, keep, first_row)
     try:
         return _read_tail(source, path, window, keep, back, first_row)
@@ -344,6 +397,18 @@ def read_last_run(
         raise InputError(
             f"{path}: cannot read ({exc.strerror or exc}): removed or replaced while it was read?"
         ) from None
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """The parsed end of a file: the runs from the checked one on, their kept events, the
+    first line parsed, and the state to go on from next time (if any)."""
+
+    runs: list[Run]
+    events: list[Event]
+    from_line: int
+    resume: Resume | None
+    resumed_from: int = 0  # the line an index let the parse go on from (0: parsed it all)
 
 
 def _read_tail(
@@ -354,32 +419,121 @@ def _read_tail(
     back: int,
     first_row: bool,
 ) -> Log:
-    starters = scan_starters(path)
+    indexed = (
+        window is None
+        and scan_index.cache_dir() is not None
+        and os.path.getsize(path) >= scan_index.INDEX_MIN_BYTES
+    )
+    known = scan_index.load(path) if indexed else None
+    starters, newlines, size = _starters(path, known)
     if not starters:
         return _whole(source, keep, first_row)
     first = starters[-min(back, len(starters))]
-    settled = _settle(path, first, WINDOW if window is None else window)
-    if settled is None:
-        return _whole(source, keep, first_row)
-    start, first_line, idx = settled
-    if keep is None:
-        events = _parse_from(path, start, first_line)
-        runs = split_runs(events)
+    end = end_anchor(path, size, newlines) if indexed else None
+    resumable = keep == CHECK_KINDS and back == 1 and not first_row and end is not None
+    old = known.resume if known is not None and resumable else None
+    if old is not None and old.starter_offset == first.offset:
+        parsed: _Parsed | None = _go_on(path, old, first, end, newlines)
     else:
-        events, runs = _stream_from(path, start, first_line, keep, first_row)
-    tail_runs = runs[idx:]
+        target = newlines - RESUME_LINES if resumable else None
+        parsed = _parse_end(path, first, window, keep, first_row, target, end)
+    if parsed is None:
+        return _whole(source, keep, first_row)
+    tail_runs = parsed.runs
     first_tail_line = tail_runs[0].first_line
     stubs = _earlier_runs(path, [s for s in starters if s.line < first_tail_line], first_tail_line)
     shifted = [replace(r, index=len(stubs) + i) for i, r in enumerate(tail_runs)]
-    kept = [e for e in events if e.line >= first_tail_line]
+    if end is not None:
+        _keep_index(path, known, starters, newlines, end[2], parsed.resume)
     return TailLog(
         name=describe(source),
-        events=tuple(kept),
+        events=tuple(e for e in parsed.events if e.line >= first_tail_line),
         runs=(*stubs, *shifted),
-        scanned_from_line=first_line,
+        scanned_from_line=parsed.from_line,
         folded=keep is not None,
         first_parsed_run=len(stubs),
+        resumed_from_line=parsed.resumed_from,
     )
+
+
+def _starters(path: str, known: Index | None) -> tuple[list[Starter], int, int]:
+    """Every run starter, the newline count and the size seen: from the index up to where it
+    was scanned, the byte-level pass from there on."""
+    if known is None:
+        scan = scan_region(path)
+        return scan.starters, scan.newlines, scan.size
+    more = scan_region(path, known.scanned_to, known.newlines + 1)
+    return [*known.starters, *more.starters], known.newlines + more.newlines, more.size
+
+
+def _parse_end(
+    path: str,
+    first: Starter,
+    window: int | None,
+    keep: frozenset[EventKind] | None,
+    first_row: bool,
+    target: int | None,
+    end: tuple[int, int, int] | None,
+) -> _Parsed | None:
+    """The runs from the one ``first`` starts on, parsed from a window before it; with a
+    ``target`` line, the state there is taken for the index."""
+    settled = _settle(path, first, WINDOW if window is None else window)
+    if settled is None and target is None:
+        return None  # the full scan from the file's start: read_log's own
+    start, first_line, idx = settled or (0, 1, 0)  # (from the start: every run is parsed)
+    if keep is None:
+        events = _parse_from(path, start, first_line)
+        return _Parsed(split_runs(events)[idx:], events, first_line, None)
+    tap = Tap(target, first.line, idx) if target is not None else None
+    records = records_from(path, first_line, start, False)
+    runs = fold(records, keep, tap) if not first_row else list(stream_runs(records, keep, True))
+    events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
+    resume = None
+    if tap is not None and end is not None:
+        offsets = LineOffsets(path, [(first_line, start), (first.line, first.offset), end[:2]])
+        taken = Taken(first.offset, first_line, start, idx, runs)
+        resume = resume_of(path, tap, taken, offsets, keep, end[2])
+    return _Parsed(runs[idx:], events, first_line, resume)
+
+
+def _go_on(
+    path: str, old: Resume, first: Starter, end: tuple[int, int, int] | None, newlines: int
+) -> _Parsed | None:
+    """The checked run from where an earlier check's index left it, and a newer state
+    (``None``: the runs before the state's cannot be had again; read the file)."""
+    assert end is not None
+    state = old.state
+    try:
+        head = head_runs(path, old, CHECK_KINDS)
+    except ValueError:
+        return None
+    tap = Tap(newlines - RESUME_LINES, first.line, state.index, ready=old.ready)
+    records = records_from(path, old.line, old.offset, old.ready)
+    runs = [*head, *fold(records, CHECK_KINDS, tap, state)]
+    events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
+    resume: Resume | None = old
+    if tap.taken is not None and tap.taken[0] != old.line:
+        anchors = [(old.line, old.offset), (state.first_line, old.run_offset), end[:2]]
+        taken = Taken(
+            old.starter_offset, old.parsed_from_line, old.parsed_from_offset, old.first_index, runs
+        )
+        resume = resume_of(path, tap, taken, LineOffsets(path, anchors), CHECK_KINDS, end[2])
+    return _Parsed(runs, events, old.parsed_from_line, resume or old, resumed_from=old.line)
+
+
+def _keep_index(
+    path: str,
+    known: Index | None,
+    starters: list[Starter],
+    newlines: int,
+    scanned_to: int,
+    resume: Resume | None,
+) -> None:
+    """Save what this read learnt, unless the index already says it."""
+    if known is not None and known.scanned_to == scanned_to and known.resume is resume:
+        return
+    kept = tuple(s for s in starters if s.offset < scanned_to)
+    scan_index.save(path, Index(scanned_to, newlines, kept, resume))
 
 
 def _whole(source: Source, keep: frozenset[EventKind] | None, first_row: bool = False) -> Log:
@@ -391,7 +545,7 @@ def _whole(source: Source, keep: frozenset[EventKind] | None, first_row: bool = 
     return TailLog(name=describe(source), events=events, runs=runs, folded=True)
 
 
-def _settle(path: str, last: _Starter, window: int) -> tuple[int, int, int] | None:
+def _settle(path: str, last: Starter, window: int) -> tuple[int, int, int] | None:
     """Where to start parsing so the last run starts exactly as in the full scan: the window's
     offset and first line, and the index (in the window's runs) of the run holding the last
     starter; ``None`` when only the file's start will do. Only the window up to the end of
@@ -416,20 +570,7 @@ def _runs_of(source: Source, keep: frozenset[EventKind]) -> Iterator[Run]:
     return stream_runs(iter_records(source, fields=False), keep, first_row=True)
 
 
-def _stream_from(
-    path: str, start: int, first_line: int, keep: frozenset[EventKind], first_row: bool = False
-) -> tuple[list[Event], list[Run]]:
-    """The runs from ``start`` on through the bulk path (rows folded, no object per serving
-    line), each keeping the ``keep`` kinds; and those events in file order."""
-    # (helper=None: a helper process when what is read from ``start`` on is big and a core is
-    # free for it, parse/_helper.helper_worth_it)
-    records = iter_records(path, first_line=first_line, fields=False, start=start, helper=None)
-    runs = list(stream_runs(records, keep, first_row))
-    events = sorted((e for r in runs for e in r.events), key=lambda e: e.line)
-    return events, runs
-
-
-def _earlier_runs(path: str, earlier: list[_Starter], first_tail_line: int) -> list[Run]:
+def _earlier_runs(path: str, earlier: list[Starter], first_tail_line: int) -> list[Run]:
     """The runs before the parsed window, from their starter lines (and a meaningful run
     before the first starter, from the file's first :data:`HEAD_BYTES`)."""
     stubs: list[Run] = []

@@ -74,6 +74,7 @@ def iter_records(
     fields: Fields = True,
     helper: bool | None = None,
     start: int = 0,
+    ready: bool = False,
 ) -> Iterator[Event | Rows]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk) for readers
@@ -83,14 +84,15 @@ def iter_records(
     ``bulk=False`` parses every line on its own: the reference the bulk path is tested against. ``helper``
     splits every other piece in a second process (default: for a file of 64 MB or more, when
     a second core is free; see :mod:`._helper`). ``start``: read a plain file from that byte
-    offset (a line start; ``first_line`` numbers it), bulk only."""
+    offset (a line start; ``first_line`` numbers it), bulk only; ``ready``: whether the run
+    read up to ``start`` said it was ready (how a later traceback is read)."""
     if helper is None:
         size = _size(source)
         helper = bulk and helper_worth_it(None if size is None else size - start)
     if start and not bulk:
         raise ValueError("iter_records: start needs bulk=True")
     pieces = iter_raw_pieces(source, start)
-    for record in _records(pieces, first_line, bulk, fields, helper):
+    for record in _records(pieces, first_line, bulk, fields, helper, ready):
         received = pieces.received  # set once reading starts: the outer times of a wrapped log
         if received is None:
             yield record
@@ -107,12 +109,10 @@ def _received(event: Event, received: list[datetime | None], first_line: int) ->
 
 
 def _records(
-    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool
+    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool, ready: bool
 ) -> Iterator[Event | Rows]:
+    # ``ready``: the current run said it is ready (a later frameless-of-SGLang traceback is foreign)
     block: _Block | None = None
-    ready = (
-        False  # the current run said it is ready: a later frameless-of-SGLang traceback is foreign
-    )
     for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:

@@ -138,6 +138,9 @@ def _check_header(con: Console, data: dict[str, Any]) -> None:
     for f in data["findings"]:
         if f["code"] in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
             con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
+    index = (data.get("scan") or {}).get("index")
+    if index:  # the run's middle was not read this time: say so next to the verdict
+        con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
     used = data.get("sglang_release_used")
     if used and used.get("source") != "given":  # what the tables were read with, and why
         con.print(Text.assemble(("Read as ", "dim"), report.plain(str(used["note"]), limit=400)))

@@ -1,0 +1,375 @@
+"""What an earlier ``check`` of a big log learnt about it, kept between runs.
+
+A pre-flight ``check`` runs before every launch, on a log that only grows in between. Its
+byte-level pass (run starters, newlines) and its parse of the last run cost what the file
+costs; both are kept here, so the next check of the same file reads only what was appended
+since (plus the last few thousand lines, parsed again):
+
+- the run starters and the newline count of the file up to ``scanned_to`` (a line boundary);
+- where the last run's parse stood near the file's end: the line and offset to go on from, and
+  the folded state of the run there (:class:`~.runs.StreamState`, its kept events as JSON
+  with every value tagged by its type).
+
+An index is used only for the same file (device, inode, path) whose first ``scanned_to``
+bytes still look the same (their head, the bytes before ``scanned_to`` and 16 samples between,
+by SHA-256) and by the same code (the package's files); anything else, including an index that
+does not read back exactly, is ignored. A state is kept only once it has been read back and
+found equal to the one the parse held, and going on from it gave the parse's own runs.
+
+Index files live in ``$LOGSCOPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-logscope/scan``,
+else ``~/.cache/sglang-logscope/scan``, one small JSON file per log (at most
+:data:`MAX_FILES`); ``LOGSCOPE_NO_CACHE=1`` turns them off. The log itself is only read.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..events import Event, EventKind, Rank
+from .runs import FailureKind, StreamState
+
+CACHE_ENV = "LOGSCOPE_CACHE_DIR"
+OFF_ENV = "LOGSCOPE_NO_CACHE"
+#: Logs smaller than this get no index (they are read whole faster than an index is kept).
+INDEX_MIN_BYTES = 4 << 20
+#: Index files kept; the oldest go first.
+MAX_FILES = 64
+#: A run state holding more events than this is not kept (each is parsed again on use).
+MAX_STATE_EVENTS = 4096
+_FORMAT = 1
+_HEAD = 1 << 16
+_SAMPLE = 1 << 12
+_SAMPLES = 16
+
+
+@dataclass(frozen=True)
+class Starter:
+    """A run-starter line: its number, offset and bytes."""
+
+    line: int
+    offset: int
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where the last run's parse can go on: from ``line`` at ``offset``, in ``state``."""
+
+    starter_offset: int  # the last run starter when the state was taken
+    parsed_from_line: int  # where that parse started (the window before the starter)
+    parsed_from_offset: int
+    first_index: int  # the index (in that parse) of the starter's run: the runs reported
+    run_offset: int  # where the first line of the state's run starts
+    line: int
+    offset: int
+    ready: bool  # the parser's "run said it is ready" there
+    state: StreamState
+
+
+@dataclass(frozen=True)
+class Index:
+    """The byte-level pass up to ``scanned_to`` and, maybe, a :class:`Resume`."""
+
+    scanned_to: int
+    newlines: int  # newlines in the first ``scanned_to`` bytes
+    starters: tuple[Starter, ...]
+    resume: Resume | None = None
+
+
+def cache_dir() -> Path | None:
+    """Where index files go, or ``None`` when they are turned off."""
+    if os.environ.get(OFF_ENV, "").strip() not in ("", "0"):
+        return None
+    own = os.environ.get(CACHE_ENV)
+    if own:
+        return Path(own)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "sglang-logscope" / "scan"
+
+
+def _file_key(path: str) -> tuple[str, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return os.path.realpath(path), st.st_dev, st.st_ino
+
+
+def _entry(path: str) -> Path | None:
+    where, key = cache_dir(), _file_key(path)
+    if where is None or key is None:
+        return None
+    name = hashlib.sha256("\0".join(map(str, key)).encode("utf-8", "surrogatepass")).hexdigest()
+    return where / f"{name[:40]}.json"
+
+
+@cache
+def code_stamp() -> str:
+    """The package's files, by name, size and modification time: an index written by other
+    code (another release, an edited checkout) is not used."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogatepass"))
+    for dirpath, dirnames, filenames in sorted(os.walk(root)):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            st = os.stat(os.path.join(dirpath, name))
+            digest.update(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+def fingerprint(path: str, upto: int) -> str:
+    """SHA-256 of the first ``upto`` bytes' head, of the bytes before ``upto`` and of
+    :data:`_SAMPLES` samples between: what tells a grown log from a rewritten one."""
+    digest = hashlib.sha256(str(upto).encode())
+    spots = [0, max(0, upto - _HEAD)] + [upto * k // (_SAMPLES + 1) for k in range(1, _SAMPLES + 1)]
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for i, at in enumerate(spots):
+            want = min(_HEAD if i < 2 else _SAMPLE, upto - at)
+            digest.update(os.pread(fd, want, at))
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def load(path: str) -> Index | None:
+    """The index kept for ``path``, when it still holds for the file as it is now."""
+    entry = _entry(path)
+    if entry is None:
+        return None
+    try:
+        doc = json.loads(entry.read_bytes())
+        return _checked(path, doc)
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None  # no index, or one that does not read back: the check reads the file
+
+
+def _checked(path: str, doc: Mapping[str, Any]) -> Index | None:
+    key = _file_key(path)
+    if doc["format"] != _FORMAT or doc["code"] != code_stamp() or key is None:
+        return None
+    if [doc["path"], doc["dev"], doc["ino"]] != list(key):
+        return None
+    upto = _int(doc["scanned_to"])
+    if os.path.getsize(path) < upto or fingerprint(path, upto) != doc["fingerprint"]:
+        return None
+    starters = tuple(
+        Starter(_int(line), _int(off), base64.b64decode(raw, validate=True))
+        for line, off, raw in doc["starters"]
+    )
+    resume = _resume_of(doc["resume"]) if doc["resume"] is not None else None
+    return Index(upto, _int(doc["newlines"]), starters, resume)
+
+
+def save(path: str, index: Index) -> None:
+    """Keep ``index`` for ``path`` (atomically; a cache that cannot be written is skipped)."""
+    entry, key = _entry(path), _file_key(path)
+    if entry is None or key is None:
+        return
+    doc = {
+        "format": _FORMAT,
+        "code": code_stamp(),
+        "path": key[0],
+        "dev": key[1],
+        "ino": key[2],
+        "scanned_to": index.scanned_to,
+        "newlines": index.newlines,
+        "fingerprint": fingerprint(path, index.scanned_to),
+        "starters": [
+            [s.line, s.offset, base64.b64encode(s.raw).decode("ascii")] for s in index.starters
+        ],
+        "resume": None if index.resume is None else _resume_doc(index.resume),
+    }
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".index-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        os.replace(tmp, entry)
+        _trim(entry.parent)
+    except (OSError, ValueError):
+        return
+
+
+def _trim(where: Path) -> None:
+    files = sorted(where.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    for old in files[: max(0, len(files) - MAX_FILES)]:
+        old.unlink(missing_ok=True)
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError("not a count")
+    return value
+
+
+# -- the run state, its events named by their byte ranges -----------------------------------
+
+
+def _resume_doc(resume: Resume) -> dict[str, Any]:
+    s = resume.state
+    return {
+        "starter_offset": resume.starter_offset,
+        "parsed_from_line": resume.parsed_from_line,
+        "parsed_from_offset": resume.parsed_from_offset,
+        "first_index": resume.first_index,
+        "run_offset": resume.run_offset,
+        "line": resume.line,
+        "offset": resume.offset,
+        "ready": resume.ready,
+        "index": s.index,
+        "last_ts": _time(s.last_ts),
+        "settled": [_event_doc(e) for e in s.settled],
+        "tail": [_event_doc(e) for e in s.tail],
+        "count": s.count,
+        "first_line": s.first_line,
+        "last_line": s.last_line,
+        "oldest": _time(s.oldest),
+        "newest": _time(s.newest),
+        "banner": s.banner,
+        "best": None if s.best is None else [s.best[0], s.best[1], s.best[2].value],
+        "kinds": sorted(k.value for k in s.kinds),
+        "releases": [list(s.releases[0]), list(s.releases[1]), s.releases[2], s.releases[3]],
+        "clues": [list(c) for c in s.clues],
+        "seen": sorted([list(k) for k in s.seen], key=lambda k: (k[0], k[1] or "")),
+        "stopping": s.stopping,
+        "has_args": s.has_args,
+        "last_kind": None if s.last_kind is None else s.last_kind.value,
+    }
+
+
+def round_trip(resume: Resume) -> Resume:
+    """``resume`` written as the index holds it, and read back."""
+    return _resume_of(json.loads(json.dumps(_resume_doc(resume))))
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _parse_time(value: Any) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(str(value))
+
+
+def _resume_of(doc: Mapping[str, Any]) -> Resume:
+    if len(doc["settled"]) + len(doc["tail"]) > MAX_STATE_EVENTS:
+        raise ValueError("too many events")
+    settled = tuple(_event_of(e) for e in doc["settled"])
+    best = doc["best"]
+    state = StreamState(
+        index=_int(doc["index"]),
+        last_ts=_parse_time(doc["last_ts"]),
+        settled=settled,
+        tail=tuple(_event_of(e) for e in doc["tail"]),
+        count=_int(doc["count"]),
+        first_line=_int(doc["first_line"]),
+        last_line=_int(doc["last_line"]),
+        oldest=_parse_time(doc["oldest"]),
+        newest=_parse_time(doc["newest"]),
+        banner=None if doc["banner"] is None else _position(doc["banner"], settled),
+        best=None
+        if best is None
+        else (_int(best[0]), _position(best[1], settled), FailureKind(best[2])),
+        kinds=frozenset(EventKind(k) for k in doc["kinds"]),
+        releases=(
+            tuple(map(_int, doc["releases"][0])),
+            tuple(map(_int, doc["releases"][1])),
+            bool(doc["releases"][2]),
+            None if doc["releases"][3] is None else str(doc["releases"][3]),
+        ),
+        clues=tuple((_int(c[0]), str(c[1]), _text_or_none(c[2])) for c in doc["clues"]),
+        seen=frozenset((str(k[0]), _text_or_none(k[1])) for k in doc["seen"]),
+        stopping=bool(doc["stopping"]),
+        has_args=bool(doc["has_args"]),
+        last_kind=None if doc["last_kind"] is None else EventKind(doc["last_kind"]),
+    )
+    return Resume(
+        starter_offset=_int(doc["starter_offset"]),
+        parsed_from_line=_int(doc["parsed_from_line"]),
+        parsed_from_offset=_int(doc["parsed_from_offset"]),
+        first_index=_int(doc["first_index"]),
+        run_offset=_int(doc["run_offset"]),
+        line=_int(doc["line"]),
+        offset=_int(doc["offset"]),
+        ready=bool(doc["ready"]),
+        state=state,
+    )
+
+
+def _position(value: Any, settled: Sequence[Event]) -> int:
+    at = _int(value)
+    if at >= len(settled):
+        raise IndexError("no such event")
+    return at
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# -- events as JSON: every value tagged with its type, so it reads back equal ----------------
+
+_EVENT_FIELDS = tuple(f.name for f in fields(Event))
+_RANK_FIELDS = tuple(f.name for f in fields(Rank))
+
+
+def _event_doc(event: Event) -> list[Any]:
+    return [_value_doc(getattr(event, name)) for name in _EVENT_FIELDS]
+
+
+def _event_of(doc: Any) -> Event:
+    if not isinstance(doc, list) or len(doc) != len(_EVENT_FIELDS):
+        raise ValueError("not an event")
+    event = Event(**{name: _value_of(v) for name, v in zip(_EVENT_FIELDS, doc, strict=True)})
+    if not isinstance(event.kind, EventKind) or type(event.line) is not int:
+        raise ValueError("not an event")
+    return event
+
+
+def _value_doc(value: Any) -> Any:
+    """``value`` as JSON, lists tagged by what they stand for (a raw list is always a tag)."""
+    if isinstance(value, EventKind):
+        return ["k", value.value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, datetime):
+        return ["dt", value.isoformat()]
+    if isinstance(value, Rank):
+        return ["r", [_value_doc(getattr(value, n)) for n in _RANK_FIELDS]]
+    if isinstance(value, tuple):
+        return ["t", [_value_doc(v) for v in value]]
+    if isinstance(value, list):
+        return ["l", [_value_doc(v) for v in value]]
+    if isinstance(value, Mapping):
+        return ["d", [[_value_doc(k), _value_doc(v)] for k, v in value.items()]]
+    raise ValueError(f"cannot keep a {type(value).__name__}")
+
+
+def _value_of(doc: Any) -> Any:
+    if not isinstance(doc, list):
+        return doc
+    tag, body = doc
+    if tag == "k":
+        return EventKind(body)
+    if tag == "dt":
+        return datetime.fromisoformat(body)
+    if tag == "r":
+        return Rank(**dict(zip(_RANK_FIELDS, map(_value_of, body), strict=True)))
+    if tag == "t":
+        return tuple(map(_value_of, body))
+    if tag == "l":
+        return list(map(_value_of, body))
+    if tag == "d":
+        return {_value_of(k): _value_of(v) for k, v in body}
+    raise ValueError("unknown tag")
