@@ -11,7 +11,9 @@ child and its children), the peak RSS and the 1-minute load average seen during 
 Ratios between commands are what carry over from one machine (or one load) to another.
 
 Commands: ``check`` on the big log and on its small log (the checked run's startup and last
-lines), ``summary`` (CLI, default helper process) and the same summary in one process, the
+lines) — on the big log as a first check (an empty scan index) and as a check of a log checked
+before (the index the previous round left; ``--extra grown``: a copy of the log checked when
+it was 1 % shorter, then grown back) —, ``summary`` (CLI, default helper process) and the same summary in one process, the
 naive ``HEADER_RE.match`` loop, ``lnav`` counting the lines when it is installed (the peer to
 beat; ``apt-get install lnav``), and optionally ``events --format jsonl``, ``report --html``,
 ``read_log`` and ``events_frame`` (``--extra``).
@@ -89,12 +91,27 @@ def ensure(shape: str, size_mb: float) -> dict[str, Path]:
     return generate(out, size_mb)
 
 
+#: ``check``'s scan index (log/scan_index.py): kept between the rounds (a log checked before),
+#: emptied before every run (the first check of a file), and for the grown copy.
+INDEX_DIR = OUT / "curve-index"
+FIRST_DIR = OUT / "curve-index-first"
+GROWN_DIR = OUT / "curve-index-grown"
+#: The grown case: the index was written when the log was this much shorter.
+GROWN_SHARE = 0.01
+
+
+def _with_index(where: Path, cmd: list[str]) -> list[str]:
+    return ["/usr/bin/env", f"LOGSCOPE_CACHE_DIR={where}", *cmd]
+
+
 def commands(paths: dict[str, Path], extra: Sequence[str]) -> dict[str, list[str]]:
     big, small, cmd = (str(paths[k]) for k in ("big", "small", "cmd"))
     py = sys.executable
+    check = [*LOGSCOPE, "check", "-e", cmd]
     out: dict[str, list[str]] = {
-        "check small": [*LOGSCOPE, "check", "-e", cmd, small, "-f", "json"],
-        "check big": [*LOGSCOPE, "check", "-e", cmd, big, "-f", "json"],
+        "check small": _with_index(INDEX_DIR, [*check, small, "-f", "json"]),
+        "check big, first check": _with_index(FIRST_DIR, [*check, big, "-f", "json"]),
+        "check big, checked before": _with_index(INDEX_DIR, [*check, big, "-f", "json"]),
         "naive loop": [py, "-c", NAIVE, big],
         "summary (CLI)": [*LOGSCOPE, "summary", big, "-f", "json"],
         "summary, one process": [py, "-c", SERIAL, big],
@@ -111,14 +128,43 @@ def commands(paths: dict[str, Path], extra: Sequence[str]) -> dict[str, list[str
         out["read_log"] = [py, "-c", READ_LOG, big]
     if "frame" in extra:
         out["events_frame (batch)"] = [py, "-c", STREAM_FRAME, big]
+    if "grown" in extra:
+        grown = str(paths["big"].with_name("grown.log"))
+        out[f"check big, grown {GROWN_SHARE:.0%} since"] = _with_index(
+            GROWN_DIR, [*check, grown, "-f", "json"]
+        )
     return out
 
 
-def run_interleaved(cmds: dict[str, list[str]], repeat: int) -> dict[str, Sample]:
+def before_run(name: str, paths: dict[str, Path]) -> None:
+    """Untimed set-up of one run: an empty index for a first check; for the grown case, the
+    log copy cut short, checked (the index written), then grown back to the big log."""
+    if name == "check big, first check":
+        shutil.rmtree(FIRST_DIR, ignore_errors=True)
+    if not name.startswith("check big, grown"):
+        return
+    big = paths["big"]
+    grown = big.with_name("grown.log")  # our own copy: the benchmark log itself is only read
+    if not grown.exists() or grown.stat().st_size != big.stat().st_size:
+        shutil.copyfile(big, grown)
+    size = big.stat().st_size
+    cut = int(size * (1 - GROWN_SHARE))
+    os.truncate(grown, cut)
+    cmd = _with_index(GROWN_DIR, [*LOGSCOPE, "check", str(grown), "-f", "json"])
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CHILD_ENV)
+    with big.open("rb") as src, grown.open("ab") as dst:
+        src.seek(cut)
+        shutil.copyfileobj(src, dst)
+
+
+def run_interleaved(
+    cmds: dict[str, list[str]], repeat: int, paths: dict[str, Path]
+) -> dict[str, Sample]:
     """Every command once per round (after one warm-up round), ``repeat`` rounds."""
     samples = {name: Sample() for name in cmds}
     for round_ in range(repeat + 1):
         for name, cmd in cmds.items():
+            before_run(name, paths)
             load = os.getloadavg()[0]
             wall, cpu, rss = measure(cmd)
             if round_:
@@ -150,7 +196,7 @@ def main() -> None:
         "--extra",
         nargs="*",
         default=[],
-        choices=("events", "report", "read_log", "frame"),
+        choices=("events", "report", "read_log", "frame", "grown"),
         help="also time these (slow on big logs)",
     )
     ap.add_argument("--only", nargs="*", default=None, help="only the commands named so")
@@ -162,7 +208,7 @@ def main() -> None:
             cmds = commands(paths, args.extra)
             if args.only is not None:
                 cmds = {k: v for k, v in cmds.items() if k in args.only or k == "check small"}
-            samples = run_interleaved(cmds, args.repeat)
+            samples = run_interleaved(cmds, args.repeat, paths)
             mb = paths["big"].stat().st_size / 1e6
             with paths["big"].open("rb") as f:
                 lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))

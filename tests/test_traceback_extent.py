@@ -226,3 +226,11 @@ def test_ray_actors_interleaved_in_one_file() -> None:
     assert [(e.line, e.end_line) for e in events][:2] == [(1, 4), (5, 5)]
     assert events[0].fields["exc_type"] == "RuntimeError"
     assert all(e.end_line == e.line for e in events[1:])
+
+
+def test_a_redrawn_line_that_was_headed_ends_the_traceback() -> None:
+    """Found by the property above: a headed line whose last redraw (after ``\\r``) is a bare
+    ``0`` was taken into the traceback before it."""
+    head = "[2026-05-13 02:15:18 DP3 TP3] Scheduler hit an exception: Traceback (most recent call last):"
+    events = list(iter_events(io.BytesIO(f"{head}\n{head}\r0".encode())))
+    assert [(e.line, max(e.end_line, e.line)) for e in events] == [(1, 1), (2, 2)]

@@ -124,7 +124,10 @@ def _records(
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:
-            content = None if header.headed else block.own_line(visible, header.message)
+            # a redrawn line whose first draw was headed ends the block too (its last draw may
+            # be a bare "0": what a terminal shows is the header overwritten in part)
+            headed = header.headed or (visible is not text and split_header(text).headed)
+            content = None if headed else block.own_line(visible, header.message)
             if content is not None and block.accepts(content):
                 block.add(lineno, text, content, truncated)
                 if block.size >= MAX_BLOCK_LINES:
