@@ -260,3 +260,15 @@ def test_the_second_check_goes_on_from_the_index(
     third = _fast(path)
     assert (third.resumed_from_line > 0) is (variant != "argparse")  # a 2-line run: no state
     _same_as_full(path, cmd, third)
+
+
+def test_watch_leaves_checks_state_in_the_index(indexed: Path, tmp_path: Path) -> None:
+    """``watch`` on an existing file reads two runs back and keeps no state of its own: the
+    index it leaves still lets the next check go on."""
+    path, cmd = _make(tmp_path, "long", 14, "plain")
+    _fast(path)
+    watched = read_last_run(path, keep=CHECK_KINDS, back=2, first_row=True)
+    assert len(watched.runs) == len(read_log(path).runs)
+    again = _fast(path)
+    assert again.resumed_from_line > 0
+    _same_as_full(path, cmd, again)

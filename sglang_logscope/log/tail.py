@@ -443,8 +443,9 @@ def _read_tail(
     first_tail_line = tail_runs[0].first_line
     stubs = _earlier_runs(path, [s for s in starters if s.line < first_tail_line], first_tail_line)
     shifted = [replace(r, index=len(stubs) + i) for i, r in enumerate(tail_runs)]
-    if end is not None:
-        _keep_index(path, known, starters, newlines, end[2], parsed.resume)
+    if end is not None:  # a read that takes no state (watch's) leaves check's as it was
+        kept = parsed.resume if resumable or known is None else known.resume
+        _keep_index(path, known, starters, newlines, end[2], kept)
     return TailLog(
         name=describe(source),
         events=tuple(e for e in parsed.events if e.line >= first_tail_line),
