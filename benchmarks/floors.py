@@ -44,7 +44,8 @@ def operations(path: str) -> dict[str, Callable[[], object]]:
 
     import numpy as np
 
-    from sglang_logscope.log.tail import CHECK_KINDS, read_last_run, scan_starters
+    from sglang_logscope.log.starters import scan_starters
+    from sglang_logscope.log.tail import CHECK_KINDS, read_last_run
     from sglang_logscope.parse.bulk import bulk_shape
 
     fd = os.open(path, os.O_RDONLY)

@@ -145,19 +145,19 @@ def test_a_log_truncated_while_check_scans_it_is_one_line(
 ) -> None:
     """What ``> LOG`` does to a log ``check`` reads: with a memory map this was a bus error
     (exit 135, no message); the scan now reads by offset and checks every block's size."""
-    from sglang_logscope.log import tail
+    from sglang_logscope.log import starters
 
     log = _big_log(tmp_path)
-    real = tail._Blocks.read
+    real = starters._Blocks.read
     calls = []
 
-    def truncating(self: tail._Blocks, at: int, n: int) -> bytes:
+    def truncating(self: starters._Blocks, at: int, n: int) -> bytes:
         calls.append(at)
         if len(calls) == 2:
             os.truncate(log, 0)
         return real(self, at, n)
 
-    monkeypatch.setattr(tail._Blocks, "read", truncating)
+    monkeypatch.setattr(starters._Blocks, "read", truncating)
     code, _, err = run_cli(["check", str(log)])
     assert code == 2 and "shrank while it was read" in err and len(err.splitlines()) == 1
 

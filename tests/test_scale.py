@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from benchmarks.generate import generate
 from sglang_logscope.log import tail
 from sglang_logscope.log.reader import read_log, summarize, summarize_file
-from sglang_logscope.log.tail import TailLog, read_last_run, scan_starters
+from sglang_logscope.log.starters import scan_starters
+from sglang_logscope.log.tail import TailLog, read_last_run
 from sglang_logscope.parse.catalog import LazyFields
 from sglang_logscope.parse.lines import iter_events
 from sglang_logscope.staleness.judge import check

@@ -122,13 +122,19 @@ _STARTER_PIECES = [
     st.lists(st.integers(0, len(_STARTER_PIECES) - 1), max_size=30),
     st.sampled_from([2, 8, 64, 4096]),
     st.sampled_from([1, 3, 2000]),
+    st.sampled_from([0, 1 << 30]),
+    st.integers(0, 40),
 )
-def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, dense: int) -> None:
-    """Any block size (banners and 'usage:' across block edges, at odd and even offsets) and
-    any '=' density give the parser's starter lines."""
+def test_starter_scan_finds_the_parsers_starters(
+    pieces: list[int], block: int, dense: int, small: int, cut: int
+) -> None:
+    """Any block size (banners and 'usage:' across block edges, at odd and even offsets), any
+    '=' density, numpy or plain ``bytes`` searches (``small``) and a scan that starts at a
+    line boundary part-way (as after a scan index) give the parser's starter lines and
+    newlines."""
     import tempfile
 
-    from sglang_logscope.log import tail
+    from sglang_logscope.log import starters as tail
 
     text = "".join(_STARTER_PIECES[i] for i in pieces)
     with tempfile.TemporaryDirectory() as tmp:
@@ -139,13 +145,19 @@ def test_starter_scan_finds_the_parsers_starters(pieces: list[int], block: int, 
             for e in iter_events(path)
             if e.kind in (EventKind.SERVER_ARGS, EventKind.ARGPARSE_USAGE)
         ]
-        old = tail._BLOCK, tail._DENSE
-        tail._BLOCK, tail._DENSE = block, dense
+        data = text.encode()
+        bounds = [0] + [i + 1 for i, ch in enumerate(data) if ch == 10]
+        start = bounds[min(cut, len(bounds) - 1)]
+        old = tail._BLOCK, tail._DENSE, tail._SMALL_SCAN
+        tail._BLOCK, tail._DENSE, tail._SMALL_SCAN = block, dense, small
         try:
             found = tail.scan_starters(str(path))
+            part = tail.scan_region(str(path), start, data[:start].count(b"\n") + 1)
         finally:
-            tail._BLOCK, tail._DENSE = old
+            tail._BLOCK, tail._DENSE, tail._SMALL_SCAN = old
     assert [s.line for s in found] == expected
+    assert part.starters == [s for s in found if s.offset >= start]
+    assert part.newlines == data[start:].count(b"\n")
     lines = text.split("\n")
     for s in found:
         assert text.encode()[s.offset :].split(b"\n")[0] == s.raw
