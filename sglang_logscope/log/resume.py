@@ -218,7 +218,7 @@ def resume_of(
         )
         if resume.offset > limit:
             return None
-        back = scan_index.round_trip(resume)
+        resume, back = scan_index.round_trip(resume)
         again = fold(records_from(path, line, back.offset, back.ready), keep, state=back.state)
         again = [*head_runs(path, back, keep), *again]
     except (OSError, ValueError, TypeError, KeyError):

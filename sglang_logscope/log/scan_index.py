@@ -29,7 +29,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -74,6 +74,8 @@ class Resume:
     offset: int
     ready: bool  # the parser's "run said it is ready" there
     state: StreamState
+    #: the resume as the index file holds it (once written or read)
+    doc: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -189,13 +191,13 @@ def save(path: str, index: Index) -> None:
         "starters": [
             [s.line, s.offset, base64.b64encode(s.raw).decode("ascii")] for s in index.starters
         ],
-        "resume": None if index.resume is None else _resume_doc(index.resume),
+        "resume": None if index.resume is None else index.resume.doc or _resume_doc(index.resume),
     }
     try:
         entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".index-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, separators=(",", ":"))
+            f.write(json.dumps(doc, separators=(",", ":")))  # (``dump`` encodes in Python)
         os.replace(tmp, entry)
         _trim(entry.parent)
     except (OSError, ValueError):
@@ -249,9 +251,10 @@ def _resume_doc(resume: Resume) -> dict[str, Any]:
     }
 
 
-def round_trip(resume: Resume) -> Resume:
-    """``resume`` written as the index holds it, and read back."""
-    return _resume_of(json.loads(json.dumps(_resume_doc(resume))))
+def round_trip(resume: Resume) -> tuple[Resume, Resume]:
+    """``resume`` as the index will hold it (its ``doc`` set), and that read back."""
+    doc = json.loads(json.dumps(_resume_doc(resume)))
+    return replace(resume, doc=doc), _resume_of(doc)
 
 
 def _time(value: datetime | None) -> str | None:
@@ -295,6 +298,7 @@ def _resume_of(doc: Mapping[str, Any]) -> Resume:
         last_kind=None if doc["last_kind"] is None else EventKind(doc["last_kind"]),
     )
     return Resume(
+        doc=doc,
         starter_offset=_int(doc["starter_offset"]),
         parsed_from_line=_int(doc["parsed_from_line"]),
         parsed_from_offset=_int(doc["parsed_from_offset"]),

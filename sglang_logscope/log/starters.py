@@ -117,7 +117,7 @@ _LEAD = 16  # bytes of the block before, so a banner or usage cut by a block edg
 
 
 #: Less than this to scan (what grew since an index): plain ``bytes`` searches, no numpy.
-_SMALL_SCAN = 4 << 20
+_SMALL_SCAN = 32 << 20
 
 
 def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
