@@ -24,16 +24,14 @@ else ``~/.cache/sglang-logscope/scan``, one small JSON file per log (at most
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..events import Event, EventKind, Rank
 from .runs import FailureKind, StreamState
@@ -100,6 +98,18 @@ def cache_dir() -> Path | None:
     return base / "sglang-logscope" / "scan"
 
 
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+
+
+def _sha256(data: bytes) -> _Digest:
+    # start-up: hashlib loads only when an index is read or kept (a big log)
+    import hashlib
+
+    return hashlib.sha256(data)
+
+
 def _file_key(path: str) -> tuple[str, int, int] | None:
     try:
         st = os.stat(path)
@@ -112,7 +122,7 @@ def _entry(path: str) -> Path | None:
     where, key = cache_dir(), _file_key(path)
     if where is None or key is None:
         return None
-    name = hashlib.sha256("\0".join(map(str, key)).encode("utf-8", "surrogatepass")).hexdigest()
+    name = _sha256("\0".join(map(str, key)).encode("utf-8", "surrogatepass")).hexdigest()
     return where / f"{name[:40]}.json"
 
 
@@ -121,7 +131,7 @@ def code_stamp() -> str:
     """The package's files, by name, size and modification time: an index written by other
     code (another release, an edited checkout) is not used."""
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(str(root).encode("utf-8", "surrogatepass"))
+    digest = _sha256(str(root).encode("utf-8", "surrogatepass"))
     for dirpath, dirnames, filenames in sorted(os.walk(root)):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
@@ -133,7 +143,7 @@ def code_stamp() -> str:
 def fingerprint(path: str, upto: int) -> str:
     """SHA-256 of the first ``upto`` bytes' head, of the bytes before ``upto`` and of
     :data:`_SAMPLES` samples between: what tells a grown log from a rewritten one."""
-    digest = hashlib.sha256(str(upto).encode())
+    digest = _sha256(str(upto).encode())
     spots = [0, max(0, upto - _HEAD)] + [upto * k // (_SAMPLES + 1) for k in range(1, _SAMPLES + 1)]
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -195,6 +205,9 @@ def save(path: str, index: Index) -> None:
     }
     try:
         entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # start-up: tempfile loads only when an index is kept (a big log)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".index-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(doc, separators=(",", ":")))  # (``dump`` encodes in Python)
