@@ -272,3 +272,28 @@ def test_watch_leaves_checks_state_in_the_index(indexed: Path, tmp_path: Path) -
     again = _fast(path)
     assert again.resumed_from_line > 0
     _same_as_full(path, cmd, again)
+
+
+def test_only_index_files_are_trimmed(
+    indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index directory may be one the user shares with other files: only files named as
+    index files are ever removed."""
+    monkeypatch.setattr(scan_index, "MAX_FILES", 1)
+    indexed.mkdir(parents=True)
+    theirs = indexed / "results.json"
+    theirs.write_text("{}")
+    for seed in range(3):
+        path, _ = _make(tmp_path, "long", 50 + seed, "plain")
+        _fast(path)
+    assert theirs.read_text() == "{}"
+    assert len(list(indexed.glob("logscope-scan-*.json"))) == 1
+
+
+def test_an_index_others_may_write_is_not_used(indexed: Path, tmp_path: Path) -> None:
+    path, cmd = _make(tmp_path, "long", 15, "plain")
+    _fast(path)
+    (entry,) = indexed.glob("*.json")
+    assert _fast(path).resumed_from_line > 0
+    entry.chmod(0o666)
+    assert _fast(path).resumed_from_line == 0

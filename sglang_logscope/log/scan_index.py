@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -45,6 +46,8 @@ MAX_FILES = 64
 #: A run state holding more events than this is not kept (each is parsed again on use).
 MAX_STATE_EVENTS = 4096
 _FORMAT = 1
+_PREFIX = "logscope-scan-"
+_OURS = re.compile(r"logscope-scan-[0-9a-f]{40}\.json")
 _HEAD = 1 << 16
 _SAMPLE = 1 << 12
 _SAMPLES = 16
@@ -123,7 +126,7 @@ def _entry(path: str) -> Path | None:
     if where is None or key is None:
         return None
     name = _sha256("\0".join(map(str, key)).encode("utf-8", "surrogatepass")).hexdigest()
-    return where / f"{name[:40]}.json"
+    return where / f"{_PREFIX}{name[:40]}.json"
 
 
 @cache
@@ -161,10 +164,22 @@ def load(path: str) -> Index | None:
     if entry is None:
         return None
     try:
-        doc = json.loads(entry.read_bytes())
+        with entry.open("rb") as f:
+            if _foreign(os.fstat(f.fileno())):
+                return None
+            doc = json.loads(f.read())
         return _checked(path, doc)
     except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None  # no index, or one that does not read back: the check reads the file
+
+
+def _foreign(st: os.stat_result) -> bool:
+    """An index file another user owns, or others may write: not trusted (a shared
+    ``LOGSCOPE_CACHE_DIR`` would let them plant an answer)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # platform: no owners to compare (Windows)
+        return False
+    return st.st_uid != getuid() or bool(st.st_mode & 0o022)
 
 
 def _checked(path: str, doc: Mapping[str, Any]) -> Index | None:
@@ -218,7 +233,9 @@ def save(path: str, index: Index) -> None:
 
 
 def _trim(where: Path) -> None:
-    files = sorted(where.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    """Only index files go (named as :func:`_entry` names them): the directory may be shared."""
+    files = [p for p in where.glob(f"{_PREFIX}*.json") if _OURS.fullmatch(p.name)]
+    files.sort(key=lambda p: p.stat().st_mtime)
     for old in files[: max(0, len(files) - MAX_FILES)]:
         old.unlink(missing_ok=True)
 
