@@ -291,7 +291,7 @@ def test_only_index_files_are_trimmed(
 
 
 def test_an_index_others_may_write_is_not_used(indexed: Path, tmp_path: Path) -> None:
-    path, cmd = _make(tmp_path, "long", 15, "plain")
+    path, _ = _make(tmp_path, "long", 15, "plain")
     _fast(path)
     (entry,) = indexed.glob("*.json")
     assert _fast(path).resumed_from_line > 0
