@@ -297,3 +297,23 @@ def test_an_index_others_may_write_is_not_used(indexed: Path, tmp_path: Path) ->
     assert _fast(path).resumed_from_line > 0
     entry.chmod(0o666)
     assert _fast(path).resumed_from_line == 0
+
+
+def test_the_cli_says_when_it_went_on_from_the_index(tmp_path: Path) -> None:
+    """End to end, at the real size threshold: the second ``logscope check`` of a 5 MB log
+    says next to its verdict that it went on from the index, and answers as the first did."""
+    from cli_run import run_cli
+
+    from benchmarks.generate import generate_long
+
+    paths = generate_long(tmp_path / "log", size_mb=5, seed=2, hours=2.0)
+    big, cmd = str(paths["big"]), str(paths["cmd"])
+    assert paths["big"].stat().st_size >= scan_index.INDEX_MIN_BYTES
+    first = json.loads(run_cli("check", "-e", cmd, big, "-f", "json"))
+    second = json.loads(run_cli("check", "-e", cmd, big, "-f", "json"))
+    assert first["scan"].pop("index") is None
+    assert second["scan"].pop("index")["resumed_from_line"] > 1
+    for doc in (first, second):
+        doc.pop("log_mtime", None)
+    assert first == second
+    assert "Index: lines" in run_cli("check", "-e", cmd, big)
