@@ -75,7 +75,9 @@ def _append(path: Path, rest: bytes) -> None:
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=int(os.environ.get("SCAN_INDEX_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     shape=st.sampled_from(["long", "many"]),
@@ -317,3 +319,27 @@ def test_the_cli_says_when_it_went_on_from_the_index(tmp_path: Path) -> None:
         doc.pop("log_mtime", None)
     assert first == second
     assert "Index: lines" in run_cli("check", "-e", cmd, big)
+
+
+def test_a_log_written_to_while_it_is_checked_still_gets_its_state(
+    indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live server writes on while ``check`` reads: the state is verified against what the
+    parse read, not against the file's new end, so it is kept (the busy log checked again is
+    read from near its end) and the next check still gives the full scan's answer."""
+    path, cmd = _make(tmp_path, "long", 16, "plain")
+    rest = _grow(path, 0.9)
+    cut = rest.index(b"\n", rest.index(b"\n") + 1) + 1  # the cut line's end and one more
+    real = tail.resume_of
+
+    def writing_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        _append(path, rest[:cut])  # the server's next lines, written during the check
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tail, "resume_of", writing_meanwhile)
+    _fast(path)
+    monkeypatch.setattr(tail, "resume_of", real)
+    _append(path, rest[cut:])
+    again = _fast(path)
+    assert again.resumed_from_line > 0
+    _same_as_full(path, cmd, again)

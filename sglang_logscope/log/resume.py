@@ -26,7 +26,7 @@ RESUME_LINES = 2000
 #: Where line numbers are counted from to find an offset: the last this many bytes.
 _END_BYTES = 4 << 20
 _CHUNK = 1 << 20
-#: At most this much before a resumed run is parsed again for the runs there.
+#: At most this much is parsed again to verify a state (before the run, and after the state).
 _HEAD_LIMIT = 16 << 20
 
 
@@ -197,13 +197,14 @@ def resume_of(
     limit: int,
 ) -> scan_index.Resume | None:
     """The tap's state as a :class:`~.scan_index.Resume`, when it reads back equal and goes
-    on to the parse's own runs; ``limit``: the resume point must lie before this offset (the
-    scanned part)."""
+    on to the parse's own runs (up to the parse's last line: a live server may have written
+    more since); ``limit``: the resume point must lie before this offset (the scanned part)."""
     if tap.taken is None:
         return None
     line, state, ready = tap.taken
     if len(state.settled) + len(state.tail) > scan_index.MAX_STATE_EVENTS:
         return None
+    mine = [r for r in taken.runs if r.index >= taken.first_index]
     try:
         resume = scan_index.Resume(
             starter_offset=taken.starter_offset,
@@ -219,14 +220,36 @@ def resume_of(
         if resume.offset > limit:
             return None
         resume, back = scan_index.round_trip(resume)
-        again = fold(records_from(path, line, back.offset, back.ready), keep, state=back.state)
-        again = [*head_runs(path, back, keep), *again]
+        stop = _after(offsets, path, max((r.last_line for r in mine), default=line))
+        again = [
+            *head_runs(path, back, keep),
+            *fold(_between(path, back, stop), keep, state=back.state),
+        ]
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    mine = [r for r in taken.runs if r.index >= taken.first_index]
     if back != resume or not _same_runs(again, mine):
         return None
     return resume
+
+
+def _after(offsets: LineOffsets, path: str, line: int) -> int:
+    """Where the line after ``line`` starts (the file's size when ``line`` is its last)."""
+    try:
+        return offsets(line + 1)
+    except ValueError:
+        return os.path.getsize(path)
+
+
+def _between(path: str, resume: scan_index.Resume, stop: int) -> Iterable[Event | Rows]:
+    """The records from the resume point to ``stop`` (what the parse that took it read)."""
+    if not 0 <= stop - resume.offset <= _HEAD_LIMIT:
+        raise ValueError("too much to read again")
+    with open(path, "rb") as f:
+        f.seek(resume.offset)
+        data = f.read(stop - resume.offset)
+    return iter_records(
+        io.BytesIO(data), first_line=resume.line, fields=False, helper=False, ready=resume.ready
+    )
 
 
 def _same_runs(a: Sequence[Run], b: Sequence[Run]) -> bool:
