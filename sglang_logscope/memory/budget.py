@@ -52,6 +52,7 @@ from .solver import (
     solve,
 )
 from .suggest import suggestions
+from .swa import SwaDecision
 from .swa import decide as swa_decision
 
 #: Speculative algorithms that reset ``max_running_requests`` to 48 when it is unset.
@@ -423,15 +424,10 @@ def _budget(
     version_source: str | None = None,
 ) -> Budget:
     notes = _Notes()
-    if model is None:
-        model = _resolve(args, model_config)
-    notes.sources["model"] = model.source
-    notes.assumptions.extend(model.notes)
+    model = _model_facts(args, model, model_config, notes)
     sglang_version = _version(sglang_version, version_source, notes)
     rules = rules_for(parse_version(sglang_version))
-    tp = int(arg_value(args, "tp_size", 1))
-    pp = int(arg_value(args, "pp_size", 1))
-    dp = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
+    tp, pp, dp = _parallel_sizes(args)
     hw = _hardware(args, gpus, measured, notes)
     quant = str(args.get("quantization") or model.quantization or "").lower() or None
     f0, weights = _weights(model, measured, hw, tp, pp, quant, notes)
@@ -442,9 +438,7 @@ def _budget(
     free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes = _kv_bytes(args, model, notes)
-    swa = swa_decision(model, rules.version, args, attn_tp=max(tp // max(dp, 1), 1),
-                       kv_bytes=kv_bytes, gpu_name=notes.sources.get("gpu", ""))  # fmt: skip
-    notes.assumptions.extend(swa.notes)
+    swa = _swa(args, model, rules, tp, dp, kv_bytes, notes)
     context_len = int(arg_value(args, "context_length", model.max_position_embeddings or 32768))
     inputs = Inputs(
         rules=rules,
@@ -466,12 +460,63 @@ def _budget(
         kv_bytes=kv_bytes,
         context_len=context_len,
         **_pool_args(args, model),
-        draft_layers=_draft_layers_in_cell(rules, model, args, spec),
-        spec_steps_topk=int(spec.steps or 0) * int(spec.topk or 1) if spec.norm else 0,
+        **_draft_inputs(rules, model, args, spec),
         swa=swa.pool,
         swa_not_modelled=swa.not_modelled,
     )
-    resolved = {
+    resolved = _resolved_flags(args, rules, spec, dp, mrr, radix_disabled, strategy, quant, notes)
+    return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _model_facts(
+    args: Mapping[str, Any], model: ModelFacts | None, model_config: Any, notes: _Notes
+) -> ModelFacts:
+    """The model given, else the one the launch names; where its facts came from, and what
+    they assume, go into the notes."""
+    if model is None:
+        model = _resolve(args, model_config)
+    notes.sources["model"] = model.source
+    notes.assumptions.extend(model.notes)
+    return model
+
+
+def _parallel_sizes(args: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(tp, pp, dp) of the launch; dp stays 1 unless DP attention is on."""
+    tp = int(arg_value(args, "tp_size", 1))
+    pp = int(arg_value(args, "pp_size", 1))
+    dp = int(arg_value(args, "dp_size", 1)) if args.get("enable_dp_attention") else 1
+    return tp, pp, dp
+
+
+def _swa(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    rules: EraRules,
+    tp: int,
+    dp: int,
+    kv_bytes: float,
+    notes: _Notes,
+) -> SwaDecision:
+    """The sliding-window pool decision, per attention-TP rank; its notes go to the assumptions."""
+    swa = swa_decision(model, rules.version, args, attn_tp=max(tp // max(dp, 1), 1),
+                       kv_bytes=kv_bytes, gpu_name=notes.sources.get("gpu", ""))  # fmt: skip
+    notes.assumptions.extend(swa.notes)
+    return swa
+
+
+def _resolved_flags(
+    args: Mapping[str, Any],
+    rules: EraRules,
+    spec: _Spec,
+    dp: int,
+    mrr: Any,
+    radix_disabled: bool,
+    strategy: str,
+    quant: str | None,
+    notes: _Notes,
+) -> dict[str, Any]:
+    """The launch flags as SGLang resolves them, kept apart so the budget reads as its steps."""
+    return {
         "dp_size": int(arg_value(args, "dp_size", 1)),
         # with DP attention SGLang then splits the chunk over the DP ranks
         "chunked_prefill_size": _int_or_none(args.get("chunked_prefill_size"))
@@ -484,7 +529,17 @@ def _budget(
         "kv_cache_dtype": args.get("kv_cache_dtype") or "auto",
         "quantization": quant,
     }
-    return _assemble(inputs, args, hw, sglang_version, _resolved(inputs, resolved), notes)
+
+
+def _draft_inputs(
+    rules: EraRules, model: ModelFacts, args: Mapping[str, Any], spec: _Spec
+) -> dict[str, Any]:
+    """The solver's draft inputs (draft layers in the KV cell, steps x top-k of the spec
+    scratch), gathered so :func:`_budget` stays short."""
+    return {
+        "draft_layers": _draft_layers_in_cell(rules, model, args, spec),
+        "spec_steps_topk": int(spec.steps or 0) * int(spec.topk or 1) if spec.norm else 0,
+    }
 
 
 def _graph_bs(args: Mapping[str, Any], rules: EraRules, notes: _Notes, spec: bool) -> Any:
