@@ -228,12 +228,7 @@ def budget_for_run(
 
     ``args`` fills what the banner lacks (a log without a ``server_args`` line).
     """
-    merged: dict[str, Any] = dict(args or {})
-    for k, v in (run.server_args or {}).items():
-        if v is not None:
-            merged[k] = v
-    if not merged and run.server_args is None:
-        raise LogscopeError(f"run {run.index} has no server_args banner; pass the launch arguments")
+    merged = _merged_args(run, args)
     version, note = version_for_run(run, sglang_version)
     rules = rules_for(parse_version(version or NEWEST_READ))
     spec = bool(merged.get("speculative_algorithm"))
@@ -262,6 +257,31 @@ def budget_for_run(
         b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     if guessed_note:
         b = replace(b, assumptions=(guessed_note, *b.assumptions))
+    reported = _reported_with_errors(run, b)
+    flags = prediction_mismatches(reported)
+    reported["mismatches"] = flags
+    confidence = dict(b.confidence)
+    if flags:  # the run itself disagrees: whatever the terms, this budget is not to be trusted
+        confidence["level"] = "low"
+        confidence["disagrees_with_run"] = [f.split(" (", 1)[0] for f in flags]
+    return replace(b, reported=reported, warnings=(*b.warnings, *flags), confidence=confidence)
+
+
+def _merged_args(run: Run, args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The caller's ``args`` overlaid by the run's banner (its non-null values win); raises
+    when there is neither, as nothing is then known of the launch."""
+    merged: dict[str, Any] = dict(args or {})
+    for k, v in (run.server_args or {}).items():
+        if v is not None:
+            merged[k] = v
+    if not merged and run.server_args is None:
+        raise LogscopeError(f"run {run.index} has no server_args banner; pass the launch arguments")
+    return merged
+
+
+def _reported_with_errors(run: Run, b: Budget) -> dict[str, Any]:
+    """What the run printed about its pools, each figure beside the prediction's error against
+    it (percent), kept out of :func:`budget_for_run` so that reads as its steps."""
     reported = reported_from_run(run)
     reported["kv_tokens_error_pct"] = _error_pct(b.kv_tokens, reported.get("kv_tokens"))
     reported["mamba_slots_error_pct"] = _error_pct(
@@ -275,13 +295,7 @@ def budget_for_run(
         reported["swa_tokens_error_pct"] = _error_pct(
             None if b.not_modelled else b.per_gpu.swa_tokens, reported.get("swa_tokens")
         )
-    flags = prediction_mismatches(reported)
-    reported["mismatches"] = flags
-    confidence = dict(b.confidence)
-    if flags:  # the run itself disagrees: whatever the terms, this budget is not to be trusted
-        confidence["level"] = "low"
-        confidence["disagrees_with_run"] = [f.split(" (", 1)[0] for f in flags]
-    return replace(b, reported=reported, warnings=(*b.warnings, *flags), confidence=confidence)
+    return reported
 
 
 #: A prediction further than this from what the same run printed is flagged (percent).
