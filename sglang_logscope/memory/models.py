@@ -128,18 +128,10 @@ def facts_from_config(
     config: Mapping[str, Any], *, name: str, source: str, quantization: str | None = None
 ) -> ModelFacts:
     """ModelFacts from a Hugging Face config dict (top level, ``text_config`` merged over it)."""
-    top = dict(config)
-    text = top.get("text_config")
-    cfg: dict[str, Any] = {**top, **text} if isinstance(text, Mapping) else top
+    top, cfg = _top_and_text(config)
     archs = top.get("architectures") or cfg.get("architectures") or ["unknown"]
     arch = str(archs[0])
-    try:
-        hidden = int(cfg["hidden_size"])
-        layers = int(cfg["num_hidden_layers"])
-        heads = int(cfg["num_attention_heads"])
-        vocab = int(cfg["vocab_size"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LogscopeError(f"model config {source} lacks a usable field: {exc}") from None
+    hidden, layers, heads, vocab = _required_dims(cfg, source)
     kv_heads = int(_get(cfg, "num_key_value_heads", heads))
     head_dim = int(_get(cfg, "head_dim", hidden // heads))
     kv_lora = cfg.get("kv_lora_rank")
@@ -169,12 +161,7 @@ def facts_from_config(
         max_position_embeddings=cfg.get("max_position_embeddings"),
         kv_lora_rank=int(kv_lora) if kv_lora is not None else None,
         qk_rope_head_dim=int(rope_dim) if rope_dim is not None else None,
-        linear_num_key_heads=cfg.get("linear_num_key_heads"),
-        linear_num_value_heads=cfg.get("linear_num_value_heads"),
-        linear_key_head_dim=cfg.get("linear_key_head_dim"),
-        linear_value_head_dim=cfg.get("linear_value_head_dim"),
-        linear_conv_kernel_dim=cfg.get("linear_conv_kernel_dim"),
-        mamba_ssm_dtype=cfg.get("mamba_ssm_dtype"),
+        **_linear_attention_fields(cfg),
         mtp_layers=mtp,
         nextn_field=cfg.get("num_nextn_predict_layers") is not None,
         not_modelled=unmodelled_pools(cfg, arch, swa_modelled=bool(swa_layers)),
@@ -191,6 +178,41 @@ def facts_from_config(
         ),
     )
     return _with_params(facts, cfg, vision)
+
+
+def _top_and_text(config: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the config's top level, that with its ``text_config`` merged over it): multimodal
+    configs keep the language model's shapes under ``text_config``."""
+    top = dict(config)
+    text = top.get("text_config")
+    cfg: dict[str, Any] = {**top, **text} if isinstance(text, Mapping) else top
+    return top, cfg
+
+
+def _required_dims(cfg: Mapping[str, Any], source: str) -> tuple[int, int, int, int]:
+    """(hidden size, layers, attention heads, vocab): without any of them nothing can be
+    computed, so a missing or unusable one is an error naming the config."""
+    try:
+        hidden = int(cfg["hidden_size"])
+        layers = int(cfg["num_hidden_layers"])
+        heads = int(cfg["num_attention_heads"])
+        vocab = int(cfg["vocab_size"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LogscopeError(f"model config {source} lacks a usable field: {exc}") from None
+    return hidden, layers, heads, vocab
+
+
+def _linear_attention_fields(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The hybrid (linear-attention / mamba) fields of :class:`ModelFacts`, as the config gives
+    them (absent on ordinary models)."""
+    return {
+        "linear_num_key_heads": cfg.get("linear_num_key_heads"),
+        "linear_num_value_heads": cfg.get("linear_num_value_heads"),
+        "linear_key_head_dim": cfg.get("linear_key_head_dim"),
+        "linear_value_head_dim": cfg.get("linear_value_head_dim"),
+        "linear_conv_kernel_dim": cfg.get("linear_conv_kernel_dim"),
+        "mamba_ssm_dtype": cfg.get("mamba_ssm_dtype"),
+    }
 
 
 def _quant_config(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
