@@ -109,11 +109,7 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
     era = rules.era
     slack = x.f0 * (1 - x.mfs)
     mm_reserve = rules.mm_reserve_mib / 1024 if model.is_multimodal else 0.0
-    if x.free_after_weights is not None:
-        free_after = x.free_after_weights
-    else:
-        free_after = x.f0 - x.weights - (x.draft_weights if era is Era.D else 0.0)
-    rest = free_after - slack - mm_reserve + extra_gib
+    rest = _free_after_weights(x) - slack - mm_reserve + extra_gib
     cell = kv_cell_bytes(
         model, tp=x.attn_tp, pp=x.pp, kv_bytes=x.kv_bytes, draft_layers=x.draft_layers
     )
@@ -128,16 +124,7 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
         rest -= state + scratch
     if failure is None and era is Era.D and rest <= 0:
         failure = FailureKind.WEIGHTS_LEAVE_NO_MEMORY
-    tokens = int(rest * GIB) // cell if cell else 0
-    swa_tokens: int | None = None
-    if x.swa is not None:  # full / sliding split of the release (swa.py); no padding, no cap
-        tokens, swa_tokens = x.swa.tokens(int(rest * GIB))
-        cell = x.swa.cell_bytes
-    elif rules.spec_token_padding and x.spec and tokens > 0:
-        tokens += _spec_padding(x, tokens)
-    if x.max_total_tokens is not None and x.swa is None:
-        tokens = min(tokens, x.max_total_tokens)
-    tokens = tokens // x.page_size * x.page_size
+    tokens, swa_tokens, cell = _kv_tokens(x, rest, cell)
     if failure is None and tokens <= 0:
         failure = FailureKind.NOT_ENOUGH_MEMORY
     kv_gib = max(tokens, 0) * cell / GIB
@@ -167,6 +154,30 @@ def solve(x: Inputs, extra_gib: float = 0.0) -> Solution:
         mm_reserve,
         swa_tokens,
     )
+
+
+def _free_after_weights(x: Inputs) -> float:
+    """Free GiB once weights are loaded: as the run measured it, else F0 less the weights (and,
+    in era D, the draft's weights, loaded before profiling)."""
+    if x.free_after_weights is not None:
+        return x.free_after_weights
+    return x.f0 - x.weights - (x.draft_weights if x.rules.era is Era.D else 0.0)
+
+
+def _kv_tokens(x: Inputs, rest: float, cell: int) -> tuple[int, int | None, int]:
+    """(KV tokens, sliding-window tokens, cell bytes) of the ``rest`` GiB left for the pool,
+    after the release's spec padding, ``--max-total-tokens`` cap and page rounding."""
+    tokens = int(rest * GIB) // cell if cell else 0
+    swa_tokens: int | None = None
+    if x.swa is not None:  # full / sliding split of the release (swa.py); no padding, no cap
+        tokens, swa_tokens = x.swa.tokens(int(rest * GIB))
+        cell = x.swa.cell_bytes
+    elif x.rules.spec_token_padding and x.spec and tokens > 0:
+        tokens += _spec_padding(x, tokens)
+    if x.max_total_tokens is not None and x.swa is None:
+        tokens = min(tokens, x.max_total_tokens)
+    tokens = tokens // x.page_size * x.page_size
+    return tokens, swa_tokens, cell
 
 
 def _hybrid_pools(x: Inputs, rest: float, slot: int) -> tuple[float, float, int]:
