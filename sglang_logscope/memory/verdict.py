@@ -147,22 +147,33 @@ def oom_verdict(
         return OomVerdict(OomVerdictKind.CONTENTION, f"The {what} is contention: {contention}")
     rb = _run_budget(run, model, sglang_version)
     if failure.kind is FailureKind.CUDA_OOM:
-        if rb is not None and rb.warnings:
-            return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {rb.warnings[0]}", rb)
-        if rb is not None and not rb.fits:
-            return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {_short(rb)}", rb)
-        return OomVerdict(
-            OomVerdictKind.UNEXPLAINED,
-            f"The {what} is not explained by the startup arithmetic"
-            + (
-                " (its pools and slack fit)"
-                if rb is not None
-                else " (the run's figures are not all in the log)"
-            )
-            + "; look at the request load, context lengths and CUDA-graph sizes.",
-            rb,
+        return _cuda_oom_verdict(what, rb)
+    return _pool_sizing_verdict(what, run, rb)
+
+
+def _cuda_oom_verdict(what: str, rb: Budget | None) -> OomVerdict:
+    """A CUDA OOM can strike after startup, so the arithmetic showing it fits does not clear
+    it: real when the run's own budget warns or does not fit, else unexplained."""
+    if rb is not None and rb.warnings:
+        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {rb.warnings[0]}", rb)
+    if rb is not None and not rb.fits:
+        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {_short(rb)}", rb)
+    return OomVerdict(
+        OomVerdictKind.UNEXPLAINED,
+        f"The {what} is not explained by the startup arithmetic"
+        + (
+            " (its pools and slack fit)"
+            if rb is not None
+            else " (the run's figures are not all in the log)"
         )
-    # pool-sizing errors are raised by SGLang's own arithmetic
+        + "; look at the request load, context lengths and CUDA-graph sizes.",
+        rb,
+    )
+
+
+def _pool_sizing_verdict(what: str, run: Run, rb: Budget | None) -> OomVerdict:
+    """Pool-sizing errors are raised by SGLang's own arithmetic: real when it is recomputed
+    and does not fit (or cannot be recomputed), unexplained when it fits."""
     if rb is None:
         return OomVerdict(
             OomVerdictKind.REAL,
