@@ -30,7 +30,7 @@ import regex
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import CommandError, LogscopeError
 from ..timing import parse_launched_at, parse_tz
-from .launch import read_record
+from .launch import LaunchRecord, read_record
 from .result import Note, Sink, WatchResult
 from .watcher import Watcher, WatchOptions
 
@@ -125,28 +125,13 @@ def prepare(
     if expect_args is not None:
         text, base = read_command_file(os.fspath(expect_args))
         intended = parse_launch_command(text, base_dir=base)
-    try:
-        record = read_record(log)
-    except LogscopeError as exc:
-        record = None
-        notes.append(f"launch record ignored: {exc}")
+    record = _usable_record(log, notes)
     pid: int | None = None
     alive: Callable[[], bool] | None = None
     if record is not None:
         if when is None:
             when = parse_launched_at(record.launched_at)
-
-            if record.host == socket.gethostname():
-                pid = record.pid
-                if pid_alive(record.pid):
-                    alive = _alive_check(record.pid)
-                else:
-                    # Gone already: that launch died, or the log was relaunched by other means.
-                    # Do not end the watch on it; time and the log decide.
-                    notes.append(
-                        f"the recorded server (pid {record.pid}) is not running; "
-                        "waiting for a new run in the log all the same"
-                    )
+            pid, alive = _recorded_pid(record, notes)
             notes.append(
                 f"launch record: pid {record.pid} on {record.host}, launched {record.launched_at}"
             )
@@ -167,6 +152,34 @@ def prepare(
         alive=alive,
     )
     return Prepared(options, tuple(notes))
+
+
+def _usable_record(log: str | os.PathLike[str], notes: list[str]) -> LaunchRecord | None:
+    """The launch record beside ``log``; a bad one is only a note, as the user's flags and the
+    log can carry the watch without it."""
+    try:
+        return read_record(log)
+    except LogscopeError as exc:
+        notes.append(f"launch record ignored: {exc}")
+        return None
+
+
+def _recorded_pid(
+    record: LaunchRecord, notes: list[str]
+) -> tuple[int | None, Callable[[], bool] | None]:
+    """(pid, liveness check) of the recorded server: only a pid on this host can be watched,
+    and only a running one ends the watch when it goes."""
+    if record.host != socket.gethostname():
+        return None, None
+    if pid_alive(record.pid):
+        return record.pid, _alive_check(record.pid)
+    # Gone already: that launch died, or the log was relaunched by other means.
+    # Do not end the watch on it; time and the log decide.
+    notes.append(
+        f"the recorded server (pid {record.pid}) is not running; "
+        "waiting for a new run in the log all the same"
+    )
+    return record.pid, None
 
 
 def _alive_check(pid: int) -> Callable[[], bool]:
