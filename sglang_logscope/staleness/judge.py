@@ -74,17 +74,9 @@ def check(
     ``here`` says this machine is that host. ``log_path``: the file a :class:`Log` passed as
     ``log`` was read from (for its modification time and launch record).
     """
-    if isinstance(log, Log):
-        parsed = log
-    elif full_scan:
-        parsed = read_log(log)
-    else:
-        # big plain files: only the end is parsed; serving lines are folded, never objects
-        parsed = read_last_run(log, keep=CHECK_KINDS)
+    parsed = _parsed(log, full_scan)
     path = log_path if isinstance(log, Log) else _path_of(log)
-    zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
-    # a wrapped log's receive times give its printed times a zone (none was named)
-    received = parsed.runs[-1].printed_zone if zone is None and parsed.runs else None
+    zone, received = _zones(log_tz, parsed)
     record = _launch_record(path) if path else {}
     if expect is None and record.get("command"):
         expect = str(record["command"])
@@ -109,6 +101,25 @@ def check(
         zone_received=received is not None,
     )
     return _judge(inputs)
+
+
+def _parsed(log: Log | Source, full_scan: bool) -> Log:
+    """The log as given, or read: whole with ``full_scan``, else from its end, as a big plain
+    file's last run is all the check needs."""
+    if isinstance(log, Log):
+        return log
+    if full_scan:
+        return read_log(log)
+    # big plain files: only the end is parsed; serving lines are folded, never objects
+    return read_last_run(log, keep=CHECK_KINDS)
+
+
+def _zones(log_tz: tzinfo | str | None, parsed: Log) -> tuple[tzinfo | None, tzinfo | None]:
+    """(the zone named by ``log_tz``, the zone the last run's receive times give): a wrapped
+    log's receive times give its printed times a zone when none was named."""
+    zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
+    received = parsed.runs[-1].printed_zone if zone is None and parsed.runs else None
+    return zone, received
 
 
 def _path_of(source: Source) -> str | None:
