@@ -569,10 +569,8 @@ def launch(
 ) -> None:
     """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""
     # start-up: each command loads only the library and renderer it needs
-    from .timing import parse_launched_at
     from .watch import launch as launcher
-    from .watch.loop import Prepared, parse_duration, settle_for
-    from .watch.watcher import WatchOptions
+    from .watch.loop import parse_duration
 
     poll = _in_range("--poll-interval", poll, 0.01, 60)
     alive_after = _in_range("--alive-after", alive_after, 0, 600)
@@ -588,6 +586,24 @@ def launch(
         if code is None:
             err.print(report.plain(f"follow it with: logscope watch {started.log}"))
         raise typer.Exit(0 if code is None else 1)
+    _watch_started(started, intended, wait_s, quiet_s, fmt, poll)
+
+
+def _watch_started(
+    started: Launched,
+    intended: LaunchCommand | None,
+    wait_s: float,
+    quiet_s: float,
+    fmt: WatchFormat,
+    poll: float,
+) -> None:
+    """Watch the server ``launch`` just started: its own record gives the launch time and pid,
+    and the whole log is its own (the launch created the file)."""
+    # start-up: each command loads only the library and renderer it needs
+    from .timing import parse_launched_at
+    from .watch.loop import Prepared, settle_for
+    from .watch.watcher import WatchOptions
+
     options = WatchOptions(
         launched_at=parse_launched_at(started.record.launched_at),
         expect=intended,
