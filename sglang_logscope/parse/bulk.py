@@ -88,7 +88,7 @@ _VALID_DATE = (
     r"|(?:0[13578]|1[02])-31|02-29(?<=(?:[02468][048]|[13579][26])00-02-29|"
     r"\d\d(?:0[48]|[2468][048]|[13579][26])-02-29))"
 )
-_VALID_TS = rf"{_VALID_DATE} (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{{1,6}})?"
+_VALID_TS = rf"{_VALID_DATE} (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{{1,6}})?+"
 
 
 def _ascii_digits(pattern: str) -> str:
@@ -143,7 +143,7 @@ class BulkShape:
             bodies.append(f"{guard}(?P<body{i}>{body})(?P<k{i}>)")
             renamed.append((spec, fields, rest))
         head = (
-            rf"(?P<pre>(?:{H._OUTER_TS})?(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?"
+            rf"(?P<pre>(?:{H._OUTER_TS})?+(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?"
             # The level and source, else split_header's uvicorn level (whose \s is this class
             # on the lines bulk parsing takes), else neither: the first that matches, as there.
             rf"(?:{H._LEVEL_SRC_ONE}|(?P<ulevel>{_uvicorn_levels()}):[\t\x0b\x0c ]{{1,10}}+|)))"
@@ -322,7 +322,21 @@ def _guard(spec: MessageSpec, catalog: Catalog, needles: set[str]) -> str:
             needles.add(s.needle)
     if not rivals:
         return ""
-    return "(?!" + "|".join(re.escape(r) for r in rivals) + ")"
+    return "(?!" + _by_first_char(rivals) + ")"
+
+
+def _by_first_char(literals: Sequence[str]) -> str:
+    """The alternation of ``literals`` with those of one first character grouped behind it
+    (``A(?:ppl|uto)|B...``): the same language, and a line's first character is tested once
+    per group, not once per literal (the engine tries the branches in turn)."""
+    groups: dict[str, list[str]] = {}
+    for literal in literals:
+        groups.setdefault(literal[:1], []).append(literal[1:])
+    out = []
+    for first, rests in groups.items():
+        tails = [re.escape(r) for r in rests]
+        out.append(re.escape(first) + (tails[0] if len(tails) == 1 else f"(?:{'|'.join(tails)})"))
+    return "|".join(out)
 
 
 @cache

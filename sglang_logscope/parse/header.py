@@ -27,7 +27,7 @@ _LEVEL_SRC_ONE = (
 _LEVEL_SRC = rf"(?:{_LEVEL_SRC_ONE})?"
 _BRACKET = rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?{_LEVEL_SRC}"
 #: ``docker logs -t`` / journald time before the line.
-_OUTER_TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?Z? "
+_OUTER_TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?+Z? "
 _FAST = regex.compile(_BRACKET)
 _OUTER = regex.compile(
     r"(?: {1,4}+(?=\[))?"  # a pasted log indented by a space or two

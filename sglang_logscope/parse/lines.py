@@ -108,11 +108,22 @@ def _received(event: Event, received: list[datetime | None], first_line: int) ->
     return replace(event, received_at=received[at] if 0 <= at < len(received) else None)
 
 
+#: How many headless lines :func:`_records` remembers the event of, and up to what length:
+#: a server started again prints the plain lines of its startup again (a model's weight
+#: listing, warnings), and each distinct one is parsed once (at most about 4.5 MB held).
+SEEN_LINES = 8192
+SEEN_CHARS = 400
+
+
 def _records(
     source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool, ready: bool
 ) -> Iterator[Event | Rows]:
     # ``ready``: the current run said it is ready (a later frameless-of-SGLang traceback is foreign)
     block: _Block | None = None
+    # A headless line's event without fields, by its text (bulk only: the line-by-line parse
+    # stays the reference): kind, message, level, releases.
+    seen: dict[str, tuple[EventKind, str, str | None, str | None]] = {}
+    remember = bulk
     for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
@@ -121,6 +132,14 @@ def _records(
             yield item  # type: ignore[misc]
             continue
         lineno, text, truncated = item
+        if block is None and not truncated:
+            known = seen.get(text)
+            if known is not None:
+                kind, message, level, rel = known
+                yield new_event(
+                    lineno, kind, message, lineno, None, level, None, None, {}, text, False, rel
+                )
+                continue
         visible = _last_redraw(text) if "\r" in text else text
         header = split_header(visible)
         if block is not None:
@@ -152,9 +171,19 @@ def _records(
             ready = True
         elif event.kind is EventKind.SERVER_ARGS:
             ready = False
+        elif remember and not header.headed and _plain(event) and len(text) <= SEEN_CHARS:
+            seen[text] = (event.kind, event.message, event.level, event.releases)
+            remember = len(seen) < SEEN_LINES
         yield event
     if block is not None:
         yield from _closed(block, ready)
+
+
+def _plain(event: Event) -> bool:
+    """An event that a line's text alone makes (no fields, time, rank, source or cut)."""
+    return not (event.fields or event.truncated) and (
+        event.timestamp is None and event.rank is None and event.source is None
+    )
 
 
 def _closed(block: _Block, ready: bool) -> Iterator[Event]:

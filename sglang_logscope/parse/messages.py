@@ -1944,7 +1944,7 @@ SPECS += [
     MessageSpec(
         name="prefill_batch",
         kind=K.PREFILL_BATCH,
-        pattern=r"Prefill batch(?:\(mixed #running-req: (?P<mixed_running_req>\d{1,9}+)\))?(?: \[(?P<iter>\d{1,12}+)\])?[.,](?P<_pairs>.*)",
+        pattern=r"Prefill batch(?:\(mixed #running-req: (?P<mixed_running_req>\d{1,9}+)\))?+(?: \[(?P<iter>\d{1,12}+)\])?+[.,](?P<_pairs>.*)",
         fields={"mixed_running_req": "int", "iter": "int"},
         pairs={
             "#new-seq": "new_seq",
@@ -2004,7 +2004,7 @@ SPECS += [
     MessageSpec(
         name="decode_batch",
         kind=K.DECODE_BATCH,
-        pattern=r"Decode batch(?: \[(?P<iter>\d{1,12}+)\])?[.,](?P<_pairs>.*)",
+        pattern=r"Decode batch(?: \[(?P<iter>\d{1,12}+)\])?+[.,](?P<_pairs>.*)",
         fields={"iter": "int"},
         pairs={
             "#running-req": "running_req",
