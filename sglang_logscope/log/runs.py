@@ -598,6 +598,8 @@ def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:
     before it (a new run: see :func:`split_runs`; row 0 is compared by the caller), or
     ``None`` when the times are in order. Only a row whose time text sorts before the previous
     one's can be such a cut."""
+    if sorted(times) == times:  # in order (nearly always): one sort of a sorted list is cheap
+        return None
     back = list(compress(range(1, len(times)), map(gt, times, times[1:])))
     if not back:
         return None

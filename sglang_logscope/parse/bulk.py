@@ -208,6 +208,9 @@ class BulkShape:
             piece.full = cols
         line = first_line
         start = 0
+        if segments.count(b"") == len(segments):  # rows only (a serving piece): no search
+            yield Rows(self, layout, cols, piece, 0, matches, line)
+            return
         for i in compress(count(), segments):
             if i > start:
                 yield Rows(self, layout, cols, piece, start, i, line)
@@ -246,13 +249,18 @@ class _Layout:
     guard, for blocks with other bytes."""
 
     def __init__(self, core: str) -> None:
-        self.text = _ascii_digits(core).encode("ascii")
+        self.core = core
         groups = _GROUP.findall(core)
         self.width = core.count("(?P<")
         self.index = {name: i for i, name in enumerate(groups)}
         self.witness = tuple(
             self.index[f"k{i}"] for i in range(len([k for k in self.index if _is_witness(k)]))
         )
+
+    @cached_property
+    def text(self) -> bytes:
+        """The pattern as compiled (made on first use: most runs compile one layout)."""
+        return _ascii_digits(self.core).encode("ascii")
 
     @cached_property
     def fast(self) -> Any:
