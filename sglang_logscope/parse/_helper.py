@@ -20,17 +20,18 @@ import contextlib
 import itertools
 import marshal
 import os
-import select
 import struct
-import subprocess
 import sys
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .bulk import SERIES, BulkShape, Cut, Fields, bulk_shape
 from .source import RawPieces
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: Pieces the helper holds at once (asked for, not yet answered) while it keeps up; one
 #: after this process had to wait for it (so it gets about half the pieces, not two thirds).
@@ -137,6 +138,12 @@ class _Worker:
     """The helper process and this side of its pipes."""
 
     def __init__(self, path: str) -> None:
+        # start-up: process machinery loads only for a big file (3 ms of every summary)
+        import select
+        import subprocess
+
+        self._select = select.select
+        self._timeout = subprocess.TimeoutExpired
         self.inflight = 0  # pieces asked for and not yet received
         self.depth = DEPTH
         self.ready = False
@@ -165,7 +172,7 @@ class _Worker:
         assert process.stdin is not None and process.stdout is not None
         try:
             if not self.ready:
-                if not select.select([process.stdout], [], [], 0)[0]:
+                if not self._select([process.stdout], [], [], 0)[0]:
                     return False
                 if process.stdout.read(1) != _READY:
                     raise EOFError
@@ -183,7 +190,7 @@ class _Worker:
         died with it or read other bytes there: a file rewritten meanwhile)."""
         self.inflight -= 1
         assert self.process is not None and self.process.stdout is not None
-        behind = not select.select([self.process.stdout], [], [], 0)[0]
+        behind = not self._select([self.process.stdout], [], [], 0)[0]
         self.depth = 1 if behind else DEPTH
         try:
             check, result = marshal.loads(_read_message(self.process.stdout))
@@ -203,7 +210,7 @@ class _Worker:
             process.stdin.close()  # the helper reads the end of its input and exits
         try:
             process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
+        except self._timeout:
             process.kill()
             process.wait()
         if process.stdout is not None:

@@ -39,6 +39,8 @@ def parse_banner(text: str, skipped: list[tuple[str, str]] | None = None) -> dic
 
 def _node_value(node: ast.AST) -> Any:
     """Literal value of ``node``; ``Name(args)`` calls become dicts; bare names become strings."""
+    if node.__class__ is ast.Constant:  # most values: what ``literal_eval`` returns for one
+        return node.value
     if isinstance(node, ast.Call):
         out: dict[str, Any] = {}
         if isinstance(node.func, (ast.Name, ast.Attribute)):

@@ -399,9 +399,13 @@ class Rows:
         """The specs present, in the pattern's order."""
         out = []
         start, stop = self.start, self.stop
+        whole = start == 0 and stop == len(self.cols[0])  # a block of rows only: no copy
         for alt in self.shape.alts:
             column = self.cols[self.layout.witness[alt.number]]
-            if column[start] is not None or column[start:stop].count(None) < stop - start:
+            if (
+                column[start] is not None
+                or (column if whole else column[start:stop]).count(None) < stop - start
+            ):
                 out.append(alt.spec)
         return out
 
