@@ -113,3 +113,81 @@ def test_repeated_headless_lines_parse_as_line_by_line(
         )
         summary = summarize_source(io.BytesIO(data), helper=False)["runs"]
     assert summary == _line_by_line(data)
+
+
+def test_release_pins_read_from_memory_are_those_read_afresh(tmp_path: Path) -> None:
+    """Runs of one log print the same startup lines: their evidence is read against the index
+    once; each run's pin equals the one read with a fresh index (nothing remembered)."""
+    from importlib import resources
+
+    from sglang_logscope.log.pinning import pin_release
+    from sglang_logscope.log.reader import iter_runs
+    from sglang_logscope.parse.message_index import MessageIndex, message_index
+
+    big = generate(tmp_path, 0.4, 7, 3)["big"]
+    runs = list(iter_runs(big, helper=False))
+    data = resources.files("sglang_logscope").joinpath("data/messages.idx").read_bytes()
+    for run in runs * 2:
+        fresh = MessageIndex.from_bytes(data)
+        started = run.started_at
+        assert pin_release(run.release_clues, message_index(), started) == pin_release(
+            run.release_clues, fresh, started
+        )
+    assert sum(len(r.release_clues) for r in runs) > 20
+
+
+_LEVEL_HEADS = [
+    "[2026-05-09 09:00:00] ",
+    "[2026-05-09 09:00:00 TP0] ",
+    "[2026-05-09 09:00:00] INFO scheduler.py:12: ",
+    "[2026-05-09 09:00:00] DEBUG a.b-c.py:1: ",
+    "[2026-05-09 09:00:00] CRITICAL x.py:9999999: ",
+    "[2026-05-09 09:00:00] ERROR x.py: ",
+    "[2026-05-09 09:00:00] INFO:     ",
+    "[2026-05-09 09:00:00] DEBUG:\t",
+    "[2026-05-09 09:00:00] WARNING:\x0b",
+    "[2026-05-09 09:00:00] CRITICAL: ",
+    "[2026-05-09 09:00:00] TRACE:  ",
+    "[2026-05-09 09:00:00] INFO ",
+    "[2026-05-09 09:00:00] INFO:",
+    "[2026-05-09 09:00:00] Info: ",
+]
+_LEVEL_BODIES = [
+    "Decode batch, #running-req: 1, #token: 47",
+    "Prefill batch. #new-seq: 1, #new-token: 7",
+    '127.0.0.1:35342 - "GET /health HTTP/1.1" 200 OK',
+    'DEBUG:1 - "GET / HTTP/1.1" 200 OK',
+    'INFO x.py:1: 1.2.3.4:5 - "GET / HTTP/1.1" 200 OK',
+    "Decode batch",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(_LEVEL_HEADS) - 1), st.integers(0, len(_LEVEL_BODIES) - 1)),
+        max_size=30,
+    ),
+    st.booleans(),
+)
+def test_every_layout_takes_the_same_lines(lines: list[tuple[int, int]], odd: bool) -> None:
+    """The layouts that capture no level (lean, series) match the level by its first letter:
+    they take exactly the lines the full layout takes, each as the same spec."""
+    from sglang_logscope.parse.bulk import bulk_shape
+
+    shape = bulk_shape()
+    text = "\n".join(_LEVEL_HEADS[h] + _LEVEL_BODIES[b] for h, b in lines)
+    data = (text + ("\n\x00odd" if odd else "")).encode()
+    full = shape.cut(data, True)
+    for fields in (False, "series"):
+        other = shape.cut(data, fields)  # type: ignore[arg-type]
+        assert (full is None) == (other is None)
+        if full is None or other is None:
+            continue
+        step_full, step = shape.full.width + 1, shape.layout(fields).width + 1
+        assert full.parts[0::step_full] == other.parts[0::step]  # the text between rows
+        for alt in shape.alts:  # and which spec took each row
+            assert (
+                full.parts[1 + shape.full.witness[alt.number] :: step_full]
+                == other.parts[1 + shape.layout(fields).witness[alt.number] :: step]
+            )

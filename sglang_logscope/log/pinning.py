@@ -18,6 +18,7 @@ release it cannot be.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -247,21 +248,44 @@ def _agreement(masks: Sequence[int], everyone: int) -> tuple[int, int]:
     return sum(1 << i for i, v in enumerate(votes) if v == best), best
 
 
+#: Each index's evidence by (message, header source), line 0: the runs of one log (a server
+#: started again) print the same startup lines, read against the index once.
+_READ: weakref.WeakKeyDictionary[MessageIndex, dict[tuple[str, str | None], Evidence | None]]
+_READ = weakref.WeakKeyDictionary()
+#: Messages remembered per index (each run reads at most :data:`MAX_MESSAGES`).
+READ_MAX = 8192
+
+
 def _evidence(clues: Iterable[Clue], index: MessageIndex) -> Iterable[Evidence]:
+    read = _READ.setdefault(index, {})
     for line, message, source in clues:
-        found = index.match(message)
-        if found is None:
-            continue
-        msg = found[0]
-        # every release that prints this text, from whichever template (issue 17: the most
-        # specific template alone dates a line that later releases print from a wider one)
-        also = [m for m in index.match_all(message, MIN_LITERAL) if m is not msg]
-        place = _source_line(line, source, [msg, *also], index)
-        if place is not None:
-            yield place
-        elif msg.literal_chars >= MIN_LITERAL:
-            ids = msg.release_indexes.union(*(m.release_indexes for m in also))
-            yield Evidence(line, "message", _short(msg), _span(ids, index), _mask(ids))
+        key = (message, source)
+        if key in read:
+            found = read[key]
+        else:
+            found = _read_clue(message, source, index)
+            if len(read) < READ_MAX:
+                read[key] = found
+        if found is not None:
+            yield replace(found, line=line)
+
+
+def _read_clue(message: str, source: str | None, index: MessageIndex) -> Evidence | None:
+    """The evidence of one line (at line 0), if it is any."""
+    found = index.match(message)
+    if found is None:
+        return None
+    msg = found[0]
+    # every release that prints this text, from whichever template (issue 17: the most
+    # specific template alone dates a line that later releases print from a wider one)
+    also = [m for m in index.match_all(message, MIN_LITERAL) if m is not msg]
+    place = _source_line(0, source, [msg, *also], index)
+    if place is not None:
+        return place
+    if msg.literal_chars >= MIN_LITERAL:
+        ids = msg.release_indexes.union(*(m.release_indexes for m in also))
+        return Evidence(0, "message", _short(msg), _span(ids, index), _mask(ids))
+    return None
 
 
 def _source_line(

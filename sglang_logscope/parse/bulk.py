@@ -142,17 +142,16 @@ class BulkShape:
             guard = _guard(spec, catalog, needles)
             bodies.append(f"{guard}(?P<body{i}>{body})(?P<k{i}>)")
             renamed.append((spec, fields, rest))
-        head = (
-            rf"(?P<pre>(?:{H._OUTER_TS})?+(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?"
-            # The level and source, else split_header's uvicorn level (whose \s is this class
-            # on the lines bulk parsing takes), else neither: the first that matches, as there.
-            rf"(?:{H._LEVEL_SRC_ONE}|(?P<ulevel>{_uvicorn_levels()}):[\t\x0b\x0c ]{{1,10}}+|)))"
-        )
-        core = rf"{head}(?:{'|'.join(bodies)})(?P<rest>[^\n]*+)"
-        lean = _GROUP.sub(lambda m: m.group() if _lean_group(m.group(1)) else "(?:", core)
+        # ... then the level (see _LEVEL), in the atomic group, then a spec's body
+        head = rf"(?P<pre>(?:{H._OUTER_TS})?+(?>\[(?P<ts>{_VALID_TS})(?P<ranks>(?: {H._RANK_TOKEN})*+)\] ?"
+        tail = rf"))(?:{'|'.join(bodies)})(?P<rest>[^\n]*+)"
+        core = head + _LEVEL + tail
+        # The layouts that capture no level take it by its first letter (the same lines).
+        uncaptured = head + _by_first_letter(_LEVEL_ALTERNATIVES) + tail
+        lean = _GROUP.sub(lambda m: m.group() if _lean_group(m.group(1)) else "(?:", uncaptured)
         series = _GROUP.sub(
             lambda m: m.group() if _lean_group(m.group(1)) or m.group(1) in _SERIES else "(?:",
-            core,
+            uncaptured,
         )
         self.full = _Layout(core)
         self.lean = _Layout(lean)
@@ -298,6 +297,42 @@ class _Piece:
 
 def _uvicorn_levels() -> str:
     return "|".join(v for v in H._UVICORN_LEVELS if v[0] in H._UVICORN_AFTER_BRACKET)
+
+
+_UVICORN_SPACE = r":[\t\x0b\x0c ]{1,10}+"
+#: After the bracket: the level and source, else split_header's uvicorn level (whose \s is
+#: this class on the lines bulk parsing takes), else neither: the first that matches, as there.
+_LEVEL = rf"(?:{H._LEVEL_SRC_ONE}|(?P<ulevel>{_uvicorn_levels()}){_UVICORN_SPACE}|)"
+
+
+def _level_alternatives() -> list[str]:
+    """:data:`_LEVEL` as its alternatives in order, each beginning with its level's name
+    (captures dropped), the empty one last."""
+    m = re.fullmatch(r"\(\?P<level>([A-Z|]+)\)(.+)", H._LEVEL_SRC_ONE)
+    assert m is not None, "the header's level-and-source pattern changed shape"
+    names, source = m.group(1).split("|"), _GROUP.sub("(?:", m.group(2))
+    uvicorn = _uvicorn_levels().split("|")
+    return [n + source for n in names] + [n + _UVICORN_SPACE for n in uvicorn] + [""]
+
+
+_LEVEL_ALTERNATIVES = _level_alternatives()
+
+
+def _by_first_letter(alternatives: Sequence[str]) -> str:
+    """Regex ``alternatives``, each beginning with a letter (the empty one last), as one
+    alternation grouped by that letter: the same language and, within a letter, the same
+    order (alternatives of different letters never match the same text), and the engine
+    tests each letter once instead of entering every alternative in turn."""
+    groups: dict[str, list[str]] = {}
+    for alternative in alternatives:
+        if alternative:
+            assert alternative[0].isalpha(), alternative
+            groups.setdefault(alternative[0], []).append(alternative[1:])
+    out = [
+        first + (rests[0] if len(rests) == 1 else f"(?:{'|'.join(rests)})")
+        for first, rests in groups.items()
+    ]
+    return f"(?:{'|'.join(out)}|)" if "" in alternatives else f"(?:{'|'.join(out)})"
 
 
 def _split_rest(spec: MessageSpec) -> tuple[str, str | None]:
