@@ -248,9 +248,15 @@ def _lines(
                 lineno += len(part)
                 yield part  # type: ignore[misc]
                 continue
-            for raw in part.split(b"\n"):
+            if b"\r" in part or b"\x00" in part or b"\x1b" in part:
+                for raw in part.split(b"\n"):
+                    lineno += 1
+                    yield lineno, _decode(finish_line(raw)), False
+                continue
+            # nothing to clean: decoded at once (a newline ends any bad UTF-8 before it)
+            for text in part.decode("utf-8", "replace").split("\n"):
                 lineno += 1
-                yield lineno, _decode(finish_line(raw)), False
+                yield lineno, text, False
 
 
 def _size(source: Source | RawPieces) -> int | None:
