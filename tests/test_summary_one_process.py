@@ -191,3 +191,22 @@ def test_every_layout_takes_the_same_lines(lines: list[tuple[int, int]], odd: bo
                 full.parts[1 + shape.full.witness[alt.number] :: step_full]
                 == other.parts[1 + shape.layout(fields).witness[alt.number] :: step]
             )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="aZ09٣² \t|()-[]:._T,Z+\u00e9", max_size=40)
+    | st.sampled_from(
+        ["svc-1  | x", "(Actor pid=1) x", "  [2026", "2026-05-09T09:00:00Z [", "- a - INFO - x"]
+    )
+)
+def test_the_header_split_skips_only_what_cannot_match(line: str) -> None:
+    """``split_header`` skips the outer-prefix and compose patterns on a line that cannot
+    start with them (no ``|``, and no leading space, digit, ``-`` or ``(``)."""
+    from sglang_logscope.parse import header as H
+
+    if line and not H._may_have_outer(line):
+        outer = H._OUTER.match(line)
+        assert outer is None or outer.end() == 0
+    if "|" not in line:
+        assert H._COMPOSE.match(line) is None

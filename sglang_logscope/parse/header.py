@@ -129,7 +129,7 @@ def parse_timestamp(text: str) -> datetime | None:
 def split_header(line: str) -> Header:
     """Split ``line`` into header parts and message. Never raises."""
     m = _FAST.match(line)
-    if m is None and line and line[0] != "[":
+    if m is None and line and line[0] != "[" and _may_have_outer(line):
         outer = _OUTER.match(line)
         if outer is not None and outer.end() > 0:
             m = _FAST.match(line, outer.end())
@@ -175,10 +175,18 @@ def _bracketed(line: str, m: regex.Match[str]) -> Header:
     return Header(True, parts[0], parts[1], level, parts[3], message)
 
 
+def _may_have_outer(line: str) -> bool:
+    """Can :data:`_OUTER` take anything at the start of ``line``? Each of its parts begins
+    with a space, a digit, ``-`` or ``(``, but for compose's service prefix, which needs a
+    ``|`` (a headless line without one, the common case, skips two patterns)."""
+    first = line[0]
+    return first in " -(" or first.isdigit() or "|" in line
+
+
 def _split_headless(line: str, nested: bool = False) -> Header:
     first = line[:1]
     if not nested and first not in " \t":
-        compose = _COMPOSE.match(line)
+        compose = _COMPOSE.match(line) if "|" in line else None
         if compose is not None:
             inner = line[compose.end() :]
             m = _FAST.match(inner)

@@ -244,7 +244,8 @@ class RawPieces:
                         yield block[first + 1 : last], False, True
                 else:
                     self.offset = at - len(pending)
-                    yield pending + block[:last], False, True
+                    # one copy (a slice of ``block`` then the concatenation would be two)
+                    yield b"".join((pending, memoryview(block)[:last])), False, True
                 pending = block[last + 1 :]
                 at += len(block)
             if pending and not skipping:
