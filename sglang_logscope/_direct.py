@@ -1,5 +1,6 @@
 """A fast path past typer for the commands run before every launch (``check``, ``runs``,
-``args``): a plain command line becomes a direct call of the command's function.
+``args``) and ``events`` (whose ``--format jsonl`` is timed against a plain loop, issue 18):
+a plain command line becomes a direct call of the command's function.
 
 What it saves, measured (``/usr/bin/time -f %U+%S logscope check -e fixtures/demo/command.txt
 LOG``, six runs each on this 2-core machine, 2026-12-01): 0.18–0.23 s of CPU with it, 0.25–0.30 s
@@ -23,7 +24,7 @@ import typer
 from typer.models import ArgumentInfo, OptionInfo
 
 #: Commands that :func:`direct_call` may run without typer's argument parsing.
-_DIRECT = ("check", "runs", "args")
+_DIRECT = ("check", "runs", "args", "events")
 
 
 def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | None:
@@ -32,8 +33,9 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     typer coerces every parameter through pydantic (~0.1 s to import and build) — a third of
     ``logscope check``'s start-up on a small log. A plain command line needs none of that: the
     command name, then long/short options declared on the command (each at most once, as
-    ``--opt value`` or ``--opt=value``) of type str, Path or an Enum (by value), on/off flags
-    (bool, no value), and its one positional argument. Anything else (``--help``, a repeated or
+    ``--opt value`` or ``--opt=value``) of type str, Path, int or an Enum (by value), a
+    repeatable str option given once, on/off flags (bool, no value), and its one positional
+    argument. Anything else (``--help``, a repeated or
     unknown option, a value that starts with ``-``, a bad choice, a missing argument) returns
     None: typer parses it, with its own messages. The function receives exactly what typer
     would pass it.
@@ -80,11 +82,13 @@ def _read_signature(func: Callable[..., object]) -> _Signature | None:
         base = kinds[0] if len(kinds) == 1 else hint.__origin__
         if base is bool:  # an on/off flag such as --here: it takes no value
             sig.switches.add(name)
+        elif base is int or (typing.get_args(base) == (str,) and typing.get_origin(base) is list):
+            pass  # a number (``--run``), a repeatable option given once (``--kind``)
         elif not (
             base is str or base is Path or (isinstance(base, type) and issubclass(base, Enum))
         ):
             return None
-        sig.convert[name] = base
+        sig.convert[name] = _one_item if typing.get_origin(base) is list else base
         if isinstance(info, ArgumentInfo):
             sig.positional.append(name)
         elif isinstance(info, OptionInfo):
@@ -97,6 +101,11 @@ def _read_signature(func: Callable[..., object]) -> _Signature | None:
         else:
             return None
     return sig if len(sig.positional) == 1 else None
+
+
+def _one_item(text: str) -> list[str]:
+    """A repeatable option given once, as typer passes it."""
+    return [text]
 
 
 def _annotated(hint: typing.Any) -> typing.Any:

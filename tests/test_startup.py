@@ -120,6 +120,10 @@ _DIRECT = [
     ["runs", LOG],
     ["runs", "-f", "json", LOG],
     ["args", CMD, "--sglang-version", "0.5.4", "-f", "json"],
+    ["events", LOG],
+    ["events", "-f", "jsonl", LOG],
+    ["events", "--kind", "decode_batch", "--run", "0", "--format=json", LOG],
+    ["events", "-k", "crash", "--run=1", LOG],
 ]
 _TYPER_ONLY = [
     ["check"],
@@ -136,7 +140,10 @@ _TYPER_ONLY = [
     ["check", "--nope", LOG],
     ["check", "--here=yes", LOG],
     ["summary", LOG],
-    ["events", LOG],
+    ["events", "-k", "crash", "-k", "ready", LOG],
+    ["events", "--run", "-1", LOG],
+    ["events", "--run", "x", LOG],
+    ["events", "--run", "1.5", LOG],
     ["--help"],
     [],
 ]

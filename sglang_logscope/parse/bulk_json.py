@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 import re
+import string
+from collections import deque
 from collections.abc import Iterator
-from itertools import compress, count, repeat, starmap
-from operator import add, is_not
+from itertools import compress, count, repeat
+from operator import add, is_not, itemgetter
 from typing import Any
 
 from .._text import to_json
@@ -67,6 +69,8 @@ class BulkJson:
         #: by spec (its alternative's number): row patterns of its shapes (:meth:`_add_sub`)
         self.subs: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
         self.line: str | None = None  # the layout of a row's line (:func:`_line_layout`)
+        #: by layout, its block-constant header values and a fields template: :func:`_compose`
+        self.composed: dict[tuple[str, tuple[str | None, ...], str], str] = {}
         self.time_sep = " "
         self.fast = 0  # rows written from their columns
         self.slow = 0  # rows written through their Event
@@ -115,30 +119,44 @@ class BulkJson:
         whose shape goes the reference way)."""
         spec = alt.spec
         a = rows.start
-        body = [cols[alt.body][a + r] for r in picked]
-        rest = _texts([cols[rows.shape.full.index["rest"]][a + r] for r in picked])
+        b = rows.stop
+        body = _pick(cols[alt.body][a:b], picked)
+        rest_raw = b"\n".join(_pick(cols[rows.shape.full.index["rest"]][a:b], picked))
+        rest = rest_raw.decode("ascii").split("\n")
         when, levels, ranks, src = (_pick(column, picked) for column in header)
         hint = LEVEL_HINT.get(spec.kind)
         level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
         line0 = rows.first_line
         columns = (
-            [line0 + r for r in picked],
+            list(map(str, map(line0.__add__, picked))),
             when,
             list(map(level_json.__getitem__, levels)),
             ranks,
             src,
-            list(map(_encode, map(add, _texts(body), rest))),
+            list(map(add, _texts(body), rest)),
         )
         layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(spec.kind.value))
-        fields = self._fields(rows, cols, alt, picked, rest, layout, columns)
-        lines: list[str | None] = list(map(layout.format, *columns, fields))
-        if None in fields:
-            for k, x in enumerate(fields):
-                if x is None:
-                    slow.append(picked[k])
-                    lines[k] = None
-        for r, line in zip(picked, lines, strict=True):
-            out[r] = line
+        if _MESSAGE in layout and _plain(rest_raw) and _plain(b"".join(set(body))):
+            layout = layout.replace(_MESSAGE, _MESSAGE_PLAIN)  # the message is its JSON text
+        else:
+            columns[5][:] = encode_texts(columns[5])
+        parts, slow_ks = self._fields(rows, cols, alt, picked, rest, layout, columns)
+        fixed = _constants(columns)
+        varying = [column for column, value in zip(columns, fixed, strict=True) if value is None]
+        for template, ks, values in parts:
+            key = (layout, fixed, template)
+            composed = self.composed.get(key)
+            if composed is None:
+                composed = _compose(layout, fixed, template)
+                if len(self.composed) < 4096:
+                    self.composed[key] = composed
+            if len(ks) == len(picked):  # every row of the spec (ks is 0, 1, ...)
+                lines = list(map(composed.format, *varying, *values))
+                deque(map(out.__setitem__, picked, lines), maxlen=0)  # out[picked[k]] = ...
+            else:
+                lines = list(map(composed.format, *(_pick(c, ks) for c in varying), *values))
+                deque(map(out.__setitem__, _pick(picked, ks), lines), maxlen=0)
+        slow.extend(_pick(picked, slow_ks) if slow_ks else ())
 
     def _fields(
         self,
@@ -149,34 +167,38 @@ class BulkJson:
         rest: list[str],
         layout: str,
         columns: tuple[list[Any], ...],
-    ) -> list[str | None]:
-        """Per row: its fields' JSON, ``None`` for a row to write the reference way."""
+    ) -> tuple[list[_Part], list[int]]:
+        """The rows' fields as :data:`_Part` s, and the rows (indices in ``picked``) to write
+        the reference way."""
         spec = alt.spec
         a = rows.start
         groups = [  # the groups that matched on some row of the block (most never do)
             (name, _group_column(spec, name, column))
             for name, i in alt.groups
             if not name.startswith("_")
-            and (column := [cols[i][a + r] for r in picked]).count(None) < len(picked)
+            and (column := _pick(cols[i][a : rows.stop], picked)).count(None) < len(picked)
         ]
         subs = self.subs.get(alt.number)
         if spec.pairs is None or groups or not subs:
-            return self._split_fields(rows, alt, picked, rest, layout, columns, groups)
-        done = _by_shapes(subs, rest)
-        left = [k for k, x in enumerate(done) if x is None]
-        if left:
-            some = self._split_fields(
-                rows,
-                alt,
-                [picked[k] for k in left],
-                [rest[k] for k in left],
-                layout,
-                tuple([column[k] for k in left] for column in columns),
-                [],
-            )
-            for k, x in zip(left, some, strict=True):
-                done[k] = x
-        return done
+            fields = self._split_fields(rows, alt, picked, rest, layout, columns, groups)
+            return _as_parts(list(range(len(picked))), fields)
+        parts, left = _by_shapes(subs, rest)
+        if parts and parts[0][0] != subs[0][1]:  # the shape of these rows first next time
+            top = max(parts, key=lambda part: len(part[1]))[0]
+            subs.sort(key=lambda sub: sub[1] != top)
+        if not left:
+            return parts, []
+        some = self._split_fields(
+            rows,
+            alt,
+            _pick(picked, left),
+            _pick(rest, left),
+            layout,
+            tuple(_pick(column, left) for column in columns),
+            [],
+        )
+        more, slow = _as_parts(left, some)
+        return parts + more, slow
 
     def _split_fields(
         self,
@@ -385,36 +407,99 @@ def _line_layout(event: Event) -> tuple[str, str]:
 _NO_LAYOUT = "\x00"
 
 
-def _by_shapes(shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]) -> list[str | None]:
-    """The fields' JSON of the rows (their pairs text ``rest``) of known shapes, ``None`` for
-    the others: per shape one split of the rows left, its groups formatted column-wise."""
-    out: list[str | None] = [None] * len(rest)
+def _by_shapes(
+    shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]
+) -> tuple[list[_Part], list[int]]:
+    """The fields of the rows (their pairs text ``rest``) of known shapes as :data:`_Part` s,
+    and the rows of other shapes: per shape one split of the rows left."""
+    parts: list[_Part] = []
     todo = list(range(len(rest)))
     for pattern, template, width in shapes:
         if not todo:
             break
-        parts = pattern.split("\n" + "\n".join([rest[k] for k in todo]))
+        pieces = pattern.split("\n" + "\n".join(_pick(rest, todo)))
         step = width + 1
-        columns = (parts[j::step] for j in range(1, step))
-        fields = list(starmap(template.format, zip(*columns, strict=True)))
-        if not fields:
+        columns = [pieces[j::step] for j in range(1, step)]
+        found = len(columns[0])
+        if not found:
             continue
-        if len(fields) == len(todo):  # every row left is of this shape
-            for k, x in zip(todo, fields, strict=True):
-                out[k] = x
-            break
+        if found == len(todo):  # every row left is of this shape
+            parts.append((template, todo, columns))
+            return parts, []
+        hits: list[int] = []
         left: list[int] = []
         at = 0  # in todo
-        for i, segment in enumerate(parts[0::step]):
+        for i, segment in enumerate(pieces[0::step]):
             skipped = segment.count("\n")  # rows of other shapes between two matches
             if skipped:
                 left += todo[at : at + skipped]
                 at += skipped
-            if i < len(fields):
-                out[todo[at]] = fields[i]
+            if i < found:
+                hits.append(todo[at])
                 at += 1
+        parts.append((template, hits, columns))
         todo = left
-    return out
+    return parts, todo
+
+
+#: Rows of one fields template: the template, the rows (indices in the spec's rows of the
+#: block) and the template's value columns.
+_Part = tuple[str, list[int], list[list[str]]]
+
+
+def _as_parts(ks: list[int], fields: list[str | None]) -> tuple[list[_Part], list[int]]:
+    """Fields' JSON per row (``None``: the reference way) as one :data:`_Part` and the rows
+    to write the reference way."""
+    if None not in fields:
+        return [("{0}", ks, [fields])], []  # type: ignore[list-item]
+    done = [k for k, x in zip(ks, fields, strict=True) if x is not None]
+    slow = [k for k, x in zip(ks, fields, strict=True) if x is None]
+    return [("{0}", done, [[x for x in fields if x is not None]])], slow
+
+
+def _constants(columns: tuple[list[str], ...]) -> tuple[str | None, ...]:
+    """Per header column of a spec's rows: its one value when every row has it (the level,
+    rank and source of most blocks), else ``None``; the line number, time and message vary."""
+    return tuple(
+        column[0] if i in (2, 3, 4) and len(set(column)) == 1 else None
+        for i, column in enumerate(columns)
+    )
+
+
+_FORMATTER = string.Formatter()
+
+
+def _compose(layout: str, fixed: tuple[str | None, ...], template: str) -> str:
+    """One format string for ``layout.format(*columns, template.format(*values))``: the
+    columns of one value (``fixed``) written in, the others numbered in order, and the fields
+    slot (``{6}``) replaced by ``template`` with its numbers after theirs."""
+    number: dict[int, int] = {}
+    for i, value in enumerate(fixed):
+        if value is None:
+            number[i] = len(number)
+    out: list[str] = []
+    for literal, name, _, _ in _FORMATTER.parse(layout):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        i = int(name)
+        if i == len(fixed):
+            out.append(_renumbered(template, len(number)))
+        elif fixed[i] is not None:
+            out.append(fixed[i].replace("{", "{{").replace("}", "}}"))  # type: ignore[union-attr]
+        else:
+            out.append(f"{{{number[i]}}}")
+    return "".join(out)
+
+
+def _renumbered(template: str, base: int) -> str:
+    """``template`` with each field's number moved up by ``base``."""
+    out: list[str] = []
+    for literal, name, _, _ in _FORMATTER.parse(template):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is not None:
+            out.append(f"{{{int(name) + base}}}")
+    return "".join(out)
 
 
 def _time_json(raw: bytes, sep: str) -> str:
@@ -431,22 +516,61 @@ def _time_json(raw: bytes, sep: str) -> str:
     return _encode(row_time(raw).isoformat(sep))
 
 
-def _pick(column: list[str], picked: list[int]) -> list[str]:
-    return [column[r] for r in picked]
+def _pick(column: list[Any], picked: list[int]) -> list[Any]:
+    """``column``'s items at ``picked`` (increasing), without a Python step per row."""
+    if len(picked) == len(column):
+        return list(column)  # every row (picked is then 0, 1, ...)
+    if len(picked) < 2:
+        return [column[r] for r in picked]
+    return list(itemgetter(*picked)(column))
+
+
+#: Where a row's message goes in its line, and where a message that needs no escape goes.
+_MESSAGE = '"message": {5}'
+_MESSAGE_PLAIN = '"message": "{5}"'
+#: The bytes a JSON string holds as they are (``json.dumps``: printable ASCII but the quote
+#: and the backslash), and the newline that joins rows.
+_AS_IS = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\') + b"\n"
+
+
+def _plain(joined: bytes) -> bool:
+    """True when rows' text (``joined`` by newlines) is each row's JSON string between
+    quotes: no byte that ``json.dumps`` escapes."""
+    return not joined.translate(None, _AS_IS)
+
+
+def encode_texts(texts: list[str]) -> list[str]:
+    """The JSON string of each text, as ``json.dumps`` writes it, in one call of the encoder:
+    texts joined by newlines (rows hold none), whose escape ``\\n`` then marks where one
+    ends. Exact only without a backslash in the texts (each backslash of the output then
+    starts an escape), else one call each."""
+    joined = "\n".join(texts)
+    if "\\" in joined or not texts:
+        return list(map(_encode, texts))
+    return _encode(joined).replace("\\n", '"\n"').split("\n")
+
+
+def _times_json(times: list[bytes], sep: str) -> list[str]:
+    """:func:`_time_json` of each row time: a block of whole seconds (no ``.``: the pattern
+    then took 19 characters each) in a few calls, others once per distinct time."""
+    joined = b"\n".join(times).decode("ascii")
+    if "." in joined or not times:
+        when = {t: _time_json(t, sep) for t in set(times)}
+        return list(map(when.__getitem__, times))
+    return ('"' + joined.replace(" ", sep).replace("\n", '"\n"') + '"').split("\n")
 
 
 def _header(cols: Any, index: dict[str, int], a: int, b: int, sep: str) -> tuple[list[str], ...]:
     """Per row of a block: the JSON of its timestamp, its level text (or uvicorn level;
     ``""`` for none), and the JSON of its rank and source."""
     times = cols[index["ts"]][a:b]
-    when = {t: _time_json(t, sep) for t in set(times)}
     ranks = [x or "null" for x in _distinct(cols[index["ranks"]][a:b], _rank_json)]
     level = _distinct(cols[index["level"]][a:b])
     ulevel = _distinct(cols[index["ulevel"]][a:b])
     src = _distinct(cols[index["src"]][a:b], _encode)
     levels = [x or y or "" for x, y in zip(level, ulevel, strict=True)]
     return (
-        list(map(when.__getitem__, times)),
+        _times_json(times, sep),
         levels,
         ranks,
         [x if x is not None else "null" for x in src],
@@ -463,7 +587,10 @@ def _group_column(spec: MessageSpec, name: str, raw: list[bytes | None]) -> list
     group did not match); a text group through the encoder, others once per distinct value."""
     kind = spec.fields.get(name, "str")
     if kind == "str":
-        return [_encode(x.decode("ascii")) if x is not None else None for x in raw]
+        if None in raw:
+            return [_encode(x.decode("ascii")) if x is not None else None for x in raw]
+        texts: list[str | None] = encode_texts(_texts(raw))  # type: ignore[assignment]
+        return texts
     convert = _CONVERTERS[kind]
     return _distinct(raw, lambda text: to_json(convert(text), indent=None, parsed=True))
 
