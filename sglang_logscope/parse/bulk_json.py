@@ -180,15 +180,14 @@ class BulkJson:
         ]
         subs = self.subs.get(alt.number)
         if spec.pairs is None or groups or not subs:
-            fields = self._split_fields(rows, alt, picked, rest, layout, columns, groups)
-            return _as_parts(list(range(len(picked))), fields)
+            return self._split_fields(rows, alt, picked, rest, layout, columns, groups)
         parts, left = _by_shapes(subs, rest)
         if parts and parts[0][0] != subs[0][1]:  # the shape of these rows first next time
             top = max(parts, key=lambda part: len(part[1]))[0]
             subs.sort(key=lambda sub: sub[1] != top)
         if not left:
             return parts, []
-        some = self._split_fields(
+        more, slow = self._split_fields(
             rows,
             alt,
             _pick(picked, left),
@@ -197,8 +196,7 @@ class BulkJson:
             tuple(_pick(column, left) for column in columns),
             [],
         )
-        more, slow = _as_parts(left, some)
-        return parts + more, slow
+        return parts + _moved(more, left), _pick(left, slow)
 
     def _split_fields(
         self,
@@ -209,7 +207,7 @@ class BulkJson:
         layout: str,
         columns: tuple[list[Any], ...],
         groups: list[tuple[str, list[str | None]]],
-    ) -> list[str | None]:
+    ) -> tuple[list[_Part], list[int]]:
         """:meth:`_fields` by splitting the value numbers out; rows of one width (the same
         groups, as many value numbers) are formatted column-wise, a block at a time."""
         spec = alt.spec
@@ -223,7 +221,7 @@ class BulkJson:
             keys = [""] * len(picked)
             numbers, widths = [], {0}
             if alt.rest_field is not None:
-                values.append(list(map(_encode, rest)))
+                values.append(encode_texts(rest))
         if len(widths) != 1 or any(None in column for column in values):
             return self._by_kind_of_row(rows, alt, picked, rest, layout, columns, groups, keys)
         width = widths.pop()
@@ -242,12 +240,15 @@ class BulkJson:
                     if made is not _SLOW and spec.pairs is not None and not present:
                         self._add_sub(alt.number, key, made, width)
             templates = list(map(table.get, keys))
+        every = list(range(len(picked)))
+        if len(distinct := set(templates)) == 1 and _SLOW not in distinct:
+            return [(templates[0], every, values)], []  # type: ignore[list-item]
         fields: list[str | None] = list(map(str.format, templates, *values))
         if _SLOW in templates:
             for k, template in enumerate(templates):
                 if template is _SLOW:
                     fields[k] = None
-        return fields
+        return _as_parts(every, fields)
 
     def _by_kind_of_row(
         self,
@@ -259,16 +260,17 @@ class BulkJson:
         columns: tuple[list[Any], ...],
         groups: list[tuple[str, list[str | None]]],
         keys: list[str],
-    ) -> list[str | None]:
+    ) -> tuple[list[_Part], list[int]]:
         """:meth:`_split_fields` of rows of several widths or groups present: each kind of
         row on its own."""
         kinds: dict[tuple[Any, ...], list[int]] = {}
         for k, key in enumerate(keys):
             present = tuple(column[k] is not None for _, column in groups)
             kinds.setdefault((key.count("\x00"), present), []).append(k)
-        out: list[str | None] = [None] * len(picked)
+        parts: list[_Part] = []
+        slow: list[int] = []
         for (_, present), ks in kinds.items():
-            some = self._split_fields(
+            some, not_fast = self._split_fields(
                 rows,
                 alt,
                 [picked[k] for k in ks],
@@ -281,9 +283,9 @@ class BulkJson:
                     if p
                 ],
             )
-            for k, x in zip(ks, some, strict=True):
-                out[k] = x
-        return out
+            parts += _moved(some, ks)
+            slow += _pick(ks, not_fast)
+        return parts, slow
 
     def _add_sub(self, number: int, key: str, template: str, width: int) -> None:
         """A pattern that takes a whole row of the shape ``key`` and its value numbers as
@@ -455,6 +457,11 @@ def _as_parts(ks: list[int], fields: list[str | None]) -> tuple[list[_Part], lis
     done = [k for k, x in zip(ks, fields, strict=True) if x is not None]
     slow = [k for k, x in zip(ks, fields, strict=True) if x is None]
     return [("{0}", done, [[x for x in fields if x is not None]])], slow
+
+
+def _moved(parts: list[_Part], rows: list[int]) -> list[_Part]:
+    """``parts`` of a subset of rows (``rows``) as parts of all of them."""
+    return [(template, _pick(rows, ks), values) for template, ks, values in parts]
 
 
 def _constants(columns: tuple[list[str], ...]) -> tuple[str | None, ...]:
