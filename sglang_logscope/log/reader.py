@@ -189,18 +189,33 @@ def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame
 
     zones = {z for f in frames for z in f.attrs.get("printed_zones", ())}
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    for col in frame.columns:  # a nullable column in one chunk, absent (float NaN) in another
-        nullable = {
-            f[col].dtype
-            for f in frames
-            if col in f.columns and isinstance(f[col].dtype, (pd.Int64Dtype, pd.BooleanDtype))
-        }
-        if len(nullable) == 1 and frame[col].dtype not in nullable:
+    for col in frame.columns:
+        dtypes = {f[col].dtype for f in frames if col in f.columns}
+        nullable = {d for d in dtypes if isinstance(d, (pd.Int64Dtype, pd.BooleanDtype))}
+        if not nullable or dtypes == {frame[col].dtype}:
+            continue
+        if len(dtypes) == 1:  # a nullable column in one chunk, absent (float NaN) in another
             frame[col] = frame[col].astype(nullable.pop())
+        else:  # ints or bools in one chunk, text or floats in another
+            frame[col] = _as_one_frame_types(frame[col])
     for col in ("level", "rank"):  # categories differ from chunk to chunk
         if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
             frame[col] = frame[col].astype("category")
     return with_zone(frame, tz, zones)
+
+
+def _as_one_frame_types(column: pd.Series) -> pd.Series:
+    """A column whose chunks typed it apart (``Int64`` here, text there) as one frame of all
+    its rows types it (:func:`.frames.typed_frame`): numbers where every value reads as one,
+    else the values as objects, missing ones NaN."""
+    # start-up: pandas loads only when a DataFrame is asked for
+    import numpy as np
+    import pandas as pd
+
+    values = column.astype(object)
+    values = values.where(values.notna(), np.nan)
+    numbers = pd.to_numeric(values, errors="coerce")
+    return numbers if numbers.notna().sum() == values.notna().sum() else values
 
 
 class _RunOfLine(Mapping[int, int]):
