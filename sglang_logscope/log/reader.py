@@ -214,7 +214,7 @@ def _as_one_frame_types(column: pd.Series) -> pd.Series:
 
     values = column.astype(object)
     values = values.where(values.notna(), np.nan)
-    numbers = pd.to_numeric(values, errors="coerce")
+    numbers: pd.Series = pd.to_numeric(values, errors="coerce")
     return numbers if numbers.notna().sum() == values.notna().sum() else values
 
 
