@@ -250,3 +250,71 @@ def test_a_row_time_is_written_as_isoformat_writes_it(when: object, digits: int,
         text += "." + f"{when.microsecond:06d}"[:digits]  # type: ignore[attr-defined]
     raw = text.encode()
     assert bulk_json._time_json(raw, sep) == json.dumps(row_time(raw).isoformat(sep))
+
+
+_ROW_TEXT = st.text(st.characters(max_codepoint=0x7F, blacklist_characters="\n"), max_size=30)
+
+
+@given(st.lists(_ROW_TEXT, max_size=8))
+def test_texts_are_encoded_as_json_dumps_encodes_each(texts: list[str]) -> None:
+    """The one-call encoding of a block's texts (newlines mark the rows) equals one
+    ``json.dumps`` per text, backslashes, quotes and control characters included; a text
+    found plain is its JSON between quotes."""
+    assert bulk_json.encode_texts(texts) == [json.dumps(t) for t in texts]
+    joined = "\n".join(texts).encode("ascii")
+    if bulk_json._plain(joined):
+        assert [f'"{t}"' for t in texts] == [json.dumps(t) for t in texts]
+
+
+@given(
+    st.lists(
+        st.datetimes(min_value=__import__("datetime").datetime(1901, 1, 1)), min_size=1, max_size=5
+    ),
+    st.booleans(),
+    st.sampled_from([" ", "T"]),
+)
+def test_a_block_of_times_is_written_as_each_time_is(
+    times: list[object], whole: bool, sep: str
+) -> None:
+    """:func:`bulk_json._times_json` of a block (whole seconds: the quick way; else per
+    distinct time) equals :func:`bulk_json._time_json` of each."""
+    fmt = "%Y-%m-%d %H:%M:%S" if whole else "%Y-%m-%d %H:%M:%S.%f"
+    raw = [t.strftime(fmt).encode() for t in times]  # type: ignore[attr-defined]
+    assert bulk_json._times_json(raw, sep) == [bulk_json._time_json(r, sep) for r in raw]
+
+
+_PIECE = st.text(st.sampled_from('ab{}"\\: '), max_size=6)
+
+
+@given(
+    st.lists(_PIECE, min_size=8, max_size=8),
+    st.lists(st.sampled_from([None, "k", "{x}"]), min_size=6, max_size=6),
+    st.lists(_PIECE, min_size=1, max_size=4),
+    st.lists(st.lists(_PIECE, min_size=9, max_size=9), min_size=1, max_size=3),
+)
+def test_a_composed_template_writes_what_the_two_formats_write(
+    literals: list[str], fixed: list[str | None], inner: list[str], rows: list[list[str]]
+) -> None:
+    """A row written through :func:`bulk_json._compose` and :func:`bulk_json._fill` equals
+    ``layout.format(*columns, template.format(*values))``: braces in the literals and in
+    the constants, constants written in, the fields numbered after the varying columns."""
+
+    def esc(text: str) -> str:
+        return text.replace("{", "{{").replace("}", "}}")
+
+    fixed[0] = None  # the line number always varies
+    layout = "".join(esc(lit) + f"{{{i}}}" for i, lit in enumerate(literals[:7])) + esc(literals[7])
+    width = len(inner) - 1
+    template = "".join(esc(lit) + f"{{{j}}}" for j, lit in enumerate(inner[:-1])) + esc(inner[-1])
+    columns = [[row[i] for row in rows] for i in range(6)]
+    for i, value in enumerate(fixed):
+        if value is not None:
+            columns[i] = [value] * len(rows)
+    values = [[row[6 + j] for row in rows] for j in range(width)]
+    expected = [
+        layout.format(*(c[r] for c in columns), template.format(*(v[r] for v in values)))
+        for r in range(len(rows))
+    ]
+    varying = [c for c, value in zip(columns, fixed, strict=True) if value is None]
+    plan = bulk_json._plan(bulk_json._compose(layout, tuple(fixed), template))
+    assert bulk_json._fill(plan, [*varying, *values], len(rows)) == expected
