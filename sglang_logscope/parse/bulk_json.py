@@ -100,7 +100,9 @@ class BulkJson:
         if slow:
             for r, text in zip(slow, self._reference(rows, slow), strict=True):
                 out[r] = text
-        lines = [x for x in out if x is not None]
+        if None in out:  # rows of kinds not asked for
+            out = [x for x in out if x is not None]
+        lines: list[str] = out  # type: ignore[assignment]
         self.fast += len(lines) - len(slow)
         self.slow += len(slow)
         return lines
@@ -122,7 +124,8 @@ class BulkJson:
         b = rows.stop
         body = _pick(cols[alt.body][a:b], picked)
         rest_raw = b"\n".join(_pick(cols[rows.shape.full.index["rest"]][a:b], picked))
-        rest = rest_raw.decode("ascii").split("\n")
+        rest_text = "\n" + rest_raw.decode("ascii")  # (each row after a newline)
+        rest = rest_text[1:].split("\n")
         when, levels, ranks, src = (_pick(column, picked) for column in header)
         hint = LEVEL_HINT.get(spec.kind)
         level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
@@ -140,7 +143,7 @@ class BulkJson:
             layout = layout.replace(_MESSAGE, _MESSAGE_PLAIN)  # the message is its JSON text
         else:
             columns[5][:] = encode_texts(columns[5])
-        parts, slow_ks = self._fields(rows, cols, alt, picked, rest, layout, columns)
+        parts, slow_ks = self._fields(rows, cols, alt, picked, rest, rest_text, layout, columns)
         fixed = _constants(columns)
         varying = [column for column, value in zip(columns, fixed, strict=True) if value is None]
         for template, ks, values in parts:
@@ -165,11 +168,12 @@ class BulkJson:
         alt: _Alt,
         picked: list[int],
         rest: list[str],
+        rest_text: str,
         layout: str,
         columns: tuple[list[Any], ...],
     ) -> tuple[list[_Part], list[int]]:
         """The rows' fields as :data:`_Part` s, and the rows (indices in ``picked``) to write
-        the reference way."""
+        the reference way (``rest_text``: the rows' pairs texts, each after a newline)."""
         spec = alt.spec
         a = rows.start
         groups = [  # the groups that matched on some row of the block (most never do)
@@ -181,7 +185,7 @@ class BulkJson:
         subs = self.subs.get(alt.number)
         if spec.pairs is None or groups or not subs:
             return self._split_fields(rows, alt, picked, rest, layout, columns, groups)
-        parts, left = _by_shapes(subs, rest)
+        parts, left = _by_shapes(subs, rest, rest_text)
         if parts and parts[0][0] != subs[0][1]:  # the shape of these rows first next time
             top = max(parts, key=lambda part: len(part[1]))[0]
             subs.sort(key=lambda sub: sub[1] != top)
@@ -410,16 +414,19 @@ _NO_LAYOUT = "\x00"
 
 
 def _by_shapes(
-    shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str]
+    shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str], text: str
 ) -> tuple[list[_Part], list[int]]:
-    """The fields of the rows (their pairs text ``rest``) of known shapes as :data:`_Part` s,
-    and the rows of other shapes: per shape one split of the rows left."""
+    """The fields of the rows (their pairs text ``rest``; ``text``: all of them, each after
+    a newline) of known shapes as :data:`_Part` s, and the rows of other shapes: per shape
+    one split of the rows left."""
     parts: list[_Part] = []
     todo = list(range(len(rest)))
     for pattern, template, width in shapes:
         if not todo:
             break
-        pieces = pattern.split("\n" + "\n".join(_pick(rest, todo)))
+        if len(todo) < len(rest):
+            text = "\n" + "\n".join(_pick(rest, todo))
+        pieces = pattern.split(text)
         step = width + 1
         columns = [pieces[j::step] for j in range(1, step)]
         found = len(columns[0])
@@ -598,17 +605,25 @@ def _header(cols: Any, index: dict[str, int], a: int, b: int, sep: str) -> tuple
     """Per row of a block: the JSON of its timestamp, its level text (or uvicorn level;
     ``""`` for none), and the JSON of its rank and source."""
     times = cols[index["ts"]][a:b]
-    ranks = [x or "null" for x in _distinct(cols[index["ranks"]][a:b], _rank_json)]
-    level = _distinct(cols[index["level"]][a:b])
-    ulevel = _distinct(cols[index["ulevel"]][a:b])
-    src = _distinct(cols[index["src"]][a:b], _encode)
-    levels = [x or y or "" for x, y in zip(level, ulevel, strict=True)]
+    uvicorn = cols[index["ulevel"]][a:b]
+    if uvicorn.count(None) == len(uvicorn):  # (most blocks: no access line's level)
+        levels = _json_column(cols[index["level"]][a:b], str, "")
+    else:
+        level = _distinct(cols[index["level"]][a:b])
+        levels = [x or y or "" for x, y in zip(level, _distinct(uvicorn), strict=True)]
     return (
         _times_json(times, sep),
         levels,
-        ranks,
-        [x if x is not None else "null" for x in src],
+        _json_column(cols[index["ranks"]][a:b], _rank_json),
+        _json_column(cols[index["src"]][a:b], _encode),
     )
+
+
+def _json_column(column: list[bytes | None], make: Any, missing: str = "null") -> list[str]:
+    """Each row's ``make(text)`` (``missing`` where the group did not match), made once per
+    distinct value."""
+    seen = {raw: make(raw.decode("ascii")) if raw is not None else missing for raw in set(column)}
+    return list(map(seen.__getitem__, column))
 
 
 def _rank_json(label: str) -> str:
