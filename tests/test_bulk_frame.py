@@ -75,6 +75,19 @@ def test_batch_rows_of_a_real_log_go_the_fast_way() -> None:
     assert stats.fast > 50 and stats.slow == 0
 
 
+def test_blocks_of_a_known_shape_are_split_by_it() -> None:
+    """The long-run shape's decode and prefill blocks take their numbers from the shape's
+    own row pattern (not the general split), and give the reference's frame."""
+    from benchmarks.generate import generate_long
+
+    with tempfile.TemporaryDirectory() as tmp:
+        big = generate_long(Path(tmp), 0.4, seed=3)["big"]
+        with mock.patch.object(_source, "PIECE_BYTES", 1 << 15):
+            stats = _stats(big)
+            _same(big, (20_000,))
+    assert stats.by_shape > stats.fast // 2
+
+
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(0, 10_000), long=st.booleans())
 def test_generated_logs_give_the_same_frame(seed: int, long: bool) -> None:

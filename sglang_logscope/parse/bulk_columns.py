@@ -81,8 +81,12 @@ class BulkColumns:
         self.base = ["line", "run", "timestamp", "kind", "level", "rank", "tp", "dp"]
         self.base += ["message"] * messages
         self.layouts: dict[tuple[Any, ...], _Layout | None] = {}
+        #: by spec (its alternative's number): row patterns of its checked pairs shapes
+        #: without groups, the one that took a whole block last first (:func:`_by_shape`)
+        self.shapes: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
         self.numbers = _Numbers()
         self.fast = 0  # rows made from their columns
+        self.by_shape = 0  # of them, rows whose numbers came from a known shape's split
         self.slow = 0  # rows made through their Event
 
     def segment(self, rows: Rows) -> Segment:
@@ -219,9 +223,20 @@ class BulkColumns:
             for name, column in groups:
                 if name == "_pairs":
                     pairs_text = column if column is rest else [_decode(x) or "" for x in column]
-        keys, numbers = _split_pairs(pairs_text)
         named = [(n, c) for n, c in groups if not n.startswith("_")]
-        shapes = _shapes(keys, named)
+        known = self.shapes.get(alt.number)
+        by_shape = None
+        if known and spec.pairs is not None and all(c.count(None) == len(c) for _, c in named):
+            by_shape = _by_shape(known, pairs_text)
+        if by_shape is not None:  # every row of one known shape: its numbers by column
+            key, number_columns = by_shape
+            keys, numbers = [key], list[str]()
+            shapes = {(tuple(False for _ in named), key): list(range(len(at)))}
+            self.by_shape += len(at)
+        else:
+            keys, numbers = _split_pairs(pairs_text)
+            number_columns = None
+            shapes = _shapes(keys, named)
         uniform = len(shapes) == 1
         offsets = (
             [] if uniform else list(accumulate(map(str.count, keys, repeat("\x00")), initial=0))
@@ -236,6 +251,8 @@ class BulkColumns:
                 self.layouts[shape_key] = self._checked(
                     rows, alt, at[ks[0]], layout, named, numbers[first : first + width], ks[0]
                 )
+                if self.layouts[shape_key] is not None and width and not any(present):
+                    self._add_shape(alt.number, key, width)
             layout = self.layouts[shape_key]
             if layout is None:
                 slow.extend(at[k] for k in ks)
@@ -247,15 +264,29 @@ class BulkColumns:
                     convert = _CONVERTERS[spec.fields.get(name, "str")]
                     columns[name] = _distinct_values([named[arg][1][k] for k in ks], convert)
                 elif how == "n":
-                    texts = (
-                        numbers[arg::width] if uniform else [numbers[offsets[k] + arg] for k in ks]
-                    )
+                    if number_columns is not None:
+                        texts = number_columns[arg]
+                    elif uniform:
+                        texts = numbers[arg::width]
+                    else:
+                        texts = [numbers[offsets[k] + arg] for k in ks]
                     columns[name] = list(map(value, texts))
                 else:
                     columns[name] = [arg] * len(ks)
             out.append((ks, columns))
             firsts.append((at[ks[0]], list(columns)))
         return out
+
+    def _add_shape(self, number: int, key: str, width: int) -> None:
+        """A pattern that takes a whole row of the pairs shape ``key`` (the text without its
+        value numbers, NUL where each was with its ``: ``), its numbers as groups: the same
+        number pattern as :func:`_split_pairs`, in the same places."""
+        pieces = key.split("\x00")
+        pattern = "\n" + re.escape(pieces[0])
+        pattern += "".join(f": {_NUMBER_GROUP}" + re.escape(p) for p in pieces[1:])
+        known = self.shapes.setdefault(number, [])
+        if len(known) < 8:
+            known.append((re.compile(pattern + r"(?=\n|\Z)"), key, width))
 
     def _layout(
         self,
@@ -362,6 +393,30 @@ _VALUE_NUMBER_LINES = re.compile(
     .replace(r"\s?", r"[\t\x0b\x0c\r\x1c-\x1f ]?")
     .replace(r"\Z", r"\n|\Z")
 )
+
+
+#: A value number as :data:`_VALUE_NUMBER_LINES` takes it (the shape's text after it says
+#: what may follow).
+_NUMBER_GROUP = _VALUE_NUMBER.pattern.removeprefix("(?<=: )").split(")(?=", 1)[0] + ")"
+
+
+def _by_shape(
+    known: list[tuple[re.Pattern[str], str, int]], texts: list[str]
+) -> tuple[str, list[list[str]]] | None:
+    """When every row's pairs text (``texts``) is of one known shape: its key and the rows'
+    value numbers, a column per number (one split); else ``None``. The shape that took the
+    last block is tried first, then the others (the first to take a block moves first)."""
+    text = "\n" + "\n".join(texts)
+    for i, (pattern, key, width) in enumerate(known):
+        pieces = pattern.split(text)
+        step = width + 1
+        if len(pieces) == 1 + step * len(texts):
+            if i:
+                known.insert(0, known.pop(i))
+            return key, [pieces[j::step] for j in range(1, step)]
+        if len(pieces) > 1:
+            return None  # some rows of this shape, others not: the general split
+    return None
 
 
 def _split_pairs(texts: list[str]) -> tuple[list[str], list[str]]:
