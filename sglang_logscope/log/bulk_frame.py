@@ -18,7 +18,7 @@ import pandas as pd
 from ..events import Event, EventKind
 from ..parse.bulk import Rows
 from ..parse.bulk_columns import BulkColumns, Segment
-from .frames import event_row, event_zone, typed_frame
+from .frames import _NULLABLE, event_row, event_zone, typed_frame
 
 #: A row's missing value (what pandas gives a list of dicts' missing key).
 _MISSING = np.nan
@@ -115,6 +115,19 @@ def _part(segment: Segment, a: int, b: int) -> Segment:
     return out
 
 
+def _held(columns: dict[str, list[Any]], types: dict[str, set[type]], n: int) -> dict[str, Any]:
+    """What the chunk's frame is built from: ``columns``, except that a field column of ints
+    or bools is held by a placeholder (``typed_frame`` rebuilds it from its values as a
+    nullable column, so pandas' inference of the list would be thrown away) and the line
+    numbers are the int64 array pandas infers from them."""
+    out: dict[str, Any] = dict(columns)
+    for name, seen in types.items():
+        if name in out and frozenset(seen) in _NULLABLE:
+            out[name] = np.zeros(n, dtype=np.int8)
+    out["line"] = np.array(columns["line"], dtype=np.int64)
+    return out
+
+
 def _frame(segments: list[Segment], messages: bool) -> pd.DataFrame:
     """One chunk's typed frame from its segments (columns in the order first seen)."""
     n = sum(s.n for s in segments)
@@ -134,7 +147,7 @@ def _frame(segments: list[Segment], messages: bool) -> pd.DataFrame:
             if len(column) < at:
                 column.extend([_MISSING] * (at - len(column)))
     assert all(len(c) == n for c in columns.values())
-    frame = pd.DataFrame(columns) if n else pd.DataFrame()
+    frame = pd.DataFrame(_held(columns, types, n)) if n else pd.DataFrame()
     received = "received_at" in types or "received_at" in columns
     types.pop("received_at", None) if received else None
     typed = typed_frame(frame, types, received, messages, columns.__getitem__)
