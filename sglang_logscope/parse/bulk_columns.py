@@ -224,19 +224,7 @@ class BulkColumns:
                 if name == "_pairs":
                     pairs_text = column if column is rest else [_decode(x) or "" for x in column]
         named = [(n, c) for n, c in groups if not n.startswith("_")]
-        known = self.shapes.get(alt.number)
-        by_shape = None
-        if known and spec.pairs is not None and all(c.count(None) == len(c) for _, c in named):
-            by_shape = _by_shape(known, pairs_text)
-        if by_shape is not None:  # every row of one known shape: its numbers by column
-            key, number_columns = by_shape
-            keys, numbers = [key], list[str]()
-            shapes = {(tuple(False for _ in named), key): list(range(len(at)))}
-            self.by_shape += len(at)
-        else:
-            keys, numbers = _split_pairs(pairs_text)
-            number_columns = None
-            shapes = _shapes(keys, named)
+        shapes, keys, numbers, number_columns = self._split(alt, named, pairs_text)
         uniform = len(shapes) == 1
         offsets = (
             [] if uniform else list(accumulate(map(str.count, keys, repeat("\x00")), initial=0))
@@ -257,24 +245,36 @@ class BulkColumns:
             if layout is None:
                 slow.extend(at[k] for k in ks)
                 continue
+            texts_of = _texts_of(number_columns, numbers, offsets, width, ks)
             columns: dict[str, list[Any]] = {}
             for name, how, arg in layout:
                 if how == "g":
                     convert = _CONVERTERS[spec.fields.get(name, "str")]
                     columns[name] = _distinct_values([named[arg][1][k] for k in ks], convert)
                 elif how == "n":
-                    if number_columns is not None:
-                        texts = number_columns[arg]
-                    elif uniform:
-                        texts = numbers[arg::width]
-                    else:
-                        texts = [numbers[offsets[k] + arg] for k in ks]
-                    columns[name] = self._values(texts)
+                    columns[name] = self._values(texts_of(arg))
                 else:
                     columns[name] = [arg] * len(ks)
             out.append((ks, columns))
             firsts.append((at[ks[0]], list(columns)))
         return out
+
+    def _split(
+        self, alt: _Alt, named: list[tuple[str, list[Any]]], pairs_text: list[str]
+    ) -> tuple[dict[tuple[Any, ...], list[int]], list[str], list[str], list[list[str]] | None]:
+        """The rows' shapes (groups present and pairs key: the rows), their keys and all
+        their value numbers in order (the general split); or, when every row is of one known
+        shape without groups, that shape and its numbers a column per number."""
+        known = self.shapes.get(alt.number)
+        if known and alt.spec.pairs is not None and all(c.count(None) == len(c) for _, c in named):
+            by_shape = _by_shape(known, pairs_text)
+            if by_shape is not None:
+                key, number_columns = by_shape
+                self.by_shape += len(pairs_text)
+                every = list(range(len(pairs_text)))
+                return {(tuple(False for _ in named), key): every}, [key], [], number_columns
+        keys, numbers = _split_pairs(pairs_text)
+        return _shapes(keys, named), keys, numbers, None
 
     def _values(self, texts: list[str]) -> list[Any]:
         """Value numbers' values (:class:`_Numbers`): a column of all ints or all floats by
@@ -408,6 +408,23 @@ _VALUE_NUMBER_LINES = re.compile(
 #: A value number as :data:`_VALUE_NUMBER_LINES` takes it (the shape's text after it says
 #: what may follow).
 _NUMBER_GROUP = _VALUE_NUMBER.pattern.removeprefix("(?<=: )").split(")(?=", 1)[0] + ")"
+
+
+def _texts_of(
+    number_columns: list[list[str]] | None,
+    numbers: list[str],
+    offsets: list[int],
+    width: int,
+    ks: list[int],
+) -> Callable[[int], list[str]]:
+    """The value numbers' texts of a shape's rows ``ks`` by the number's place in the shape:
+    from the shape's own split, from the general one of rows of one width (no ``offsets``),
+    or of rows of several."""
+    if number_columns is not None:
+        return number_columns.__getitem__
+    if not offsets:
+        return lambda arg: numbers[arg::width]
+    return lambda arg: [numbers[offsets[k] + arg] for k in ks]
 
 
 def _by_shape(
