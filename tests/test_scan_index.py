@@ -343,3 +343,22 @@ def test_a_log_written_to_while_it_is_checked_still_gets_its_state(
     again = _fast(path)
     assert again.resumed_from_line > 0
     _same_as_full(path, cmd, again)
+
+
+def test_a_state_whose_runs_before_cannot_be_had_again_is_read_anew(
+    indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state is of a run after the starter's (no banner: a clock jump began it); the runs
+    between are parsed again on use, and where that is refused (too much to read) the check
+    reads the run from its window instead, with the same answer."""
+    path, cmd = _make(tmp_path, "long", 41, "no_banner")
+    data = path.read_bytes()
+    rest = _grow(path, 0.9)
+    _fast(path)
+    _append(path, rest)
+    assert _fast(path).resumed_from_line > 0  # the runs before parsed again
+    assert path.read_bytes() == data
+    monkeypatch.setattr(resume, "_HEAD_LIMIT", 0)
+    log = _fast(path)
+    assert log.resumed_from_line == 0
+    _same_as_full(path, cmd, log)

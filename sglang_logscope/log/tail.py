@@ -239,9 +239,10 @@ def _read_tail(
     end = end_anchor(path, size, newlines) if indexed else None
     resumable = keep == CHECK_KINDS and back == 1 and not first_row and end is not None
     old = known.resume if known is not None and resumable else None
+    parsed: _Parsed | None = None
     if old is not None and old.starter_offset == first.offset:
-        parsed: _Parsed | None = _go_on(path, old, first, end, newlines)
-    else:
+        parsed = _go_on(path, old, first, end, newlines)
+    if parsed is None:  # no state for this run (or its runs before cannot be had again)
         target = newlines - RESUME_LINES if resumable else None
         parsed = _parse_end(path, first, window, keep, first_row, target, end)
     if parsed is None:
