@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -115,27 +116,29 @@ def test_a_long_run_is_read_from_near_its_end(indexed: Path, tmp_path: Path) -> 
     assert third.resumed_from_line > second.resumed_from_line
 
 
-def test_a_rewritten_log_is_read_again(indexed: Path, tmp_path: Path) -> None:
-    """``> LOG`` then a new launch: same inode, other bytes: the index is not used."""
-    path, cmd = _make(tmp_path, "long", 6, "plain")
-    _fast(path)
+def _rewrite(path: Path, tmp_path: Path) -> None:
+    """``> LOG`` then a new launch: same inode, other bytes."""
     other, _ = _make(tmp_path / "other", "long", 7, "crash_mid")
-    with path.open("r+b") as f:  # rewritten in place, as a shell redirection does
+    with path.open("r+b") as f:
         f.truncate(0)
         f.write(other.read_bytes())
-    log = _fast(path)
-    assert log.resumed_from_line == 0
-    _same_as_full(path, cmd, log)
 
 
-def test_a_log_changed_in_place_at_its_head_is_read_again(indexed: Path, tmp_path: Path) -> None:
-    """Same inode, same size, a byte of its first line changed: the head's hash tells."""
-    path, cmd = _make(tmp_path, "long", 8, "plain")
-    _fast(path)
+def _change_first_byte(path: Path, tmp_path: Path) -> None:
+    """Same inode, same size, a byte of the first line changed: the head's hash tells."""
     with path.open("r+b") as f:
         first = f.read(1)
         f.seek(0)
         f.write(b"X" if first != b"X" else b"Y")
+
+
+@pytest.mark.parametrize("change", [_rewrite, _change_first_byte])
+def test_a_log_changed_in_place_is_read_again(
+    indexed: Path, tmp_path: Path, change: Callable[[Path, Path], None]
+) -> None:
+    path, cmd = _make(tmp_path, "long", 8, "plain")
+    _fast(path)
+    change(path, tmp_path)
     log = _fast(path)
     assert log.resumed_from_line == 0
     _same_as_full(path, cmd, log)
