@@ -361,7 +361,7 @@ def test_a_state_whose_runs_before_cannot_be_had_again_is_read_anew(
     _append(path, rest)
     assert _fast(path).resumed_from_line > 0  # the runs before parsed again
     assert path.read_bytes() == data
-    monkeypatch.setattr(resume, "_HEAD_LIMIT", 0)
+    monkeypatch.setattr(resume, "_REREAD_LIMIT", 0)
     log = _fast(path)
     assert log.resumed_from_line == 0
     _same_as_full(path, cmd, log)

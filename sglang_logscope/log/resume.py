@@ -26,8 +26,8 @@ RESUME_LINES = 2000
 #: Where line numbers are counted from to find an offset: the last this many bytes.
 _END_BYTES = 4 << 20
 _CHUNK = 1 << 20
-#: At most this much is parsed again to verify a state (before the run, and after the state).
-_HEAD_LIMIT = 16 << 20
+#: At most this much is parsed again to verify or use a state (before its run, after it).
+_REREAD_LIMIT = 16 << 20
 
 
 @dataclass
@@ -91,19 +91,13 @@ def head_runs(path: str, resume: scan_index.Resume, keep: frozenset[EventKind]) 
     state = resume.state
     if state.index == resume.first_index:
         return []
-    start, size = resume.parsed_from_offset, resume.run_offset - resume.parsed_from_offset
-    if not 0 < size <= _HEAD_LIMIT:
-        raise ValueError("too much before the run")
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(size)
-    if len(data) != size:
-        raise ValueError("the file shrank")
+    if resume.run_offset <= resume.parsed_from_offset:
+        raise ValueError("nothing before the run")
+    records = _records_between(
+        path, resume.parsed_from_offset, resume.run_offset, resume.parsed_from_line, False
+    )
     builder = run_builder(keep)
     runs: list[Run] = []
-    records = iter_records(
-        io.BytesIO(data), first_line=resume.parsed_from_line, fields=False, helper=False
-    )
     for item in records:
         runs.extend(builder.feed(item))
     runs.extend(builder.close())
@@ -221,10 +215,8 @@ def resume_of(
             return None
         resume, back = scan_index.round_trip(resume)
         stop = _after(offsets, path, max((r.last_line for r in mine), default=line))
-        again = [
-            *head_runs(path, back, keep),
-            *fold(_between(path, back, stop), keep, state=back.state),
-        ]
+        after = _records_between(path, back.offset, stop, back.line, back.ready)
+        again = [*head_runs(path, back, keep), *fold(after, keep, state=back.state)]
     except (OSError, ValueError, TypeError, KeyError):
         return None
     if back != resume or not _same_runs(again, mine):
@@ -240,15 +232,20 @@ def _after(offsets: LineOffsets, path: str, line: int) -> int:
         return os.path.getsize(path)
 
 
-def _between(path: str, resume: scan_index.Resume, stop: int) -> Iterable[Event | Rows]:
-    """The records from the resume point to ``stop`` (what the parse that took it read)."""
-    if not 0 <= stop - resume.offset <= _HEAD_LIMIT:
+def _records_between(
+    path: str, start: int, stop: int, first_line: int, ready: bool
+) -> Iterable[Event | Rows]:
+    """The records of the file's bytes ``start``..``stop`` (line ``first_line`` on), read
+    again: at most :data:`_REREAD_LIMIT`, all of it there."""
+    if not 0 <= stop - start <= _REREAD_LIMIT:
         raise ValueError("too much to read again")
     with open(path, "rb") as f:
-        f.seek(resume.offset)
-        data = f.read(stop - resume.offset)
+        f.seek(start)
+        data = f.read(stop - start)
+    if len(data) != stop - start:
+        raise ValueError("the file shrank")
     return iter_records(
-        io.BytesIO(data), first_line=resume.line, fields=False, helper=False, ready=resume.ready
+        io.BytesIO(data), first_line=first_line, fields=False, helper=False, ready=ready
     )
 
 

@@ -224,12 +224,15 @@ def save(path: str, index: Index) -> None:
         import tempfile
 
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".index-", suffix=".tmp")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps(doc, separators=(",", ":")))  # (``dump`` encodes in Python)
         os.replace(tmp, entry)
         _trim(entry.parent)
     except (OSError, ValueError):
-        return
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
 
 
 def _trim(where: Path) -> None:
@@ -246,7 +249,7 @@ def _int(value: Any) -> int:
     return value
 
 
-# -- the run state, its events named by their byte ranges -----------------------------------
+# -- the run state as JSON ------------------------------------------------------------------
 
 
 def _resume_doc(resume: Resume) -> dict[str, Any]:

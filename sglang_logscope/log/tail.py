@@ -199,7 +199,7 @@ def read_last_run(
     if find_spec("numpy") is None:  # pragma: no cover  (the byte-level scan needs it)
         return _whole(source, keep, first_row)
     try:
-        return _read_tail(source, path, window, keep, back, first_row)
+        return _read_tail(source, path, size, window, keep, back, first_row)
     except OSError as exc:  # removed, rotated or unreadable between two reads
         raise InputError(
             f"{path}: cannot read ({exc.strerror or exc}): removed or replaced while it was read?"
@@ -221,18 +221,17 @@ class _Parsed:
 def _read_tail(
     source: Source,
     path: str,
+    size: int,
     window: int | None,
     keep: frozenset[EventKind] | None,
     back: int,
     first_row: bool,
 ) -> Log:
     indexed = (
-        window is None
-        and scan_index.cache_dir() is not None
-        and os.path.getsize(path) >= scan_index.INDEX_MIN_BYTES
+        window is None and size >= scan_index.INDEX_MIN_BYTES and scan_index.cache_dir() is not None
     )
     known = scan_index.load(path) if indexed else None
-    starters, newlines, size = _starters(path, known)
+    starters, newlines, size = _starters(path, known)  # (the size as the byte pass saw it)
     if not starters:
         return _whole(source, keep, first_row)
     first = starters[-min(back, len(starters))]
