@@ -46,12 +46,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sglang_logscope.parse.message_index import anchor_of, words_of
+from sglang_logscope.parse.message_index import anchor_of, anchor_table, words_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".whl"
 OUT = ROOT / "sglang_logscope" / "data" / "messages.idx"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4  # 4: the header's ``anchors`` table
 #: Bumped whenever what is extracted from a file changes (the per-file cache is keyed by it).
 EXTRACTOR = 5
 HOLE = "\x00"
@@ -441,9 +441,11 @@ def encode(
 
 
 def to_text(data: dict[str, object]) -> str:
-    """One JSON header line, then ``anchor<TAB>call<TAB>locations<TAB>template`` per template
-    (a template is one line; the loader splits a row only when it becomes a candidate)."""
+    """One JSON header line (with the rows of each anchor word: the loader reads them from
+    there), then ``anchor<TAB>call<TAB>locations<TAB>template`` per template (a template is
+    one line; the loader splits a row only when it becomes a candidate)."""
     messages = data.pop("messages")
+    data["anchors"] = anchor_table([anchor for _, _, anchor, _ in messages])  # type: ignore[attr-defined]
     lines = [json.dumps(data, separators=(",", ":"), ensure_ascii=False)]
     for template, call, anchor, locs in messages:  # type: ignore[attr-defined]
         assert "\n" not in template and "\t" not in anchor

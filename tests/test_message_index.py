@@ -185,3 +185,33 @@ def test_a_line_cut_short_by_its_source_is_still_sglangs() -> None:
     assert not event.fields["call"].startswith("raise ")
     headless = list(iter_events(io.StringIO("Capture cuda grap\n")))
     assert headless[0].kind is EventKind.TEXT  # only a headed (logger) line may be cut
+
+
+def test_the_anchor_table_is_the_one_its_rows_make() -> None:
+    """The header's ``anchors`` table (read at load instead of built) is what the rows'
+    anchor column gives, and a file without it loads to the same lookups."""
+    import json
+    from importlib import resources
+
+    from sglang_logscope.parse.message_index import MessageIndex, anchor_table
+
+    data = resources.files("sglang_logscope").joinpath("data/messages.idx").read_bytes()
+    rows = data.rstrip(b"\n").split(b"\n")
+    header = json.loads(rows[0])
+    anchors = [row.split(b"\t", 1)[0].decode() for row in rows[1:]]
+    assert header["anchors"] == anchor_table(anchors)
+    assert sum(len(ids.split(",")) for ids in header["anchors"].values()) == len(rows) - 1
+    bare = {k: v for k, v in header.items() if k != "anchors"}
+    without = MessageIndex(bare, rows[1:])
+    with_table = MessageIndex.from_bytes(data)
+    for line in [
+        "Load weight begin. avail mem=22.76 GB",
+        "Capture cuda graph begin. This can take up to several minutes. avail mem=3.1 GB",
+        "Using default HuggingFace chat template with detected content format: string",
+    ]:
+        found, expected = with_table.match(line), without.match(line)
+        assert found is not None and expected is not None
+        assert (found[0].template, found[1]) == (expected[0].template, expected[1])
+        assert [m.template for m in with_table.match_all(line)] == [
+            m.template for m in without.match_all(line)
+        ]

@@ -136,21 +136,21 @@ class MessageIndex:
         self._raw: dict[int, tuple[str, int, str]] = {}
         self._built: dict[int, SourceMessage] = {}
         self._pieces: dict[int, tuple[tuple[str, ...], int]] = {}
-        # tuples: of ints only, the collector stops tracking them (thousands of lists made
-        # every full collection, and the interpreter's exit, walk them: ~5 ms at exit)
-        self._by_word: dict[str, tuple[int, ...]] = {}
+        # the rows of each anchor word as the header's ``anchors`` table stores them (text,
+        # made a tuple of ints on first use: of ints only, the collector stops tracking it);
+        # building this table at load took as long as the rest of the load
+        table = header.get("anchors")
+        if table is None:  # a file written without the table
+            table = anchor_table(
+                b"\n".join([row[: row.find(b"\t")] for row in rows]).decode().split("\n")
+            )
+        unanchored: str = table.get("", "")
+        self._by_word: dict[str, str | tuple[int, ...]] = {k: v for k, v in table.items() if k}
         self._by_prefix: dict[str, list[int]] = {}
+        for i in _row_numbers(unanchored):  # no anchor word: found by how they start
+            self._by_prefix.setdefault(self._row(i)[0][:4], []).append(i)
         self._by_place: dict[tuple[str, int], list[int]] | None = None
         self._by_head: dict[str, list[int]] | None = None
-        by_word = self._by_word
-        # the anchors decoded at once (a row holds no newline): a third of the load's time
-        anchors = b"\n".join([row[: row.find(b"\t")] for row in rows]).decode().split("\n")
-        for i, anchor in enumerate(anchors):
-            if anchor:
-                words = by_word.get(anchor)
-                by_word[anchor] = (i,) if words is None else (*words, i)
-            else:
-                self._by_prefix.setdefault(self._row(i)[0][:4], []).append(i)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> MessageIndex:
@@ -193,11 +193,7 @@ class MessageIndex:
         message = message.strip()
         if len(message) < 8:
             return None
-        by_word = self._by_word
-        empty: tuple[int, ...] = ()
-        words = set(_WORDS.findall(message, 0, SCAN_CHARS))
-        candidates = [i for word in words for i in by_word.get(word, empty)]
-        candidates.extend(self._by_prefix.get(message[:4], empty))
+        candidates = self._candidates(message)
         best: tuple[int, list[str]] | None = None
         best_chars = -1
         pieces_of = self._pieces
@@ -218,16 +214,26 @@ class MessageIndex:
         message = message.strip()
         if len(message) < 8:
             return []
-        empty: tuple[int, ...] = ()
-        words = set(_WORDS.findall(message, 0, SCAN_CHARS))
-        candidates = [i for word in words for i in self._by_word.get(word, empty)]
-        candidates.extend(self._by_prefix.get(message[:4], empty))
+        candidates = self._candidates(message)
         found: list[tuple[int, int]] = []
         for i in dict.fromkeys(candidates):
             pieces, chars = self._pieces.get(i) or self._split(i)
             if chars >= min_literal and match_pieces(pieces, message) is not None:
                 found.append((chars, i))
         return [self.message(i) for _, i in sorted(found, key=lambda f: -f[0])]
+
+    def _candidates(self, message: str) -> list[int]:
+        """The rows anchored on a word of ``message``, then those starting as it does."""
+        by_word = self._by_word
+        candidates: list[int] = []
+        for word in set(_WORDS.findall(message, 0, SCAN_CHARS)):
+            rows = by_word.get(word)
+            if rows is not None:
+                if isinstance(rows, str):
+                    rows = by_word[word] = _row_numbers(rows)
+                candidates.extend(rows)
+        candidates.extend(self._by_prefix.get(message[:4], ()))
+        return candidates
 
     def _split(self, i: int) -> tuple[tuple[str, ...], int]:
         pieces = tuple(self._row(i)[0].split(self._hole))
@@ -301,6 +307,19 @@ class MessageIndex:
             if ln == line and self.files[f].rsplit("/", 1)[-1] == basename:
                 out.update(range(a, b + 1))
         return frozenset(out)
+
+
+def anchor_table(anchors: Sequence[str]) -> dict[str, str]:
+    """The ``anchors`` header field of ``messages.idx``: each anchor word (``""`` for rows
+    without one) and its row numbers, comma-separated, from the rows' anchors in order."""
+    table: dict[str, list[str]] = {}
+    for i, anchor in enumerate(anchors):
+        table.setdefault(anchor, []).append(str(i))
+    return {anchor: ",".join(rows) for anchor, rows in table.items()}
+
+
+def _row_numbers(text: str) -> tuple[int, ...]:
+    return tuple(map(int, text.split(","))) if text else ()
 
 
 def _loc(text: str) -> tuple[int, int, int, int]:
