@@ -9,7 +9,8 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(STAMP): $(BIN)/python pyproject.toml
+# the C fast lane (sglang_logscope/parse/_rowscan.c) is built by the editable install
+$(STAMP): $(BIN)/python pyproject.toml sglang_logscope/parse/_rowscan.c
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
@@ -57,13 +58,13 @@ LOWEST_PY := 3.10
 UV := $(BIN)/uv
 find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/python))),$(1))
 
-.venv-%/.installed: pyproject.toml $(STAMP)
+.venv-%/.installed: pyproject.toml sglang_logscope/parse/_rowscan.c $(STAMP)
 	rm -rf .venv-$*
 	$(UV) venv -q --python $(call find_py,$*) .venv-$*
 	$(UV) pip install -q --python .venv-$*/bin/python -e '.[dev]'
 	touch $@
 
-.venv-lowest/.installed: pyproject.toml $(STAMP)
+.venv-lowest/.installed: pyproject.toml sglang_logscope/parse/_rowscan.c $(STAMP)
 	rm -rf .venv-lowest
 	$(UV) venv -q --python $(call find_py,$(LOWEST_PY)) .venv-lowest
 	$(UV) pip install -q --python .venv-lowest/bin/python --resolution lowest-direct -e '.[dev]'

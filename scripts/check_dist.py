@@ -2,7 +2,8 @@
 
 - the sdist holds every file git tracks (bar CI plumbing): tests never ship without the
   fixtures, docs and scripts they read;
-- the wheel holds the package, its data and py.typed, and no tests;
+- the wheel holds the package, its data and py.typed, the C fast lane built for its
+  platform (a platform wheel) and its stub, and no tests;
 - both carry the SPDX license, the LICENSE text and the one version (``__version__``).
 
 Usage: ``python scripts/check_dist.py [DIST_DIR]``; exit 1 with the problems listed.
@@ -44,7 +45,8 @@ def tracked() -> set[str]:
 def check(dist: Path) -> list[str]:
     version = source_version()
     sdists = sorted(dist.glob(f"sglang_logscope-{version}.tar.gz"))
-    wheels = sorted(dist.glob(f"sglang_logscope-{version}-py3-none-any.whl"))
+    # the C fast lane makes it a platform wheel (cp3X-cp3X-<platform>)
+    wheels = sorted(dist.glob(f"sglang_logscope-{version}-*.whl"))
     if len(sdists) != 1 or len(wheels) != 1:
         return [f"expected one sdist and one wheel of version {version} in {dist}"]
     problems: list[str] = []
@@ -65,6 +67,14 @@ def check(dist: Path) -> list[str]:
     for needed in ("sglang_logscope/py.typed", "sglang_logscope/cli.py", info + "licenses/LICENSE"):
         if needed not in names:
             problems.append(f"the wheel lacks {needed}")
+    if not any(
+        n.startswith("sglang_logscope/parse/_rowscan.") and n.endswith(".so") for n in names
+    ):
+        problems.append("the wheel lacks the built C fast lane (sglang_logscope/parse/_rowscan)")
+    if "sglang_logscope/parse/_rowscan.pyi" not in names:
+        problems.append("the wheel lacks the fast lane's stub (_rowscan.pyi)")
+    if any(n.endswith(".c") for n in names):
+        problems.append("the wheel ships C source")
     if not any(n.startswith("sglang_logscope/data/") and n.endswith(".json") for n in names):
         problems.append("the wheel lacks the data files")
     for where, meta in (("sdist", sdist_meta), ("wheel", wheel_meta)):

@@ -484,19 +484,21 @@ class _Builder:
             for e in rows.events():
                 yield from self.event(e)
             return
-        times = rows.times()
-        cuts = _gap_cuts(times)
-        for lo, hi in cuts or [(0, len(times))]:
-            if self.current is not None and (lo > 0 or self._opens(row_time(times[0]))):
+        bounds = rows.time_bounds()  # the fast lane's reading: in order, no time column
+        times = rows.times() if bounds is None else []
+        cuts = None if bounds is not None else _gap_cuts(times)
+        first, last = bounds or (times[0], times[-1])
+        for lo, hi in cuts or [(0, len(rows))]:
+            if self.current is not None and (lo > 0 or self._opens(row_time(first))):
                 yield from self._close(self.current, self.current.split_preamble(None))
             if self.current is None:
                 self.current = _Group(self.wanted, self.first_row)
             if cuts is None:  # in time order (nearly always): first and last row bound it
-                self.current.add_rows(rows, specs, row_time(times[0]), row_time(times[-1]))
+                self.current.add_rows(rows, specs, row_time(first), row_time(last))
             else:
                 part, span = rows.slice(lo, hi), times[lo:hi]
                 self.current.add_rows(part, part.specs(), row_time(min(span)), row_time(max(span)))
-        self.last_ts = row_time(times[-1])
+        self.last_ts = row_time(last)
 
     def _opens(self, first: datetime) -> bool:
         """Does a row of this time, after the events so far, start a run (see starts_run)?"""

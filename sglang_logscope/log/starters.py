@@ -4,8 +4,9 @@
 file's run starters (``server_args=`` banners, argparse ``usage:`` lines) and its newlines.
 :func:`scan_region` finds them at C speed: 2 MiB blocks read by ``pread``, newlines counted
 with numpy in two threads (numpy runs without the GIL), banners found through their ``=``
-and usage lines through their ``\nu`` byte pair; each candidate is then verified through the
-parser. A region of a few MB (what grew since a scan index was kept) is searched with plain
+and usage lines through their ``\nu`` byte pair, or all three by the C scan of
+:mod:`..parse.fastscan` where it was built (also without the GIL); each candidate is then
+verified through the parser. A region of a few MB (what grew since a scan index was kept) is searched with plain
 ``bytes`` methods instead: loading numpy would cost more.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..events import EventKind
+from ..parse import fastscan
 from ..parse.header import split_header
 from ..parse.messages import CATALOG
 from ..parse.source import MAX_LINE_BYTES, decode_line
@@ -122,7 +124,8 @@ _SMALL_SCAN = 32 << 20
 
 def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
     np: Any = None
-    if f.size - start > _SMALL_SCAN:
+    marks = fastscan.available()  # the C scan of a block (else numpy, or bytes methods)
+    if not marks and f.size - start > _SMALL_SCAN:
         # start-up: numpy loads only for a big part of a file to scan
         import numpy as np
 
@@ -138,6 +141,9 @@ def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
             for i in indexes:
                 base = max(0, blocks[i] - _LEAD)
                 data = f.read(base, blocks[i] + _BLOCK - base)
+                if marks:
+                    newlines[i] = _marks(data, base, start, blocks[i] - base, f, candidates)
+                    continue
                 if np is None:
                     newlines[i] = data.count(b"\n", blocks[i] - base)
                     _find_usage_small(data, base, start, candidates)
@@ -171,6 +177,20 @@ def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
             line = before[i] + f.read(blocks[i], at - blocks[i]).count(b"\n") + first_line
             starters.append(Starter(line, at, raw))
     return StarterScan(start, starters, before[-1], size)
+
+
+def _marks(data: bytes, base: int, start: int, skip: int, f: _Blocks, candidates: set[int]) -> int:
+    """:func:`_find_usage` and :func:`_find_banners` by the C scan of ``data`` (the file from
+    ``base``; without the GIL, so both threads scan at once); its newlines from ``skip``."""
+    found = fastscan.block_marks(data, skip)
+    assert found is not None  # only called where the scans are available
+    newlines, usage, banners = found
+    if base == start and data.startswith(_USAGE):
+        candidates.add(start)
+    candidates.update(base + at for at in usage)
+    for at in banners:
+        candidates.add(_start_of(data, base, at, f))
+    return newlines
 
 
 def _find_usage(np: Any, data: bytes, base: int, start: int, candidates: set[int]) -> None:

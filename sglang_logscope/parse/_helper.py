@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .bulk import SERIES, BulkShape, Cut, Fields, bulk_shape
+from .bulk import SERIES, BulkShape, Cut, Fields, LaneSummary, bulk_shape
 from .source import RawPieces
 
 if TYPE_CHECKING:
@@ -199,7 +199,10 @@ class _Worker:
             raise _Lost from None
         if check != _fingerprint(data):
             raise _Lost
-        return Cut(*result) if result is not None else None
+        if result is None:
+            return None
+        fields, guarded, parts, summary = result
+        return Cut(fields, guarded, parts, None if summary is None else LaneSummary(*summary))
 
     def stop(self) -> None:
         process = self.process
@@ -263,6 +266,14 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes:
     return b"".join(parts)
 
 
+def _plain(cut: Cut | None) -> tuple[Any, ...] | None:
+    """A cut as tuples and lists only (what ``marshal`` writes)."""
+    if cut is None:
+        return None
+    summary = None if cut.summary is None else tuple(cut.summary)
+    return (cut.fields, cut.guarded, cut.parts, summary)
+
+
 def _serve(path: str) -> None:
     """The helper: cut the pieces of ``path`` it is asked for until its input ends. Its
     answers go to the real stdout; any stray print goes to stderr instead of into the pipe."""
@@ -280,7 +291,7 @@ def _serve(path: str) -> None:
         mode, offset, size = _ASK.unpack(ask)
         data = os.pread(fd, size, offset)
         cut = shape.cut(data, _FIELDS[mode])
-        answer: Any = (_fingerprint(data), tuple(cut) if cut is not None else None)
+        answer: Any = (_fingerprint(data), _plain(cut))
         payload = marshal.dumps(answer)
         out.write(_HEAD.pack(len(payload)))
         out.write(payload)

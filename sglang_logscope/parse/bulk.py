@@ -41,6 +41,7 @@ import regex
 from ..events import Event, EventKind, Rank, new_event
 from . import header as H
 from .catalog import KEY_LEN, Catalog, LazyFields, MessageSpec
+from .fastscan import LaneTable, available, rows_summary
 from .levels import LEVEL_HINT
 from .messages import CATALOG
 
@@ -129,6 +130,7 @@ class BulkShape:
         bodies: list[str] = []
         renamed: list[tuple[MessageSpec, list[tuple[str, str]], str | None]] = []
         needles: set[str] = set()
+        guarded: set[str] = set()  # the specs behind a lookahead (the fast lane reads none)
         for i, spec in enumerate(bucketed + floating):
             body, rest = _split_rest(spec)
             _check_single_line(spec.name, body)
@@ -140,6 +142,8 @@ class BulkShape:
 
             body = _GROUP.sub(rename, body)
             guard = _guard(spec, catalog, needles)
+            if guard:
+                guarded.add(spec.name)
             bodies.append(f"{guard}(?P<body{i}>{body})(?P<k{i}>)")
             renamed.append((spec, fields, rest))
         # ... then the level (see _LEVEL), in the atomic group, then a spec's body
@@ -168,6 +172,7 @@ class BulkShape:
             )
             for i, (spec, fields, rest) in enumerate(renamed)
         )
+        self.lane = _lane_table(self.alts, guarded, catalog)
 
     def split(self, data: bytes, first_line: int, fields: Fields = True) -> Iterator[bytes | Rows]:
         """Cut ``data`` (whole lines joined by ``\\n``) into :class:`Rows` and the runs of other
@@ -185,6 +190,10 @@ class BulkShape:
         if not self.alts or any(n in data for n in self.needles):
             return None
         guarded = not _clean(data)
+        if fields is False and not guarded and self.lane is not None:
+            summary = rows_summary(data, self.lane)
+            if summary is not None:  # every line a plain serving row: no split needed
+                return Cut(fields, guarded, None, LaneSummary(*summary))
         layout = self.layout(fields)
         parts = layout.pattern(guarded).split(b"\n" + data)
         if len(parts) == 1:
@@ -198,7 +207,14 @@ class BulkShape:
             return
         piece = _Piece(data, cut.guarded)
         layout = self.layout(cut.fields)
+        if cut.summary is not None:
+            lane = _LaneColumns(layout, piece)
+            yield Rows(
+                self, layout, lane, piece, 0, cut.summary.rows, first_line, summary=cut.summary
+            )
+            return
         parts = cut.parts
+        assert parts is not None
         step = layout.width + 1
         segments = parts[0::step]
         matches = len(segments) - 1
@@ -277,11 +293,53 @@ class _Layout:
 
 class Cut(NamedTuple):
     """A block split by the joined pattern: ``re.split``'s list (the text between rows, then
-    each row's groups) and how it was split."""
+    each row's groups) and how it was split; or, for a block of plain serving rows only, what
+    the C fast lane read of it instead (``parts`` is then ``None``)."""
 
     fields: Fields
     guarded: bool
-    parts: list[bytes | None]
+    parts: list[bytes | None] | None
+    summary: LaneSummary | None = None
+
+
+class LaneSummary(NamedTuple):
+    """What :func:`.fastscan.rows_summary` read of a block of plain serving rows: what folding
+    them into a run needs (see ``parse/_rowscan.c``)."""
+
+    rows: int
+    first_time: bytes
+    last_time: bytes
+    in_order: bool
+    alternatives: int  # bit ``i``: some row matched alternative ``i``
+    last_alternative: int
+
+
+def fast_lane_ready() -> bool:
+    """Whether lean blocks of plain serving rows go through the C fast lane here."""
+    return available() and bulk_shape().lane is not None
+
+
+class _LaneColumns(Sequence[list[bytes | None]]):
+    """A fast-lane block's columns of its layout, split on first use (a slice of the rows,
+    their events): the fold itself never asks."""
+
+    def __init__(self, layout: _Layout, piece: _Piece) -> None:
+        self._layout = layout
+        self._piece = piece
+        self._cols: list[list[bytes | None]] | None = None
+
+    def _split(self) -> list[list[bytes | None]]:
+        if self._cols is None:
+            parts = self._layout.fast.split(b"\n" + self._piece.data)
+            step = self._layout.width + 1
+            self._cols = [parts[j::step] for j in range(1, step)]
+        return self._cols
+
+    def __getitem__(self, i: int) -> list[bytes | None]:  # type: ignore[override]
+        return self._split()[i]
+
+    def __len__(self) -> int:
+        return self._layout.width
 
 
 class _Piece:
@@ -382,6 +440,29 @@ def _by_first_char(literals: Sequence[str]) -> str:
     return "|".join(out)
 
 
+#: The rows the C fast lane reads (``parse/_rowscan.c``): these batch lines by their prefix
+#: (then ``,`` or ``.``) and the access line; their patterns there are tested against the
+#: joined regex (``tests/test_rowscan.py``).
+_LANE_BATCH = ("prefill_batch", "decode_batch")
+_LANE_ACCESS = "http_access"
+
+
+def _lane_table(alts: Sequence[_Alt], guarded: set[str], catalog: Catalog) -> LaneTable | None:
+    """The fast lane's arguments: (prefix, alternative) of each batch line it reads, and the
+    access line's alternative (-1: none). A batch spec behind a lookahead is left out; so is
+    the access line when a catalog prefix could start with the digit its client starts with
+    (``_rowscan.c`` reads clients from a digit on, past the lookahead's rivals)."""
+    batch = tuple(
+        (a.spec.prefix.encode("ascii"), a.number)
+        for a in alts
+        if a.spec.name in _LANE_BATCH and a.spec.prefix and a.spec.name not in guarded
+    )
+    access = next((a.number for a in alts if a.spec.name == _LANE_ACCESS), -1)
+    if any(key[:1].isdigit() for key in catalog.buckets):
+        access = -1
+    return (batch, access) if batch or access >= 0 else None
+
+
 @cache
 def bulk_shape() -> BulkShape:
     return BulkShape(CATALOG)
@@ -403,6 +484,8 @@ class Rows:
     #: a wrapped log's outer times by line (:mod:`.adapters`) and the line number of index 0
     received: Sequence[datetime | None] | None = None
     received_base: int = 1
+    #: the fast lane's reading of the whole block (its rows only: a slice has none)
+    summary: LaneSummary | None = None
 
     def __len__(self) -> int:
         return self.stop - self.start
@@ -425,6 +508,12 @@ class Rows:
             self.received_base,
         )
 
+    def time_bounds(self) -> tuple[bytes, bytes] | None:
+        """The first and last row's time where the rows are known in time order without their
+        time column (the fast lane read them so), else ``None``: see :meth:`times`."""
+        s = self.summary
+        return (s.first_time, s.last_time) if s is not None and s.in_order else None
+
     def times(self) -> list[bytes]:
         """The header time of each row as printed: a valid date and time (the pattern takes no
         other), so the text orders as the time does."""
@@ -432,6 +521,9 @@ class Rows:
 
     def specs(self) -> list[MessageSpec]:
         """The specs present, in the pattern's order."""
+        if self.summary is not None:
+            mask = self.summary.alternatives
+            return [alt.spec for alt in self.shape.alts if mask >> alt.number & 1]
         out = []
         start, stop = self.start, self.stop
         whole = start == 0 and stop == len(self.cols[0])  # a block of rows only: no copy
@@ -445,6 +537,8 @@ class Rows:
         return out
 
     def last_kind(self) -> EventKind:
+        if self.summary is not None:
+            return self.shape.alts[self.summary.last_alternative].spec.kind
         return self._alt(self.cols, self.layout, self.stop - 1).spec.kind
 
     def _alt(self, cols: Sequence[list[bytes | None]], layout: _Layout, row: int) -> _Alt:
@@ -467,7 +561,7 @@ class Rows:
         level = _distinct(cols[c["level"]][a:b])
         ulevel = _distinct(cols[c["ulevel"]][a:b])
         src = _distinct(cols[c["src"]][a:b])
-        times = self.times()
+        times: list[bytes] = cols[c["ts"]][a:b]  # type: ignore[assignment]
         stamps = parse_times(times)
         which: list[_Alt] = [shape.alts[0]] * (b - a)
         body: list[str] = [""] * (b - a)

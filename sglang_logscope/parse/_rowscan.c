@@ -1,0 +1,390 @@
+/* The bulk path's fast lane: is every line of a block a serving row in its plainest form?
+
+   parse/bulk.py splits a block of lines with one joined regex, a list entry per row group.
+   For a block in which every line is a batch or access row as SGLang and uvicorn print them
+   (the serving middle of a long run), `rows_summary` answers at C speed what folding those
+   rows into a run needs -- how many, the first and last header time, whether the times are in
+   order, which alternatives occur and which one comes last -- without an object per line.
+
+   It accepts a strict subset of what the regex accepts, each accepted line with the same
+   alternative and the same time text; any other line makes it return None, and the block goes
+   through the regex as before. tests/test_rowscan.py checks the subset property against the
+   regex itself, on generated lines and on every fixture log. Only blocks the regex reads in
+   its fast layout are passed (ASCII without CR, ESC or NUL: parse/bulk.py checks), where
+   the rest of a row's line is not looked at.
+
+   The grammar (bytes, ASCII):
+     line    := [outer] "[" time ranks "] " message
+     outer   := D4 "-" D2 "-" D2 ("T"|" ") D2 ":" D2 ":" D2 ["." | "," D{1,9}] ["Z"] " "
+     time    := valid date " " hh:mm:ss ["." D{1,6}]        -- the time text returned
+     ranks   := (" " [A-Z] [A-Z_]{0,15} ["-"] D{1,6})*
+     message := PREFIX ("," | ".") rest                      -- a batch alternative
+              | "INFO:" WS{1,10} D client{0,99} ' - "' [A-Z]{1,10} " " S{1,4096}
+                " HTTP/" [0-9.]{1,5} '" ' D3 rest            -- the access alternative
+*/
+#define PY_SSIZE_T_CLEAN
+#define _GNU_SOURCE /* memmem */
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_BATCH 8
+
+typedef struct {
+    const char *text;
+    Py_ssize_t len;
+    int alt;
+} Batch;
+
+typedef struct {
+    Batch batch[MAX_BATCH];
+    int n_batch;
+    int access_alt; /* -1: no access alternative */
+} Table;
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+
+/* n digits at p (p + n <= end) */
+static int digits(const unsigned char *p, const unsigned char *end, int n) {
+    if (end - p < n) return 0;
+    for (int i = 0; i < n; i++)
+        if (!is_digit(p[i])) return 0;
+    return 1;
+}
+
+static int num2(const unsigned char *p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
+
+/* The outer (wrapper's) time and its space; NULL when the line has none that fits. */
+static const unsigned char *outer_time(const unsigned char *p, const unsigned char *end) {
+    if (!digits(p, end, 4) || end - p < 19) return NULL;
+    if (p[4] != '-' || !digits(p + 5, end, 2) || p[7] != '-' || !digits(p + 8, end, 2))
+        return NULL;
+    if ((p[10] != 'T' && p[10] != ' ') || !digits(p + 11, end, 2) || p[13] != ':') return NULL;
+    if (!digits(p + 14, end, 2) || p[16] != ':' || !digits(p + 17, end, 2)) return NULL;
+    p += 19;
+    if (p < end && (*p == '.' || *p == ',')) {
+        const unsigned char *q = p + 1;
+        int n = 0;
+        while (q < end && n < 9 && is_digit(*q)) q++, n++;
+        if (n == 0) return NULL;
+        p = q;
+    }
+    if (p < end && *p == 'Z') p++;
+    if (p >= end || *p != ' ') return NULL;
+    return p + 1;
+}
+
+static int valid_date(const unsigned char *p) {
+    int year = num2(p) * 100 + num2(p + 2), month = num2(p + 5), day = num2(p + 8);
+    if (year == 1900 || year == 0 || month < 1 || month > 12 || day < 1) return 0;
+    if (day <= 28) return 1;
+    if (month == 2) {
+        int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        return day == 29 && leap;
+    }
+    if (day <= 30) return 1;
+    return day == 31 && (month == 1 || month == 3 || month == 5 || month == 7 || month == 8 ||
+                         month == 10 || month == 12);
+}
+
+/* The header time after "[": its end, or NULL. */
+static const unsigned char *header_time(const unsigned char *p, const unsigned char *end) {
+    if (end - p < 19 || !digits(p, end, 4) || p[4] != '-' || !digits(p + 5, end, 2)) return NULL;
+    if (p[7] != '-' || !digits(p + 8, end, 2) || p[10] != ' ' || !digits(p + 11, end, 2))
+        return NULL;
+    if (p[13] != ':' || !digits(p + 14, end, 2) || p[16] != ':' || !digits(p + 17, end, 2))
+        return NULL;
+    if (!valid_date(p) || num2(p + 11) > 23 || num2(p + 14) > 59 || num2(p + 17) > 59)
+        return NULL;
+    const unsigned char *q = p + 19;
+    if (q < end && *q == '.') {
+        const unsigned char *r = q + 1;
+        int n = 0;
+        while (r < end && n < 6 && is_digit(*r)) r++, n++;
+        if (n == 0) return NULL;
+        q = r;
+    }
+    return q;
+}
+
+/* " TP0 DP1 ..." then "] ": the message start, or NULL. */
+static const unsigned char *ranks_close(const unsigned char *p, const unsigned char *end) {
+    while (p < end && *p == ' ') {
+        const unsigned char *q = p + 1;
+        if (q >= end || !is_upper(*q)) return NULL;
+        q++;
+        int n = 0;
+        while (q < end && n < 15 && (is_upper(*q) || *q == '_')) q++, n++;
+        if (q < end && *q == '-') q++;
+        n = 0;
+        while (q < end && n < 6 && is_digit(*q)) q++, n++;
+        if (n == 0) return NULL;
+        p = q;
+    }
+    if (end - p < 2 || p[0] != ']' || p[1] != ' ') return NULL;
+    return p + 2;
+}
+
+static int client_char(unsigned char c) {
+    return is_digit(c) || is_upper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.' ||
+           c == ':' || c == '[' || c == ']' || c == '%' || c == '-';
+}
+
+static int is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The access line after "INFO:" (see the grammar); 1 when it fits. */
+static int access_line(const unsigned char *p, const unsigned char *end) {
+    int n = 0;
+    while (p < end && n < 10 && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f')) p++, n++;
+    if (n == 0 || p >= end || !is_digit(*p)) return 0;
+    n = 0;
+    while (p < end && n < 100 && client_char(*p)) p++, n++;
+    if (end - p < 4 || memcmp(p, " - \"", 4) != 0) return 0;
+    p += 4;
+    n = 0;
+    while (p < end && n < 10 && is_upper(*p)) p++, n++;
+    if (n == 0 || p >= end || *p != ' ') return 0;
+    p++;
+    n = 0;
+    while (p < end && n < 4096 && !is_space(*p)) p++, n++;
+    if (n == 0 || end - p < 6 || memcmp(p, " HTTP/", 6) != 0) return 0;
+    p += 6;
+    n = 0;
+    while (p < end && n < 5 && (is_digit(*p) || *p == '.')) p++, n++;
+    if (n == 0 || end - p < 5 || p[0] != '"' || p[1] != ' ') return 0;
+    return digits(p + 2, end, 3);
+}
+
+/* The alternative of one line, or -1; *ts and *ts_len get its header time. */
+static int classify(const Table *t, const unsigned char *p, const unsigned char *end,
+                    const unsigned char **ts, Py_ssize_t *ts_len) {
+    if (p < end && is_digit(*p)) {
+        p = outer_time(p, end);
+        if (p == NULL) return -1;
+    }
+    if (p >= end || *p != '[') return -1;
+    const unsigned char *time = p + 1, *after = header_time(time, end);
+    if (after == NULL) return -1;
+    const unsigned char *msg = ranks_close(after, end);
+    if (msg == NULL) return -1;
+    *ts = time;
+    *ts_len = after - time;
+    for (int i = 0; i < t->n_batch; i++) {
+        const Batch *b = &t->batch[i];
+        if (end - msg > b->len && memcmp(msg, b->text, (size_t)b->len) == 0) {
+            unsigned char c = msg[b->len];
+            return c == ',' || c == '.' ? b->alt : -1;
+        }
+    }
+    if (t->access_alt >= 0 && end - msg >= 5 && memcmp(msg, "INFO:", 5) == 0)
+        return access_line(msg + 5, end) ? t->access_alt : -1;
+    return -1;
+}
+
+static int compare(const unsigned char *a, Py_ssize_t la, const unsigned char *b,
+                   Py_ssize_t lb) {
+    int c = memcmp(a, b, (size_t)(la < lb ? la : lb));
+    return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int read_table(PyObject *batch, int access_alt, Table *t) {
+    if (!PyTuple_Check(batch) || PyTuple_GET_SIZE(batch) > MAX_BATCH) {
+        PyErr_SetString(PyExc_ValueError, "batch: a tuple of at most 8 (prefix, alt) pairs");
+        return 0;
+    }
+    t->n_batch = (int)PyTuple_GET_SIZE(batch);
+    t->access_alt = access_alt;
+    for (int i = 0; i < t->n_batch; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(batch, i);
+        char *text;
+        Py_ssize_t len;
+        int alt;
+        if (!PyArg_ParseTuple(pair, "y#i", &text, &len, &alt)) return 0;
+        if (len < 1 || alt < 0 || alt > 30) {
+            PyErr_SetString(PyExc_ValueError, "batch: a non-empty prefix, alt 0-30");
+            return 0;
+        }
+        t->batch[i] = (Batch){text, len, alt};
+    }
+    if (access_alt < -1 || access_alt > 30) {
+        PyErr_SetString(PyExc_ValueError, "access_alt: -1 or 0-30");
+        return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    Py_ssize_t rows;
+    const unsigned char *first, *last;
+    Py_ssize_t first_len, last_len;
+    long mask;
+    int last_alt, ordered;
+} Summary;
+
+/* Every line of data[0:n] (lines joined by \n, no last newline); 0 at the first misfit. */
+static int scan(const Table *t, const unsigned char *data, Py_ssize_t n, Summary *s) {
+    const unsigned char *p = data, *end = data + n;
+    *s = (Summary){0, NULL, NULL, 0, 0, 0, -1, 1};
+    while (1) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        const unsigned char *stop = nl ? nl : end, *ts;
+        Py_ssize_t ts_len;
+        int alt = classify(t, p, stop, &ts, &ts_len);
+        if (alt < 0) return 0;
+        if (s->rows == 0) {
+            s->first = ts;
+            s->first_len = ts_len;
+        } else if (s->ordered && compare(s->last, s->last_len, ts, ts_len) > 0) {
+            s->ordered = 0;
+        }
+        s->last = ts;
+        s->last_len = ts_len;
+        s->mask |= 1L << alt;
+        s->last_alt = alt;
+        s->rows++;
+        if (nl == NULL) return 1;
+        p = nl + 1;
+    }
+}
+
+PyDoc_STRVAR(rows_summary_doc,
+             "rows_summary(data, batch, access_alt)\n--\n\n"
+             "For a block in which every line is a serving row in its plainest form:\n"
+             "(rows, first_time, last_time, in_order, alternatives_mask, last_alternative);\n"
+             "None as soon as one line is not. ``batch``: (prefix, alternative) pairs.");
+
+static PyObject *rows_summary(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *batch;
+    int access_alt;
+    Table t;
+    Summary s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*O!i", &view, &PyTuple_Type, &batch, &access_alt)) return NULL;
+    if (!read_table(batch, access_alt, &t)) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = view.len > 0 && scan(&t, (const unsigned char *)view.buf, view.len, &s);
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL;
+    if (!ok) {
+        out = Py_None;
+        Py_INCREF(out);
+    } else {
+        out = Py_BuildValue("(ny#y#Oli)", s.rows, (const char *)s.first, s.first_len,
+                            (const char *)s.last, s.last_len, s.ordered ? Py_True : Py_False,
+                            s.mask, s.last_alt);
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+typedef struct {
+    Py_ssize_t *at;
+    Py_ssize_t n, cap;
+} Offsets;
+
+/* Needs no GIL (PyMem_Raw*); 0 when out of memory. */
+static int push(Offsets *o, Py_ssize_t offset) {
+    if (o->n == o->cap) {
+        Py_ssize_t cap = o->cap ? 2 * o->cap : 16;
+        Py_ssize_t *at = PyMem_RawRealloc(o->at, (size_t)cap * sizeof(Py_ssize_t));
+        if (at == NULL) return 0;
+        o->at = at;
+        o->cap = cap;
+    }
+    o->at[o->n++] = offset;
+    return 1;
+}
+
+/* Lines starting "usage: " (offsets of their starts, after a newline) and the newlines from
+   skip on; banners by their '=' (rare in serving lines: memchr runs at memory speed). Runs
+   without the GIL; 0 when out of memory. */
+static int marks(const unsigned char *p, Py_ssize_t n, Py_ssize_t skip, Py_ssize_t *newlines,
+                 Offsets *usage, Offsets *banners) {
+    const unsigned char *end = p + n, *at = p;
+    Py_ssize_t count = 0;
+    while ((at = memchr(at, '\n', (size_t)(end - at))) != NULL) {
+        if (at - p >= skip) count++;
+        if (end - at > 7 && at[1] == 'u' && memcmp(at + 1, "usage: ", 7) == 0 &&
+            !push(usage, at + 1 - p))
+            return 0;
+        at++;
+    }
+    *newlines = count;
+    for (at = p; (at = memchr(at, '=', (size_t)(end - at))) != NULL; at++) {
+        if (at - p >= 11 && memcmp(at - 11, "server_args", 11) == 0 && !push(banners, at - 11 - p))
+            return 0;
+    }
+    return 1;
+}
+
+static PyObject *offset_list(const Offsets *o) {
+    PyObject *list = PyList_New(o->n);
+    for (Py_ssize_t i = 0; list != NULL && i < o->n; i++) {
+        PyObject *value = PyLong_FromSsize_t(o->at[i]);
+        if (value == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, value);
+    }
+    return list;
+}
+
+PyDoc_STRVAR(block_marks_doc,
+             "block_marks(data, skip)\n--\n\n"
+             "What the byte pass over a big log needs of one block: (newlines in data[skip:],\n"
+             "offsets just after each b'\\nusage: ' newline, offsets of each b'server_args=').");
+
+static PyObject *block_marks(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t skip, newlines = 0;
+    Offsets usage = {NULL, 0, 0}, banners = {NULL, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &skip)) return NULL;
+    if (skip < 0 || skip > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "skip: 0 to len(data)");
+        return NULL;
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = marks((const unsigned char *)view.buf, view.len, skip, &newlines, &usage, &banners);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    PyObject *out = NULL;
+    if (!ok) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *u = offset_list(&usage), *b = offset_list(&banners);
+        if (u != NULL && b != NULL) out = Py_BuildValue("(nOO)", newlines, u, b);
+        Py_XDECREF(u);
+        Py_XDECREF(b);
+    }
+    PyMem_RawFree(usage.at);
+    PyMem_RawFree(banners.at);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"rows_summary", rows_summary, METH_VARARGS, rows_summary_doc},
+    {"block_marks", block_marks, METH_VARARGS, block_marks_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_rowscan",
+    .m_doc = "The bulk path's fast lane and the byte pass's marks (see _rowscan.c).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__rowscan(void) { return PyModule_Create(&module); }

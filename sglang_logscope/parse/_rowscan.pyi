@@ -1,0 +1,6 @@
+# The C scans of parse/fastscan.py (_rowscan.c).
+
+def rows_summary(
+    data: bytes, batch: tuple[tuple[bytes, int], ...], access_alt: int, /
+) -> tuple[int, bytes, bytes, bool, int, int] | None: ...
+def block_marks(data: bytes, skip: int, /) -> tuple[int, list[int], list[int]]: ...
