@@ -683,14 +683,17 @@ def _confirm_started(started: Launched, alive_after: float, err: Console) -> int
 
 
 schema_app = typer.Typer(
-    help="The JSON Schema of each --format json document, and a check of a document.",
+    help="The JSON Schema of each --format json document (and of watch / launch's JSON lines), and a check of a document.",
     no_args_is_help=True,
 )
 app.add_typer(schema_app, name="schema")
 
 SchemaName = Annotated[
     str,
-    typer.Argument(help="Document: events, runs, summary, check, args, budget, gpus or preflight."),
+    typer.Argument(
+        help="Document: events, runs, summary, check, args, budget, gpus, preflight, or watch "
+        "(the --format jsonl records of watch and launch)."
+    ),
 ]
 
 
