@@ -245,45 +245,51 @@ def gpus(
     emit(read_gpus(reader=reader_for(source.value)), fmt)
 
 
+# The options of `check`, declared apart so that its signature reads as a list of them.
+_CheckExpectArgs = Annotated[
+    Path | None,
+    typer.Option(
+        "--expect-args",
+        "-e",
+        help="File holding the launch command you intended (as typed or pasted).",
+    ),
+]
+_CheckLaunchedAt = Annotated[
+    str | None,
+    typer.Option(
+        "--launched-at",
+        help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone.",
+    ),
+]
+_CheckVersion = Annotated[
+    str | None,
+    typer.Option("--sglang-version", help="SGLang release whose argument table reads the command."),
+]
+_CheckServer = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        help="URL of the live server to ask for its arguments (default: the command's port on 127.0.0.1).",
+    ),
+]
+_CheckHere = Annotated[
+    bool,
+    typer.Option(
+        "--here", help="The command runs on this machine (even through ssh/pct/docker/kubectl)."
+    ),
+]
+
+
 @app.command()
 def check(
     log: LogArg,
-    expect_args: Annotated[
-        Path | None,
-        typer.Option(
-            "--expect-args",
-            "-e",
-            help="File holding the launch command you intended (as typed or pasted).",
-        ),
-    ] = None,
-    launched_at: Annotated[
-        str | None,
-        typer.Option(
-            "--launched-at",
-            help="When you launched: '2026-05-09 09:31', '09:31' (the run's date), an epoch, or ISO with zone.",
-        ),
-    ] = None,
+    expect_args: _CheckExpectArgs = None,
+    launched_at: _CheckLaunchedAt = None,
     log_tz: LogTzOpt = None,
-    sglang_version: Annotated[
-        str | None,
-        typer.Option(
-            "--sglang-version", help="SGLang release whose argument table reads the command."
-        ),
-    ] = None,
+    sglang_version: _CheckVersion = None,
     fmt: TextFormatOpt = TextFormat.text,
-    server: Annotated[
-        str | None,
-        typer.Option(
-            "--server",
-            help="URL of the live server to ask for its arguments (default: the command's port on 127.0.0.1).",
-        ),
-    ] = None,
-    here: Annotated[
-        bool,
-        typer.Option(
-            "--here", help="The command runs on this machine (even through ssh/pct/docker/kubectl)."
-        ),
-    ] = False,
+    server: _CheckServer = None,
+    here: _CheckHere = False,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
 ) -> None:
@@ -677,14 +683,17 @@ def _confirm_started(started: Launched, alive_after: float, err: Console) -> int
 
 
 schema_app = typer.Typer(
-    help="The JSON Schema of each --format json document, and a check of a document.",
+    help="The JSON Schema of each --format json document (and of watch / launch's JSON lines), and a check of a document.",
     no_args_is_help=True,
 )
 app.add_typer(schema_app, name="schema")
 
 SchemaName = Annotated[
     str,
-    typer.Argument(help="Document: events, runs, summary, check, args, budget, gpus or preflight."),
+    typer.Argument(
+        help="Document: events, runs, summary, check, args, budget, gpus, preflight, or watch "
+        "(the --format jsonl records of watch and launch)."
+    ),
 ]
 
 

@@ -158,8 +158,18 @@ def _zones_dropped(summary: dict[str, object]) -> dict[str, object]:
     return {**summary, "runs": runs}
 
 
-def test_there_are_the_58_real_logs() -> None:
-    assert len(REAL) == 58
+def test_every_real_fixture_log_is_wrapped_and_read() -> None:
+    """The wrappings below cover every real fixture: each case of test_real_logs (whose list is
+    the fixture folders on disk) holds a server.log found here, the compose-prefixed ones are
+    among them, and each reads, plain, into the runs its case pins (a glob that finds fewer
+    logs, or a log that stops parsing, would shrink what the wrapped reads are compared to)."""
+    from tests.test_real_logs import CASES
+
+    assert CASES and [p.parent.name for p in REAL] == sorted(CASES)
+    assert set(CASES) >= COMPOSE_PREFIXED
+    for path in REAL:
+        runs = _summary(str(path))["runs"]
+        assert isinstance(runs, list) and len(runs) == CASES[path.parent.name].runs, path
 
 
 def test_plain_real_logs_are_detected_plain() -> None:

@@ -34,6 +34,7 @@ from sglang_logscope.watch.launch import (
     rotate,
 )
 from sglang_logscope.watch.loop import pid_alive, prepare
+from tests.test_watch_schema import records
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
@@ -151,7 +152,8 @@ def logscope(
 
 
 def jsonl(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    """The records a ``--format jsonl`` run wrote, each checked against the watch schema."""
+    return records(stdout)
 
 
 def launch(

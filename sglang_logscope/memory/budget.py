@@ -100,13 +100,39 @@ def budget(
     conc = b.concurrency_at_context
     if b.fits and (conc is None or conc >= 1):
         return b
+    return _with_suggestions(
+        b,
+        args,
+        gpus=gpus,
+        model=model if model is not None else _resolve(args, model_config),
+        sglang_version=sglang_version,
+        measured=measured,
+        explicit=explicit,
+        version_source=version_source,
+    )
+
+
+def _with_suggestions(
+    b: Budget,
+    args: Mapping[str, Any],
+    *,
+    gpus: GpuSpec | Sequence[GpuSpec] | None,
+    model: ModelFacts,
+    sglang_version: str | None,
+    measured: MeasuredFigures | None,
+    explicit: Collection[str] | None,
+    version_source: str | None,
+) -> Budget:
+    """``b`` (a launch that does not fit, or holds less than one request of its context) with
+    the changes that would fix it: each candidate is priced by the same arithmetic, on the
+    model resolved once, with the measured weights scaled when tp changes."""
 
     def rerun(changed: Mapping[str, Any], gpus_override: Sequence[GpuSpec] | None = None) -> Budget:
         new_explicit = None if explicit is None else {*explicit, *changed}
         return _budget(
             {**args, **changed},
             gpus=gpus_override if gpus_override is not None else gpus,
-            model=b_model,
+            model=model,
             sglang_version=sglang_version,
             measured=_scale_measured(measured, args, changed),
             explicit=new_explicit,
@@ -114,7 +140,6 @@ def budget(
             version_source=version_source,
         )
 
-    b_model = model if model is not None else _resolve(args, model_config)
     return replace(b, suggestions=tuple(suggestions(b, args, rerun)))
 
 

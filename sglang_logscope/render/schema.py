@@ -5,8 +5,9 @@ document against one (``logscope schema check NAME FILE``).
 The schemas hold what scripts may rely on: every key named there is always present, with
 that type; documents may carry more keys (fields are added, never renamed or dropped). The
 check implements the part of JSON Schema the files use (``type``, ``enum``, ``const``,
-``required``, ``properties``, ``items``, ``anyOf``, ``minimum``, ``pattern``, local ``$ref``),
-so validating needs no extra package; the test suite also validates with ``jsonschema``.
+``required``, ``properties``, ``items``, ``anyOf``, ``allOf``, ``if`` / ``then`` / ``else``,
+``minimum``, ``pattern``, local ``$ref``), so validating needs no extra package; the test suite
+also validates with ``jsonschema``.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import regex
 
 from ..errors import InputError
 
-#: The documents: ``logscope NAME --format json`` (``summary``: one per line for several logs).
-NAMES = ("events", "runs", "summary", "check", "args", "budget", "gpus", "preflight")
+#: The documents: ``logscope NAME --format json`` (``summary``: one per line for several logs);
+#: ``watch``: the records ``logscope watch`` and ``logscope launch`` write with ``--format jsonl``.
+NAMES = ("events", "runs", "summary", "check", "args", "budget", "gpus", "preflight", "watch")
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -61,6 +63,12 @@ def _check(value: Any, node: dict[str, Any], root: dict[str, Any], at: str, out:
         for part in str(node["$ref"]).removeprefix("#/").split("/"):
             target = target[part]
         _check(value, target, root, at, out)
+    for part in node.get("allOf", ()):
+        _check(value, part, root, at, out)
+    if "if" in node:
+        branch = "else" if _sub_errors(value, node["if"], root, at) else "then"
+        if branch in node:
+            _check(value, node[branch], root, at, out)
     if "anyOf" in node:
         if all(_sub_errors(value, alt, root, at) for alt in node["anyOf"]):
             out.append(f"{at}: matches none of the allowed shapes")

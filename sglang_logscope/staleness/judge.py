@@ -605,47 +605,9 @@ def _memory(
     findings: list[Finding],
     version: str | None,
 ) -> tuple[dict[str, Any] | None, Any]:
-    """The OOM verdict and the intended command's budget (when the memory model can tell).
-
-    The intended budget uses the release the log points to (unless one was given) and, when the
-    run used the same model and parallelism, the free memory and weights the run measured on
-    these GPUs.
-    """
-    # start-up: the memory model loads only for a check that budgets something
-    from ..memory.budget import budget as memory_budget
-    from ..memory.from_run import version_for_run
-    from ..memory.verdict import oom_verdict
-
-    budget = None
-    device = _non_gpu_device(run, intended) if intended is not None else None
-    if device is not None:
-        findings.append(
-            Finding.of("LS100", f"No memory budget: the launch targets device {device!r}.")
-        )
-    elif intended is not None:
-        from_log = version_for_run(run, None)[0]
-        era_version = version or from_log or intended.sglang_version
-        version_source = "given" if version else ("log" if from_log else "assumed")
-        measured = _measured(run, intended)
-        try:
-            budget = memory_budget(
-                intended.args,
-                sglang_version=era_version,
-                explicit=intended.explicit,
-                measured=measured,
-                version_source=version_source,
-            )
-        except LogscopeError:
-            budget = None
-    oom = None
-    if run.failure is not None and run.failure.kind.is_oom:
-        result = oom_verdict(run, stale=stale, intended_budget=budget)
-        if result is not None:
-            oom = result.to_dict()
-            code = {"ghost": "LS020", "real": "LS021", "contention": "LS022"}.get(
-                oom["verdict"], "LS023"
-            )
-            findings.append(Finding.of(code, oom["explanation"]))
+    """The OOM verdict and the intended command's budget (when the memory model can tell)."""
+    budget = _intended_budget(run, intended, findings=findings, version=version)
+    oom = _oom(run, stale=stale, budget=budget, findings=findings)
     if budget is not None and not budget.fits:
         findings.append(
             Finding.of(
@@ -654,6 +616,59 @@ def _memory(
             )
         )
     return oom, budget
+
+
+def _intended_budget(
+    run: Run, intended: LaunchCommand | None, *, findings: list[Finding], version: str | None
+) -> Any:
+    """The intended command's budget, or ``None`` (no command, not a GPU launch, or inputs the
+    memory model cannot price).
+
+    It uses the release the log points to (unless one was given) and, when the run used the
+    same model and parallelism, the free memory and weights the run measured on these GPUs.
+    """
+    # start-up: the memory model loads only for a check that budgets something
+    from ..memory.budget import budget as memory_budget
+    from ..memory.from_run import version_for_run
+
+    if intended is None:
+        return None
+    device = _non_gpu_device(run, intended)
+    if device is not None:
+        findings.append(
+            Finding.of("LS100", f"No memory budget: the launch targets device {device!r}.")
+        )
+        return None
+    from_log = version_for_run(run, None)[0]
+    era_version = version or from_log or intended.sglang_version
+    version_source = "given" if version else ("log" if from_log else "assumed")
+    measured = _measured(run, intended)
+    try:
+        return memory_budget(
+            intended.args,
+            sglang_version=era_version,
+            explicit=intended.explicit,
+            measured=measured,
+            version_source=version_source,
+        )
+    except LogscopeError:
+        return None
+
+
+def _oom(run: Run, *, stale: bool, budget: Any, findings: list[Finding]) -> dict[str, Any] | None:
+    """For a run that died out of memory: real OOM, ghost or contention (with its finding)."""
+    # start-up: the memory model loads only for a check that budgets something
+    from ..memory.verdict import oom_verdict
+
+    if run.failure is None or not run.failure.kind.is_oom:
+        return None
+    result = oom_verdict(run, stale=stale, intended_budget=budget)
+    if result is None:
+        return None
+    oom = result.to_dict()
+    code = {"ghost": "LS020", "real": "LS021", "contention": "LS022"}.get(oom["verdict"], "LS023")
+    findings.append(Finding.of(code, oom["explanation"]))
+    return oom
 
 
 def _non_gpu_device(run: Run, intended: LaunchCommand | None) -> str | None:
