@@ -563,19 +563,7 @@ class Rows:
         src = _distinct(cols[c["src"]][a:b])
         times: list[bytes] = cols[c["ts"]][a:b]  # type: ignore[assignment]
         stamps = parse_times(times)
-        which: list[_Alt] = [shape.alts[0]] * (b - a)
-        body: list[str] = [""] * (b - a)
-        fields: dict[int, list[tuple[str, list[str | None]]]] = {}  # by alt: name, column
-        for alt in shape.alts:
-            column = cols[full.witness[alt.number]][a:b]
-            rows = list(compress(range(b - a), map(is_not, column, repeat(None))))
-            if not rows:
-                continue
-            texts = _distinct([cols[alt.body][a + r] for r in rows])
-            for r, text in zip(rows, texts, strict=True):
-                which[r] = alt
-                body[r] = text
-            fields[alt.number] = [(name, _distinct(cols[i][a:b])) for name, i in alt.groups]
+        which, body, fields = self._alternatives(cols)
         out = []
         line = self.first_line
         for r in range(b - a):
@@ -609,6 +597,27 @@ class Rows:
                 when = times_by_line[at] if 0 <= at < len(times_by_line) else None
                 object.__setattr__(e, "received_at", when)  # a fresh event, not shared yet
         return out
+
+    def _alternatives(
+        self, cols: Sequence[list[bytes | None]]
+    ) -> tuple[list[_Alt], list[str], dict[int, list[tuple[str, list[str | None]]]]]:
+        """Per row of the full columns ``cols``: its alternative and the message text its
+        pattern matched; per alternative present, its fields' columns (name, values)."""
+        shape, a, b = self.shape, self.start, self.stop
+        which: list[_Alt] = [shape.alts[0]] * (b - a)
+        body: list[str] = [""] * (b - a)
+        fields: dict[int, list[tuple[str, list[str | None]]]] = {}
+        for alt in shape.alts:
+            column = cols[shape.full.witness[alt.number]][a:b]
+            rows = list(compress(range(b - a), map(is_not, column, repeat(None))))
+            if not rows:
+                continue
+            texts = _distinct([cols[alt.body][a + r] for r in rows])
+            for r, text in zip(rows, texts, strict=True):
+                which[r] = alt
+                body[r] = text
+            fields[alt.number] = [(name, _distinct(cols[i][a:b])) for name, i in alt.groups]
+        return which, body, fields
 
 
 def _texts(column: list[bytes | None]) -> list[str]:

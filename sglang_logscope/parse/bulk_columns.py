@@ -27,7 +27,7 @@ from typing import Any
 from ..events import Event, EventKind
 from ..limits import rules as limit_rules
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, parse_times
-from .catalog import _CONVERTERS, _VALUE_NUMBER, _template
+from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
 from .levels import LEVEL_HINT
 
 #: The field types whose converted value is always a scalar (int, float or the text).
@@ -246,18 +246,31 @@ class BulkColumns:
                 slow.extend(at[k] for k in ks)
                 continue
             texts_of = _texts_of(number_columns, numbers, offsets, width, ks)
-            columns: dict[str, list[Any]] = {}
-            for name, how, arg in layout:
-                if how == "g":
-                    convert = _CONVERTERS[spec.fields.get(name, "str")]
-                    columns[name] = _distinct_values([named[arg][1][k] for k in ks], convert)
-                elif how == "n":
-                    columns[name] = self._values(texts_of(arg))
-                else:
-                    columns[name] = [arg] * len(ks)
+            columns = self._columns(layout, spec, named, texts_of, ks)
             out.append((ks, columns))
             firsts.append((at[ks[0]], list(columns)))
         return out
+
+    def _columns(
+        self,
+        layout: Any,
+        spec: MessageSpec,
+        named: list[tuple[str, list[Any]]],
+        texts_of: Any,
+        ks: list[int],
+    ) -> dict[str, list[Any]]:
+        """The field columns of one shape's rows ``ks``: a captured group converted by its
+        type (``g``), a number read from the pairs text (``n``), or a constant."""
+        columns: dict[str, list[Any]] = {}
+        for name, how, arg in layout:
+            if how == "g":
+                convert = _CONVERTERS[spec.fields.get(name, "str")]
+                columns[name] = _distinct_values([named[arg][1][k] for k in ks], convert)
+            elif how == "n":
+                columns[name] = self._values(texts_of(arg))
+            else:
+                columns[name] = [arg] * len(ks)
+        return columns
 
     def _split(
         self, alt: _Alt, named: list[tuple[str, list[Any]]], pairs_text: list[str]

@@ -160,18 +160,11 @@ def _records(
                 continue
             yield from _closed(block, ready)
             block = None
-        hit = _match(header.message)
-        if hit is None:
-            hit = _match_after_exception_type(header.message)
-        if hit is not None and hit[0].block is not None:
-            block = _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
+        opened = _event_or_block(lineno, text, header, truncated)
+        if isinstance(opened, _Block):
+            block = opened
             continue
-        event = _make_event(lineno, text, header, hit, truncated)
-        warning = _warning_spec(event, hit[0] if hit else None)
-        if warning is not None:
-            # Python prints a warning's source line (and the rest of its text) indented below
-            block = _Block(lineno, text, header, warning, dict(event.fields), truncated)
-            continue
+        event = opened
         if event.kind is EventKind.SERVER_READY:
             ready = True
         elif event.kind is EventKind.SERVER_ARGS:
@@ -182,6 +175,22 @@ def _records(
         yield event
     if block is not None:
         yield from _closed(block, ready)
+
+
+def _event_or_block(lineno: int, text: str, header: Header, truncated: bool) -> Event | _Block:
+    """A line outside any block: its event, or the multi-line record it opens (a traceback,
+    an argparse usage block, a warning with its indented lines)."""
+    hit = _match(header.message)
+    if hit is None:
+        hit = _match_after_exception_type(header.message)
+    if hit is not None and hit[0].block is not None:
+        return _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
+    event = _make_event(lineno, text, header, hit, truncated)
+    warning = _warning_spec(event, hit[0] if hit else None)
+    if warning is not None:
+        # Python prints a warning's source line (and the rest of its text) indented below
+        return _Block(lineno, text, header, warning, dict(event.fields), truncated)
+    return event
 
 
 def _plain(event: Event) -> bool:
