@@ -45,9 +45,11 @@ chromium:
 	  else echo "chromium: not installed (report tests will skip)"; fi; \
 	} || true
 
-# Seeded, fixed-count fuzzing of hostile values through every subcommand (issue 20).
+# Seeded, fixed-count fuzzing of hostile values through every subcommand (issue 20), and of
+# the C fast lane under AddressSanitizer/UBSan (issue 18).
 fuzz: $(STAMP)
 	$(BIN)/python -m benchmarks.fuzz.values --runs 25 --seed 20
+	$(BIN)/python -m benchmarks.fuzz.rowscan_asan --runs 200000 --seed 2
 
 # The suite on the lowest and highest supported Pythons, and once with the lowest declared
 # dependencies (the floors in pyproject.toml are the versions this run passes with). uv (a dev

@@ -1,4 +1,7 @@
-/* The bulk path's fast lane: is every line of a block a serving row in its plainest form?
+/* The C scans of parse/fastscan.py: the bulk path's fast lane (rows_summary) and the byte
+   pass's marks of a block (block_marks: its newlines, usage lines and banners, without the GIL).
+
+   The fast lane: is every line of a block a serving row in its plainest form?
 
    parse/bulk.py splits a block of lines with one joined regex, a list entry per row group.
    For a block in which every line is a batch or access row as SGLang and uvicorn print them
@@ -15,7 +18,7 @@
 
    The grammar (bytes, ASCII):
      line    := [outer] "[" time ranks "] " message
-     outer   := D4 "-" D2 "-" D2 ("T"|" ") D2 ":" D2 ":" D2 ["." | "," D{1,9}] ["Z"] " "
+     outer   := D4 "-" D2 "-" D2 ("T"|" ") D2 ":" D2 ":" D2 [("."|",") D{1,9}] ["Z"] " "
      time    := valid date " " hh:mm:ss ["." D{1,6}]        -- the time text returned
      ranks   := (" " [A-Z] [A-Z_]{0,15} ["-"] D{1,6})*
      message := PREFIX ("," | ".") rest                      -- a batch alternative
@@ -23,9 +26,7 @@
                 " HTTP/" [0-9.]{1,5} '" ' D3 rest            -- the access alternative
 */
 #define PY_SSIZE_T_CLEAN
-#define _GNU_SOURCE /* memmem */
 #include <Python.h>
-#include <stdint.h>
 #include <string.h>
 
 #define MAX_BATCH 8
