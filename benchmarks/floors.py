@@ -46,6 +46,7 @@ def operations(path: str) -> dict[str, Callable[[], object]]:
 
     from sglang_logscope.log.starters import scan_starters
     from sglang_logscope.log.tail import CHECK_KINDS, read_last_run
+    from sglang_logscope.parse import fastscan
     from sglang_logscope.parse.bulk import bulk_shape
 
     fd = os.open(path, os.O_RDONLY)
@@ -75,6 +76,25 @@ def operations(path: str) -> dict[str, Callable[[], object]]:
     }
     for marker in MARKERS:
         ops[f"mmap rfind {marker.decode()!r}"] = lambda m=marker: mm.rfind(m, last)
+    if fastscan.available():
+        table = bulk_shape().lane
+        assert table is not None
+
+        def lane_pass() -> int:
+            """The C fast lane over the last run's pieces (what check's read of it runs)."""
+            n, carry = 0, b""
+            for data in _blocks(fd, size, last):
+                data = carry + data
+                cut = data.rfind(b"\n")
+                carry = data[cut + 1 :]
+                n += fastscan.rows_summary(data[:cut], table) is not None
+            return n
+
+        ops["C marks (fastscan.block_marks)"] = lambda: sum(
+            fastscan.block_marks(b, 0)[0]  # type: ignore[index]
+            for b in _blocks(fd, size)
+        )
+        ops["C lane over the last run"] = lane_pass
     ops["scan_starters (check's byte pass)"] = lambda: len(scan_starters(path))
     ops["bulk pattern over the last run"] = lean_split
     ops["read_last_run (check's whole read)"] = lambda: len(
