@@ -108,6 +108,7 @@ def main() -> None:
     ap.add_argument("log", nargs="?", type=Path, default=OUT / "long600" / "big.log")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    os.environ["LOGSCOPE_NO_CACHE"] = "1"  # read_last_run as a first check reads (no index)
     path = str(args.log)
     mb = os.path.getsize(path) / 1e6
     ops = operations(path)
