@@ -18,7 +18,7 @@ from sglang_logscope.log.runs import stream_runs
 from sglang_logscope.log.tail import CHECK_KINDS
 from sglang_logscope.parse import bulk
 from sglang_logscope.parse import source as _source
-from sglang_logscope.parse.bulk import LaneSummary, Rows, bulk_shape
+from sglang_logscope.parse.bulk import SERIES, LaneSummary, Rows, bulk_shape
 from sglang_logscope.parse.fastscan import FAST_LANE
 from sglang_logscope.parse.lines import iter_records
 
@@ -51,6 +51,32 @@ def _regex_reading(data: bytes) -> LaneSummary | None:
 def _lane(data: bytes) -> LaneSummary | None:
     cut = SHAPE.cut(data, False)
     return None if cut is None else cut.summary
+
+
+def _series_lane(data: bytes) -> list[list[bytes | None]] | None:
+    cut = SHAPE.cut(data, SERIES)
+    return None if cut is None else cut.columns
+
+
+def _series_regex(data: bytes) -> list[list[bytes | None]] | None:
+    """The series layout's columns of ``data`` by the regex, ``None`` unless every line is a row."""
+    layout = SHAPE.series
+    parts = layout.fast.split(b"\n" + data)
+    step = layout.width + 1
+    if len(parts) == 1 or any(parts[0::step]):
+        return None
+    return [parts[j::step] for j in range(1, step)]
+
+
+def _agrees(data: bytes) -> None:
+    """Whatever the lane reads of ``data``, lean or for the series, the regex reads alike."""
+    found = _lane(data)
+    if found is not None:
+        assert found == _regex_reading(data)
+    columns = _series_lane(data)
+    if columns is not None:
+        assert columns == _series_regex(data)
+    assert (found is None) == (columns is None)
 
 
 # ------------------------------------------------------------------ the lines it is shown
@@ -143,19 +169,13 @@ def test_the_drawn_lines_reach_the_lane() -> None:
 @given(_lines())
 def test_a_line_the_lane_reads_the_regex_reads_alike(line: str) -> None:
     """The subset property, line by line, around every rule of the lane's grammar."""
-    data = line.encode()
-    found = _lane(data)
-    if found is not None:
-        assert found == _regex_reading(data)
+    _agrees(line.encode())
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_lines(), min_size=1, max_size=12))
 def test_a_block_the_lane_reads_folds_as_the_regex_split(lines: list[str]) -> None:
-    data = "\n".join(lines).encode()
-    found = _lane(data)
-    if found is not None:
-        assert found == _regex_reading(data)
+    _agrees("\n".join(lines).encode())
 
 
 @settings(max_examples=300, deadline=None)
@@ -165,6 +185,8 @@ def test_any_bytes_leave_the_lane_quietly(data: bytes) -> None:
     found = rowscan.rows_summary(data, *SHAPE.lane)
     if found is not None:
         assert LaneSummary(*found) == _regex_reading(data)
+    columns = rowscan.series_columns(data, *SHAPE.lane, len(SHAPE.alts))
+    assert (columns is None) == (found is None)
 
 
 def test_the_lane_reads_serving_lines_as_sglang_and_uvicorn_print_them() -> None:
@@ -183,6 +205,7 @@ def test_the_lane_reads_serving_lines_as_sglang_and_uvicorn_print_them() -> None
     found = _lane(data)
     assert found == _regex_reading(data)
     assert found is not None and found.rows == 5 and found.alternatives == 0b111
+    assert _series_lane(data) == _series_regex(data) is not None
     assert found.in_order is False  # 2026-03-08 after 2026-05-24
 
 
@@ -205,6 +228,11 @@ def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError):
         rowscan.rows_summary(b"x", (), 31)
     assert rowscan.rows_summary(b"", *SHAPE.lane) is None
+    with pytest.raises(ValueError):
+        rowscan.series_columns(b"x", ((b"a", 3),), -1, 3)  # an alternative past the count
+    with pytest.raises(ValueError):
+        rowscan.series_columns(b"x", (), 0, 0)
+    assert rowscan.series_columns(b"", *SHAPE.lane, 3) is None
 
 
 # ------------------------------------------------------------------ whole logs, both ways
@@ -257,6 +285,37 @@ def test_the_lane_takes_the_serving_middle_of_a_generated_log(tmp_path: Path) ->
     finally:
         FAST_LANE.on = True
     assert any(isinstance(r, Rows) and r.summary for r in iter_records(big, fields=False))
+
+
+def test_the_report_series_are_the_same_with_the_lane(tmp_path: Path) -> None:
+    """The report's charts (its series pass) read through the lane's columns and through the
+    regex: the same series, and the lane took most blocks."""
+    from benchmarks.generate import generate
+    from sglang_logscope.log.series import read_for_report
+
+    big = generate(tmp_path, size_mb=1.5, seed=3, runs=3)["big"]
+    taken = 0
+    real_cut = SHAPE.cut
+
+    def counting(block: bytes, fields: bulk.Fields) -> bulk.Cut | None:
+        nonlocal taken
+        cut = real_cut(block, fields)
+        taken += cut is not None and cut.columns is not None
+        return cut
+
+    with mock.patch.object(_source, "PIECE_BYTES", 1 << 14):
+        with mock.patch.object(SHAPE, "cut", counting):
+            fast = read_for_report(big)
+        FAST_LANE.on = False
+        try:
+            slow = read_for_report(big)
+        finally:
+            FAST_LANE.on = True
+    assert (fast.log.runs, fast.last_events) == (slow.log.runs, slow.last_events)
+    public = [k for k in vars(fast.serving) if not k.startswith("_")]  # (not its caches)
+    assert len(public) > 3
+    assert {k: vars(fast.serving)[k] for k in public} == {k: vars(slow.serving)[k] for k in public}
+    assert taken > 20
 
 
 # ------------------------------------------------------------------ the byte pass's marks

@@ -56,12 +56,19 @@ for _ in range(int(sys.argv[2])):
         data = data[: rng.randrange(len(data) + 1)]
     _rowscan.block_marks(data, rng.randrange(len(data) + 1))
     found = _rowscan.rows_summary(data, *shape.lane)
+    columns = _rowscan.series_columns(data, *shape.lane, len(shape.alts))
+    assert (found is None) == (columns is None), data
     if found is None:
         continue
     taken += 1
     parts = layout.fast.split(b"\n" + data)
     times = parts[1 + layout.index["ts"] :: step]
     assert not any(parts[0::step]) and LaneSummary(*found)[:3] == (len(times), times[0], times[-1]), data
+    series = shape.series
+    cols = series.fast.split(b"\n" + data)
+    width = series.width + 1
+    ts, ranks, witness, rest = columns
+    assert cols[1 + series.index["rest"] :: width] == rest and cols[1 + series.index["ts"] :: width] == ts, data
 print(f"rowscan under ASan/UBSan: {sys.argv[2]} blocks, {taken} read by the lane, no error")
 """
 

@@ -201,8 +201,9 @@ class _Worker:
             raise _Lost
         if result is None:
             return None
-        fields, guarded, parts, summary = result
-        return Cut(fields, guarded, parts, None if summary is None else LaneSummary(*summary))
+        fields, guarded, parts, summary, columns = result
+        lane = None if summary is None else LaneSummary(*summary)
+        return Cut(fields, guarded, parts, lane, columns)
 
     def stop(self) -> None:
         process = self.process
@@ -271,7 +272,7 @@ def _plain(cut: Cut | None) -> tuple[Any, ...] | None:
     if cut is None:
         return None
     summary = None if cut.summary is None else tuple(cut.summary)
-    return (cut.fields, cut.guarded, cut.parts, summary)
+    return (cut.fields, cut.guarded, cut.parts, summary, cut.columns)
 
 
 def _serve(path: str) -> None:

@@ -136,32 +136,39 @@ static int is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* The access line after "INFO:" (see the grammar); 1 when it fits. */
-static int access_line(const unsigned char *p, const unsigned char *end) {
+/* The access line after "INFO:" (see the grammar): where its status code ends, or NULL. */
+static const unsigned char *access_line(const unsigned char *p, const unsigned char *end) {
     int n = 0;
     while (p < end && n < 10 && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f')) p++, n++;
-    if (n == 0 || p >= end || !is_digit(*p)) return 0;
+    if (n == 0 || p >= end || !is_digit(*p)) return NULL;
     n = 0;
     while (p < end && n < 100 && client_char(*p)) p++, n++;
-    if (end - p < 4 || memcmp(p, " - \"", 4) != 0) return 0;
+    if (end - p < 4 || memcmp(p, " - \"", 4) != 0) return NULL;
     p += 4;
     n = 0;
     while (p < end && n < 10 && is_upper(*p)) p++, n++;
-    if (n == 0 || p >= end || *p != ' ') return 0;
+    if (n == 0 || p >= end || *p != ' ') return NULL;
     p++;
     n = 0;
     while (p < end && n < 4096 && !is_space(*p)) p++, n++;
-    if (n == 0 || end - p < 6 || memcmp(p, " HTTP/", 6) != 0) return 0;
+    if (n == 0 || end - p < 6 || memcmp(p, " HTTP/", 6) != 0) return NULL;
     p += 6;
     n = 0;
     while (p < end && n < 5 && (is_digit(*p) || *p == '.')) p++, n++;
-    if (n == 0 || end - p < 5 || p[0] != '"' || p[1] != ' ') return 0;
-    return digits(p + 2, end, 3);
+    if (n == 0 || end - p < 5 || p[0] != '"' || p[1] != ' ') return NULL;
+    return digits(p + 2, end, 3) ? p + 5 : NULL;
 }
 
-/* The alternative of one line, or -1; *ts and *ts_len get its header time. */
-static int classify(const Table *t, const unsigned char *p, const unsigned char *end,
-                    const unsigned char **ts, Py_ssize_t *ts_len) {
+/* One row's parts as the regex's groups take them: the header time, the ranks (between the
+   time and "]"), the rest of the line after the alternative's own text, and its end. */
+typedef struct {
+    const unsigned char *ts, *ranks, *rest, *end;
+    Py_ssize_t ts_len, ranks_len;
+    int alt;
+} Row;
+
+/* The alternative of one line (in row->alt, also returned), or -1. */
+static int classify(const Table *t, const unsigned char *p, const unsigned char *end, Row *row) {
     if (p < end && is_digit(*p)) {
         p = outer_time(p, end);
         if (p == NULL) return -1;
@@ -171,17 +178,20 @@ static int classify(const Table *t, const unsigned char *p, const unsigned char 
     if (after == NULL) return -1;
     const unsigned char *msg = ranks_close(after, end);
     if (msg == NULL) return -1;
-    *ts = time;
-    *ts_len = after - time;
+    *row = (Row){time, after, NULL, end, after - time, msg - 2 - after, -1};
     for (int i = 0; i < t->n_batch; i++) {
         const Batch *b = &t->batch[i];
         if (end - msg > b->len && memcmp(msg, b->text, (size_t)b->len) == 0) {
             unsigned char c = msg[b->len];
-            return c == ',' || c == '.' ? b->alt : -1;
+            if (c != ',' && c != '.') return -1;
+            row->rest = msg + b->len + 1;
+            return row->alt = b->alt;
         }
     }
-    if (t->access_alt >= 0 && end - msg >= 5 && memcmp(msg, "INFO:", 5) == 0)
-        return access_line(msg + 5, end) ? t->access_alt : -1;
+    if (t->access_alt >= 0 && end - msg >= 5 && memcmp(msg, "INFO:", 5) == 0) {
+        row->rest = access_line(msg + 5, end);
+        return row->rest == NULL ? -1 : (row->alt = t->access_alt);
+    }
     return -1;
 }
 
@@ -231,10 +241,12 @@ static int scan(const Table *t, const unsigned char *data, Py_ssize_t n, Summary
     *s = (Summary){0, NULL, NULL, 0, 0, 0, -1, 1};
     while (1) {
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-        const unsigned char *stop = nl ? nl : end, *ts;
-        Py_ssize_t ts_len;
-        int alt = classify(t, p, stop, &ts, &ts_len);
+        const unsigned char *stop = nl ? nl : end;
+        Row row;
+        int alt = classify(t, p, stop, &row);
         if (alt < 0) return 0;
+        const unsigned char *ts = row.ts;
+        Py_ssize_t ts_len = row.ts_len;
         if (s->rows == 0) {
             s->first = ts;
             s->first_len = ts_len;
@@ -374,7 +386,125 @@ static PyObject *block_marks(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* Every line of data[0:n] classified into rows (a PyMem_Raw array, *count of them); NULL with
+   *count 0 at the first misfit, NULL with *count -1 when out of memory. No GIL needed. */
+static Row *rows_of(const Table *t, const unsigned char *data, Py_ssize_t n, Py_ssize_t *count) {
+    const unsigned char *p = data, *end = data + n;
+    Py_ssize_t size = 0, cap = 0;
+    Row *rows = NULL;
+    *count = 0;
+    while (n > 0) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (size == cap) {
+            Py_ssize_t more = cap ? 2 * cap : 256;
+            Row *grown = PyMem_RawRealloc(rows, (size_t)more * sizeof(Row));
+            if (grown == NULL) {
+                PyMem_RawFree(rows);
+                *count = -1;
+                return NULL;
+            }
+            rows = grown;
+            cap = more;
+        }
+        if (classify(t, p, nl ? nl : end, &rows[size]) < 0) {
+            PyMem_RawFree(rows);
+            return NULL;
+        }
+        size++;
+        if (nl == NULL) break;
+        p = nl + 1;
+    }
+    *count = size;
+    return rows;
+}
+
+/* The series layout's columns of the rows, in lists: time, ranks, each alternative's witness
+   (b"" where the row is of it, else None), rest. */
+static PyObject *columns_of(const Row *rows, Py_ssize_t count, int alts) {
+    PyObject *ts = PyList_New(count), *ranks = PyList_New(count), *rest = PyList_New(count);
+    PyObject *witness = PyTuple_New(alts), *empty = PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *out = NULL;
+    if (!ts || !ranks || !rest || !witness || !empty) goto done;
+    for (int a = 0; a < alts; a++) {
+        PyObject *column = PyList_New(count);
+        if (column == NULL) goto done;
+        PyTuple_SET_ITEM(witness, a, column);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const Row *r = &rows[i];
+        PyObject *t = PyBytes_FromStringAndSize((const char *)r->ts, r->ts_len);
+        PyObject *k = PyBytes_FromStringAndSize((const char *)r->ranks, r->ranks_len);
+        PyObject *e = PyBytes_FromStringAndSize((const char *)r->rest, r->end - r->rest);
+        if (!t || !k || !e) {
+            Py_XDECREF(t);
+            Py_XDECREF(k);
+            Py_XDECREF(e);
+            goto done;
+        }
+        PyList_SET_ITEM(ts, i, t);
+        PyList_SET_ITEM(ranks, i, k);
+        PyList_SET_ITEM(rest, i, e);
+        for (int a = 0; a < alts; a++) {
+            PyObject *mark = a == r->alt ? empty : Py_None;
+            Py_INCREF(mark);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(witness, a), i, mark);
+        }
+    }
+    out = Py_BuildValue("(OOOO)", ts, ranks, witness, rest);
+done:
+    Py_XDECREF(ts);
+    Py_XDECREF(ranks);
+    Py_XDECREF(rest);
+    Py_XDECREF(witness);
+    Py_XDECREF(empty);
+    return out;
+}
+
+PyDoc_STRVAR(series_columns_doc,
+             "series_columns(data, batch, access_alt, alternatives)\n--\n\n"
+             "For a block in which every line is a serving row in its plainest form: the\n"
+             "series layout's columns (times, ranks, a witness list per alternative, rests),\n"
+             "as the regex's split gives them; None as soon as one line is not.");
+
+static PyObject *series_columns(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *batch;
+    int access_alt, alts;
+    Table t;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*O!ii", &view, &PyTuple_Type, &batch, &access_alt, &alts))
+        return NULL;
+    if (!read_table(batch, access_alt, &t) || alts < 1 || alts > 31 ||
+        t.access_alt >= alts) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "alternatives: 1-31, above each");
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    for (int i = 0; i < t.n_batch; i++) {
+        if (t.batch[i].alt >= alts) {
+            PyErr_SetString(PyExc_ValueError, "alternatives: 1-31, above each");
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+    }
+    Py_ssize_t count;
+    Row *rows;
+    Py_BEGIN_ALLOW_THREADS
+    rows = rows_of(&t, (const unsigned char *)view.buf, view.len, &count);
+    Py_END_ALLOW_THREADS
+    PyObject *out;
+    if (rows == NULL) {
+        out = count < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+    } else {
+        out = columns_of(rows, count, alts);
+    }
+    PyMem_RawFree(rows);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"series_columns", series_columns, METH_VARARGS, series_columns_doc},
     {"rows_summary", rows_summary, METH_VARARGS, rows_summary_doc},
     {"block_marks", block_marks, METH_VARARGS, block_marks_doc},
     {NULL, NULL, 0, NULL},

@@ -41,7 +41,7 @@ import regex
 from ..events import Event, EventKind, Rank, new_event
 from . import header as H
 from .catalog import KEY_LEN, Catalog, LazyFields, MessageSpec
-from .fastscan import LaneTable, available, rows_summary
+from .fastscan import LaneTable, available, rows_summary, series_columns
 from .levels import LEVEL_HINT
 from .messages import CATALOG
 
@@ -194,11 +194,26 @@ class BulkShape:
             summary = rows_summary(data, self.lane)
             if summary is not None:  # every line a plain serving row: no split needed
                 return Cut(fields, guarded, None, LaneSummary(*summary))
+        elif fields == SERIES and not guarded and self.lane is not None:
+            columns = self._series_columns(data)
+            if columns is not None:
+                return Cut(fields, guarded, None, columns=columns)
         layout = self.layout(fields)
         parts = layout.pattern(guarded).split(b"\n" + data)
         if len(parts) == 1:
             return None
         return Cut(fields, guarded, parts)
+
+    def _series_columns(self, data: bytes) -> list[list[bytes | None]] | None:
+        """The series layout's columns of a block of plain serving rows, from the C lane."""
+        assert self.lane is not None
+        found = series_columns(data, self.lane, len(self.alts))
+        if found is None:
+            return None
+        ts, ranks, witness, rest = found
+        by_name: dict[str, list[bytes | None]] = {"ts": ts, "ranks": ranks, "rest": rest}  # type: ignore[dict-item]
+        by_name.update((f"k{i}", column) for i, column in enumerate(witness))
+        return [by_name[name] for name in self.series.index]
 
     def assemble(self, data: bytes, cut: Cut | None, first_line: int) -> Iterator[bytes | Rows]:
         """:meth:`split`'s result from :meth:`cut`'s."""
@@ -207,6 +222,9 @@ class BulkShape:
             return
         piece = _Piece(data, cut.guarded)
         layout = self.layout(cut.fields)
+        if cut.columns is not None:  # the C lane's columns: every line a row
+            yield Rows(self, layout, cut.columns, piece, 0, len(cut.columns[0]), first_line)
+            return
         if cut.summary is not None:
             lane = _LaneColumns(layout, piece)
             yield Rows(
@@ -300,6 +318,8 @@ class Cut(NamedTuple):
     guarded: bool
     parts: list[bytes | None] | None
     summary: LaneSummary | None = None
+    #: the series layout's columns the C lane read (``parts`` is then ``None``)
+    columns: list[list[bytes | None]] | None = None
 
 
 class LaneSummary(NamedTuple):

@@ -1,7 +1,8 @@
 """C-speed scans of a log's bytes (``parse/_rowscan.c``), where they were built.
 
 Two scans: the bulk path's fast lane (:func:`rows_summary`: is every line of a block a plain
-serving row, and what does folding them need) and the byte pass's marks of a block
+serving row, and what does folding them need; :func:`series_columns`: the report's columns of
+such a block) and the byte pass's marks of a block
 (:func:`block_marks`: newlines, argparse ``usage:`` lines, ``server_args=`` banners). Both
 are optional: a build without a C compiler has neither, and every caller then takes its
 Python path, to the same answers (tests compare the two ways). ``LOGSCOPE_NO_FAST_LANE=1``,
@@ -44,6 +45,18 @@ def rows_summary(data: bytes, table: LaneTable) -> LaneReading | None:
     if not available():
         return None
     return _rowscan.rows_summary(data, *table)
+
+
+SeriesColumns = tuple[list[bytes], list[bytes], tuple[list[bytes | None], ...], list[bytes]]
+
+
+def series_columns(data: bytes, table: LaneTable, alternatives: int) -> SeriesColumns | None:
+    """The series layout's columns of a block of plain serving rows, as the regex's split
+    gives them (times, ranks, each alternative's witness, rests); ``None`` as
+    :func:`rows_summary` gives it."""
+    if not available():
+        return None
+    return _rowscan.series_columns(data, *table, alternatives)
 
 
 def block_marks(data: bytes, skip: int) -> tuple[int, list[int], list[int]] | None:
