@@ -4,8 +4,9 @@ it reads is folded exactly as the regex's split of it would be."""
 
 from __future__ import annotations
 
+import contextlib
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -238,26 +239,38 @@ def test_bad_arguments_are_refused() -> None:
 # ------------------------------------------------------------------ whole logs, both ways
 
 
-def _both_ways(data: bytes) -> tuple[list[object], list[object], int]:
-    """The runs with check's kinds and first rows, with the lane and without, and how many
-    blocks the lane read."""
-    taken = 0
+@contextlib.contextmanager
+def _lane_taken() -> Iterator[list[int]]:
+    """Counts, in its one item, the blocks the lane read (lean or for the series) meanwhile."""
+    taken = [0]
     real_cut = SHAPE.cut
 
     def counting(block: bytes, fields: bulk.Fields) -> bulk.Cut | None:
-        nonlocal taken
         cut = real_cut(block, fields)
-        taken += cut is not None and cut.summary is not None
+        taken[0] += cut is not None and (cut.summary is not None or cut.columns is not None)
         return cut
 
     with mock.patch.object(SHAPE, "cut", counting):
-        fast = list(stream_runs(iter_records(io.BytesIO(data), fields=False), CHECK_KINDS, True))
+        yield taken
+
+
+@contextlib.contextmanager
+def _lane_off() -> Iterator[None]:
     FAST_LANE.on = False
     try:
-        slow = list(stream_runs(iter_records(io.BytesIO(data), fields=False), CHECK_KINDS, True))
+        yield
     finally:
         FAST_LANE.on = True
-    return fast, slow, taken
+
+
+def _both_ways(data: bytes) -> tuple[list[object], list[object], int]:
+    """The runs with check's kinds and first rows, with the lane and without, and how many
+    blocks the lane read."""
+    with _lane_taken() as taken:
+        fast = list(stream_runs(iter_records(io.BytesIO(data), fields=False), CHECK_KINDS, True))
+    with _lane_off():
+        slow = list(stream_runs(iter_records(io.BytesIO(data), fields=False), CHECK_KINDS, True))
+    return fast, slow, taken[0]
 
 
 @pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -279,11 +292,8 @@ def test_the_lane_takes_the_serving_middle_of_a_generated_log(tmp_path: Path) ->
     assert fast == slow
     assert taken >= len(data) // (1 << 14) * 0.8
     with_lane = summarize_source(big, helper=False)
-    FAST_LANE.on = False
-    try:
+    with _lane_off():
         assert summarize_source(big, helper=False) == with_lane
-    finally:
-        FAST_LANE.on = True
     assert any(isinstance(r, Rows) and r.summary for r in iter_records(big, fields=False))
 
 
@@ -294,28 +304,16 @@ def test_the_report_series_are_the_same_with_the_lane(tmp_path: Path) -> None:
     from sglang_logscope.log.series import read_for_report
 
     big = generate(tmp_path, size_mb=1.5, seed=3, runs=3)["big"]
-    taken = 0
-    real_cut = SHAPE.cut
-
-    def counting(block: bytes, fields: bulk.Fields) -> bulk.Cut | None:
-        nonlocal taken
-        cut = real_cut(block, fields)
-        taken += cut is not None and cut.columns is not None
-        return cut
-
     with mock.patch.object(_source, "PIECE_BYTES", 1 << 14):
-        with mock.patch.object(SHAPE, "cut", counting):
+        with _lane_taken() as taken:
             fast = read_for_report(big)
-        FAST_LANE.on = False
-        try:
+        with _lane_off():
             slow = read_for_report(big)
-        finally:
-            FAST_LANE.on = True
     assert (fast.log.runs, fast.last_events) == (slow.log.runs, slow.last_events)
     public = [k for k in vars(fast.serving) if not k.startswith("_")]  # (not its caches)
     assert len(public) > 3
     assert {k: vars(fast.serving)[k] for k in public} == {k: vars(slow.serving)[k] for k in public}
-    assert taken > 20
+    assert taken[0] > 20
 
 
 # ------------------------------------------------------------------ the byte pass's marks
@@ -356,10 +354,7 @@ def test_the_byte_pass_finds_the_same_starters_either_way(tmp_path: Path) -> Non
     for log in logs:
         with mock.patch.object(starters, "_SMALL_SCAN", 0):  # numpy even for a small file
             fast = starters.scan_region(str(log))
-            FAST_LANE.on = False
-            try:
+            with _lane_off():
                 slow = starters.scan_region(str(log))
-            finally:
-                FAST_LANE.on = True
         assert fast == slow
         assert fast.newlines == log.read_bytes().count(b"\n")
