@@ -258,9 +258,7 @@ class BulkShape:
     def full_columns(self, piece: _Piece) -> Sequence[list[bytes | None]]:
         """The full layout's columns of a piece split lean (split again, once)."""
         if piece.full is None:
-            parts = self.full.pattern(piece.guarded).split(b"\n" + piece.data)
-            step = self.full.width + 1
-            piece.full = [parts[j::step] for j in range(1, step)]
+            piece.full = self.full.columns(piece)
         return piece.full
 
 
@@ -308,6 +306,13 @@ class _Layout:
     def pattern(self, guarded: bool) -> Any:
         return self.guarded if guarded else self.fast
 
+    def columns(self, piece: _Piece) -> list[list[bytes | None]]:
+        """This layout's columns of a piece: its rows' groups, one split (the text between rows
+        is left out)."""
+        parts = self.pattern(piece.guarded).split(b"\n" + piece.data)
+        step = self.width + 1
+        return [parts[j::step] for j in range(1, step)]
+
 
 class Cut(NamedTuple):
     """A block split by the joined pattern: ``re.split``'s list (the text between rows, then
@@ -350,9 +355,7 @@ class _LaneColumns(Sequence[list[bytes | None]]):
 
     def _split(self) -> list[list[bytes | None]]:
         if self._cols is None:
-            parts = self._layout.fast.split(b"\n" + self._piece.data)
-            step = self._layout.width + 1
-            self._cols = [parts[j::step] for j in range(1, step)]
+            self._cols = self._layout.columns(self._piece)
         return self._cols
 
     def __getitem__(self, i: int) -> list[bytes | None]:  # type: ignore[override]
