@@ -6,8 +6,8 @@ file's run starters (``server_args=`` banners, argparse ``usage:`` lines) and it
 with numpy in two threads (numpy runs without the GIL), banners found through their ``=``
 and usage lines through their ``\nu`` byte pair, or all three by the C scan of
 :mod:`..parse.fastscan` where it was built (also without the GIL); each candidate is then
-verified through the parser. A region of a few MB (what grew since a scan index was kept) is searched with plain
-``bytes`` methods instead: loading numpy would cost more.
+verified through the parser. Without the C scan, a region of a few MB (what grew since a scan
+index was kept) is searched with plain ``bytes`` methods: loading numpy would cost more.
 """
 
 from __future__ import annotations
