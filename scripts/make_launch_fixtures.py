@@ -20,7 +20,8 @@ PD = ROOT / "fixtures" / "launches" / "real-pd-2x2"
 OOM = ROOT / "fixtures" / "launches" / "two-node-oom"
 
 #: node → (host, port, dist_init_addr, node_rank, mode, max_running_requests, seconds shift),
-#: as the transcript's four commands set them
+#: as the transcript's four commands set them; the prefill nodes' InfiniBand devices
+PREFILL_IB = "mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11"
 PD_NODES = {
     "prefill-node0": ("10.99.91.39", 30000, "10.99.91.39:5000", 0, "prefill", None, -3),
     "prefill-node1": ("10.99.91.41", 30000, "10.99.91.39:5000", 1, "prefill", None, -2),
@@ -59,6 +60,8 @@ def pd_members() -> None:
                     ("disable_cuda_graph", mode == "prefill"),
                 ):
                     line = _set(line, key, value)
+                if mode == "prefill":
+                    line = _set(line, "disaggregation_ib_device", PREFILL_IB)
             if mode == "prefill" and "forced as chunk cache for decode" in line:
                 continue
             out.append(line)

@@ -81,3 +81,26 @@ def _root_cause(exc: BaseException) -> BaseException | None:
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())[:300]
     return text or type(exc).__name__
+
+
+def list_url(prefix: str, recursive: bool = False) -> list[str]:
+    """The objects under URL ``prefix`` (ending in ``/``: its objects, with ``recursive``
+    those of its sub-prefixes too) or matching URL glob ``prefix``, as URLs, sorted."""
+    try:
+        # start-up: fsspec loads only for a URL
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise InputError(
+            f"{prefix}: listing URLs needs fsspec: pip install 'sglang-logscope[remote]'"
+        ) from None
+    try:
+        fs, path = url_to_fs(prefix)
+        if prefix.endswith("/"):
+            found = fs.find(path, maxdepth=None if recursive else 1)
+        else:
+            found = fs.glob(path)
+    except ImportError as exc:  # the scheme's backend is missing
+        raise InputError(f"{prefix}: {' '.join(str(exc).split())[:300]}") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{prefix}: cannot list ({_one_line(exc)})") from None
+    return sorted(fs.unstrip_protocol(p) for p in found)

@@ -1,0 +1,502 @@
+"""Several logs, one launch: the runs of many files (the nodes of a multi-node launch, the
+prefill and decode servers of PD disaggregation) grouped into launches by the evidence of
+their ``server_args`` headers, each with one timeline and one outcome.
+
+Grouping reads each file's runs with only their header kept (:func:`header_runs`: what a
+per-file summary costs, no event bodies held). Two runs join only on evidence, and each
+:class:`Launch` names the evidence that joined it (:data:`NODE_KEYS`, :data:`SHAPE_KEYS`,
+:data:`PD_KEYS`, time overlap within :data:`JOIN_SLACK`); runs that share no such evidence
+stay apart, each listed as its own launch. The first failure of a launch is the earliest
+failure that is not a consequence of another (:data:`CONSEQUENCES`: NCCL watchdog timeouts,
+remote NCCL errors, a process killed by SIGQUIT, exit code -3): those are marked as what the
+others did after.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from .._text import SCHEMA_VERSION, visible
+from ..errors import LogscopeError
+from ..events import EventKind
+from ..parse.remote import is_url, list_url
+from .reader import iter_runs
+from .runs import Outcome, Run
+
+#: Runs whose spans come this close (or overlap) may be one launch: the nodes of a launch start
+#: within seconds to minutes of each other.
+JOIN_SLACK = timedelta(minutes=5)
+#: The arguments every node of a multi-node launch shares (``nnodes`` > 1), and the one that
+#: tells the nodes apart.
+NODE_KEYS = ("dist_init_addr", "nnodes")
+NODE_RANK = "node_rank"
+#: The launch's shape: the nodes of one launch agree on each one present.
+SHAPE_KEYS = ("model_path", "tp_size", "pp_size", "dp_size", "ep_size")
+#: PD disaggregation: the servers of one launch serve one model over one transfer backend.
+PD_KEYS = ("model_path", "disaggregation_transfer_backend")
+PD_MODES = ("prefill", "decode")
+#: A failure whose message matches one of these is what a node does when another died: a
+#: consequence, not a cause (name → pattern). One table: the wording in the JSON comes from it.
+CONSEQUENCES: dict[str, re.Pattern[str]] = {
+    "nccl_watchdog_timeout": re.compile(r"Watchdog caught collective operation timeout"),
+    "nccl_remote_error": re.compile(r"ncclRemoteError|NCCL communicator was aborted|remote peer"),
+    "killed_by_sigquit": re.compile(r"(?:exit code:? ?|terminated with (?:signal )?)-3\b"),
+    "peer_closed_connection": re.compile(r"[Cc]onnection (?:reset|closed) by peer"),
+}
+#: The launch's outcome: the first of these that a member's run has.
+OUTCOME_ORDER = (
+    Outcome.CRASHED,
+    Outcome.STARTING,
+    Outcome.UNKNOWN,
+    Outcome.STOPPED,
+    Outcome.READY,
+    Outcome.COMPLETED,
+)
+#: In a directory, the files read as logs: these endings, and rotations (``x.log.1``).
+LOG_NAME = re.compile(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
+_GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One run of one file in a launch, and the role its header gives it."""
+
+    file: str
+    run: Run
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.run.server_args or {})
+
+    @property
+    def mode(self) -> str | None:
+        mode = self.args.get("disaggregation_mode")
+        return str(mode) if mode in PD_MODES else None
+
+    @property
+    def node_rank(self) -> int | None:
+        return _int(self.args.get(NODE_RANK)) if _multi_node(self.args) else None
+
+    @property
+    def role(self) -> str:
+        parts = [self.mode] if self.mode else []
+        if self.node_rank is not None:
+            parts.append(f"node{self.node_rank}")
+        return " ".join(parts) or "server"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "run": self.run.index,
+            "role": self.role,
+            "node_rank": self.node_rank,
+            "disaggregation_mode": self.mode,
+            "outcome": self.run.outcome.value,
+            "started_at": _iso(self.run.started_at),
+            "ended_at": _iso(self.run.ended_at),
+        }
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A failure of a member, placed in the launch's timeline."""
+
+    file: str
+    role: str
+    line: int
+    time: datetime | None
+    kind: str
+    message: str
+    #: the :data:`CONSEQUENCES` name it matches, ``None`` for a failure of its own
+    consequence_of: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "role": self.role,
+            "line": self.line,
+            "time": _iso(self.time),
+            "kind": self.kind,
+            "message": visible(self.message),
+            "consequence": self.consequence_of,
+        }
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Runs of one or more files that the evidence says are one launch."""
+
+    members: tuple[Member, ...]
+    evidence: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> list[str]:
+        return list(dict.fromkeys(m.file for m in self.members))
+
+    @property
+    def started_at(self) -> datetime | None:
+        return min((m.run.started_at for m in self.members if m.run.started_at), default=None)
+
+    @property
+    def ended_at(self) -> datetime | None:
+        return max((m.run.ended_at for m in self.members if m.run.ended_at), default=None)
+
+    @property
+    def outcome(self) -> Outcome:
+        seen = {m.run.outcome for m in self.members}
+        return next(o for o in OUTCOME_ORDER if o in seen)
+
+    @property
+    def failures(self) -> list[Moment]:
+        """Every member's failure, earliest first (undated ones last)."""
+        moments = [_moment(m) for m in self.members if m.run.failure is not None]
+        return sorted(moments, key=lambda x: (x.time is None, x.time or datetime.min, x.file))
+
+    @property
+    def first_failure(self) -> Moment | None:
+        """The earliest failure that is no consequence of another; where every failure is one
+        (the cause's node left no log here), the earliest of them, so marked."""
+        failures = self.failures
+        causes = [f for f in failures if f.consequence_of is None]
+        chosen = causes or failures
+        return chosen[0] if chosen else None
+
+    def timeline(self) -> list[dict[str, Any]]:
+        """Each member's start, failure and last line, across files, in time order."""
+        first = self.first_failure
+        rows: list[tuple[datetime | None, dict[str, Any]]] = []
+        for m in self.members:
+            where = {"file": m.file, "role": m.role}
+            rows.append((m.run.started_at, {**where, "line": m.run.first_line, "what": "start"}))
+            moment = _moment(m) if m.run.failure else None
+            if moment is not None:
+                what = "first failure" if moment == first else "failure"
+                if moment != first and moment.consequence_of:
+                    what = f"consequence ({moment.consequence_of})"
+                rows.append((moment.time, {**where, "line": moment.line, "what": what}))
+            end = f"last line ({m.run.outcome.value})"
+            rows.append((m.run.ended_at, {**where, "line": m.run.last_line, "what": end}))
+        rows.sort(key=lambda r: (r[0] is None, r[0] or datetime.min, r[1]["line"]))
+        return [{"time": _iso(t), **row} for t, row in rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        first = self.first_failure
+        return {
+            "files": self.files,
+            "evidence": list(self.evidence),
+            "roles": [m.to_dict() for m in self.members],
+            "outcome": self.outcome.value,
+            "started_at": _iso(self.started_at),
+            "ended_at": _iso(self.ended_at),
+            "first_failure": first.to_dict() if first else None,
+            "consequences": [f.to_dict() for f in self.failures if f != first and f.consequence_of],
+            "timeline": self.timeline(),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class Launches:
+    """The launches several logs hold, and the files that could not be read."""
+
+    launches: tuple[Launch, ...]
+    #: (file, why) of each file that could not be read; the others are still answered
+    unreadable: tuple[tuple[str, str], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "launches": [launch.to_dict() for launch in self.launches],
+            "unreadable": [{"file": f, "error": why} for f, why in self.unreadable],
+        }
+
+
+def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
+    """Each name as the logs it stands for: a directory → the log files in it (by
+    :data:`LOG_NAME`, sorted; links are not followed, and with ``recursive`` its
+    subdirectories too), a glob → its matching files, a URL prefix (ending in ``/``) or URL
+    glob → its objects (fsspec); anything else as given (a reader says why it is unreadable)."""
+    out: list[str] = []
+    for name in names:
+        if name == "-":
+            out.append(name)
+        elif is_url(name):
+            out.extend(list_url(name, recursive) if _is_listing(name) else [name])
+        elif _GLOB.search(name) and not os.path.lexists(name):
+            out.extend(sorted(p for p in glob.glob(name, recursive=recursive) if _regular(p)))
+        elif _is_dir(name):
+            out.extend(_directory_logs(name, recursive))
+        else:
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def header_runs(source: str) -> tuple[Run, ...]:
+    """The runs of ``source`` with their header (``server_args``) kept, no other event: what
+    grouping needs, streamed."""
+    return tuple(iter_runs(source, (EventKind.SERVER_ARGS,)))
+
+
+def read_launches(sources: Sequence[str]) -> Launches:
+    """The launches the logs ``sources`` hold (each file's header runs, grouped by
+    :func:`group_launches`). A file that cannot be read is listed in ``unreadable``; only when
+    none can be read is it an error."""
+    read: list[tuple[str, Sequence[Run]]] = []
+    unreadable: list[tuple[str, str]] = []
+    for source in sources:
+        try:
+            read.append((source, header_runs(source)))
+        except (LogscopeError, OSError) as exc:
+            unreadable.append((source, str(exc)))
+    if not read:
+        why = "; ".join(f"{f}: {w}" for f, w in unreadable) or "no log given"
+        raise LogscopeError(f"no log could be read ({why})")
+    return Launches(group_launches(read), tuple(unreadable))
+
+
+def group_launches(files: Sequence[tuple[str, Sequence[Run]]]) -> tuple[Launch, ...]:
+    """Group the runs of ``files`` ((name, runs) each) into launches, in start order: first
+    the nodes of each multi-node launch (:func:`_node_groups`), then prefill and decode
+    groups serving one model over one backend in overlapping time (:func:`_pd_join`). Runs
+    with no ``server_args`` header join nothing."""
+    members = [Member(name, run) for name, runs in files for run in runs]
+    members.sort(key=lambda m: (m.run.started_at is None, m.run.started_at or datetime.min))
+    groups = _node_groups([m for m in members if m.run.server_args is not None])
+    groups = _pd_join(groups)
+    launches = [_launch(g) for g in groups]
+    launches += [
+        Launch((m,), ("no server_args header: nothing to join it by",))
+        for m in members
+        if m.run.server_args is None
+    ]
+    launches.sort(key=lambda x: (x.started_at is None, x.started_at or datetime.min))
+    return _mark_older(launches)
+
+
+def _node_groups(members: Iterable[Member]) -> list[list[Member]]:
+    """Members sharing :data:`NODE_KEYS` and :data:`SHAPE_KEYS`, each node rank once, in
+    overlapping time; every other member alone."""
+    groups: list[list[Member]] = []
+    for m in members:
+        home = next((g for g in groups if _same_nodes(g, m)), None)
+        if home is None:
+            groups.append([m])
+        else:
+            home.append(m)
+    return groups
+
+
+def _same_nodes(group: list[Member], m: Member) -> bool:
+    first = group[0].args
+    if not (_multi_node(first) and _multi_node(m.args) and first.get("dist_init_addr")):
+        return False
+    keys = (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")
+    if any(first.get(k) != m.args.get(k) for k in keys):
+        return False
+    if m.node_rank in {g.node_rank for g in group}:
+        return False
+    return all(_overlap(g.run, m.run) for g in group)
+
+
+def _pd_join(groups: list[list[Member]]) -> list[list[Member]]:
+    """Prefill and decode groups that serve one model over one transfer backend in
+    overlapping time, joined (at least one prefill and one decode: else they stay apart)."""
+    pd = [g for g in groups if g[0].mode is not None]
+    rest = [g for g in groups if g[0].mode is None]
+    joined: list[list[list[Member]]] = []
+    for g in pd:
+        home = next((j for j in joined if _same_pd(j, g)), None)
+        if home is None:
+            joined.append([g])
+        else:
+            home.append(g)
+    out = list(rest)
+    for j in joined:
+        modes = {g[0].mode for g in j}
+        out.extend([[m for g in j for m in g]] if len(modes) == 2 else j)
+    return out
+
+
+def _same_pd(joined: list[list[Member]], g: list[Member]) -> bool:
+    first = joined[0][0].args
+    if any(first.get(k) != g[0].args.get(k) for k in PD_KEYS):
+        return False
+    return all(_overlap(a.run, b.run) for j in joined for a in j for b in g)
+
+
+def _launch(group: list[Member]) -> Launch:
+    """The launch of a group, with the evidence that joined it."""
+    members = tuple(sorted(group, key=lambda m: (m.mode or "", m.node_rank or 0, m.file)))
+    if len(members) == 1:
+        return Launch(members, ("one file's run: no other run shares its evidence",), _gaps(group))
+    evidence: list[str] = []
+    args = [m.args for m in members]
+    for key in (*SHAPE_KEYS, "disaggregation_transfer_backend"):
+        values = {repr(a.get(key)) for a in args if key in a}
+        if len(values) == 1 and all(key in a for a in args) and args[0].get(key) is not None:
+            evidence.append(f"{key}={visible(str(args[0][key]))} on every member")
+    for m in members:
+        if m.mode == "prefill" and m.node_rank in (None, 0):
+            host, port = m.args.get("host"), m.args.get("disaggregation_bootstrap_port")
+            evidence.append(f"prefill bootstrap {visible(str(host))}:{visible(str(port))}")
+    evidence += _node_evidence(members)
+    modes = sorted({m.mode for m in members if m.mode})
+    if len(modes) == 2:
+        evidence.append("disaggregation_mode prefill and decode")
+    start, end = min(_starts(members)), max(_ends(members))
+    evidence.append(f"runs overlap in time ({_iso(start)} .. {_iso(end)})")
+    return Launch(members, tuple(evidence), _gaps(group))
+
+
+def _node_evidence(members: Sequence[Member]) -> list[str]:
+    """Per mode (prefill, decode, or none), what its nodes share and their ranks."""
+    out = []
+    for mode in dict.fromkeys(m.mode for m in members):
+        nodes = [m for m in members if m.mode == mode and m.node_rank is not None]
+        if not nodes:
+            continue
+        what = f"{mode}: " if mode else ""
+        shared = ", ".join(f"{k}={visible(str(nodes[0].args.get(k)))}" for k in NODE_KEYS)
+        ranks = ", ".join(str(m.node_rank) for m in nodes)
+        out.append(f"{what}{shared}, node_rank {ranks}")
+    return out
+
+
+def _gaps(group: list[Member]) -> tuple[str, ...]:
+    """Nodes a multi-node group names (``nnodes``) but whose log was not given."""
+    notes = []
+    by_mode: dict[str | None, list[Member]] = {}
+    for m in group:
+        by_mode.setdefault(m.mode, []).append(m)
+    for mode, ms in by_mode.items():
+        nnodes = _int(ms[0].args.get("nnodes")) or 1
+        have = {m.node_rank for m in ms}
+        missing = [r for r in range(nnodes) if nnodes > 1 and r not in have]
+        if missing:
+            what = f"{mode} " if mode else ""
+            notes.append(
+                f"{what}node_rank {', '.join(map(str, missing))} of nnodes={nnodes}: no log given"
+            )
+    return tuple(notes)
+
+
+def _mark_older(launches: list[Launch]) -> tuple[Launch, ...]:
+    """A launch of the same cluster (``dist_init_addr``, or the same PD model) that ended
+    before a later one started is an older launch: said, on the older one."""
+    out = []
+    for i, launch in enumerate(launches):
+        later = [
+            j
+            for j, other in enumerate(launches)
+            if j != i and _same_cluster(launch, other) and _before(launch, other)
+        ]
+        if later:
+            note = (
+                f"an older launch of the same cluster as launch {later[0]}: its runs ended "
+                f"({_iso(launch.ended_at)}) before that one started"
+            )
+            launch = Launch(launch.members, launch.evidence, (*launch.notes, note))
+        out.append(launch)
+    return tuple(out)
+
+
+def _same_cluster(a: Launch, b: Launch) -> bool:
+    def keys(launch: Launch) -> set[tuple[str, str]]:
+        out = set()
+        for m in launch.members:
+            if _multi_node(m.args) and m.args.get("dist_init_addr"):
+                out.add(("dist", str(m.args["dist_init_addr"])))
+            if m.mode:
+                out.add(("pd", str(m.args.get("model_path"))))
+        return out
+
+    return bool(keys(a) & keys(b))
+
+
+def _before(a: Launch, b: Launch) -> bool:
+    return a.ended_at is not None and b.started_at is not None and a.ended_at < b.started_at
+
+
+def _moment(m: Member) -> Moment:
+    failure = m.run.failure
+    assert failure is not None  # the callers pick members with a failure
+    when = failure.event.timestamp if failure.event is not None else None
+    if when is not None and when.year == 1900:  # a time-only header: no date to order by
+        when = None
+    text = f"{failure.message}\n{failure.event.text if failure.event else ''}"
+    consequence = next((name for name, p in CONSEQUENCES.items() if p.search(text)), None)
+    return Moment(
+        file=m.file,
+        role=m.role,
+        line=failure.line,
+        time=when,
+        kind=failure.kind.value,
+        message=failure.message,
+        consequence_of=consequence,
+    )
+
+
+def _overlap(a: Run, b: Run) -> bool:
+    if None in (a.started_at, a.ended_at, b.started_at, b.ended_at):
+        return False
+    assert a.started_at and a.ended_at and b.started_at and b.ended_at
+    return a.started_at <= b.ended_at + JOIN_SLACK and b.started_at <= a.ended_at + JOIN_SLACK
+
+
+def _starts(members: Iterable[Member]) -> Iterator[datetime]:
+    return (m.run.started_at for m in members if m.run.started_at is not None)
+
+
+def _ends(members: Iterable[Member]) -> Iterator[datetime]:
+    return (m.run.ended_at for m in members if m.run.ended_at is not None)
+
+
+def _multi_node(args: dict[str, Any]) -> bool:
+    return (_int(args.get("nnodes")) or 1) > 1
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat(sep=" ") if value is not None else None
+
+
+def _is_listing(url: str) -> bool:
+    return url.endswith("/") or bool(_GLOB.search(url.split("://", 1)[-1]))
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _directory_logs(root: str, recursive: bool) -> list[str]:
+    """The log files under ``root`` (not following links)."""
+    found = []
+    for here, dirs, names in os.walk(root, followlinks=False):
+        found += [os.path.join(here, n) for n in names if LOG_NAME.search(n)]
+        if not recursive:
+            dirs.clear()
+    return sorted(p for p in found if _regular(p))
