@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -78,8 +79,10 @@ def _read_signature(func: Callable[..., object]) -> _Signature | None:
         if hint is None:
             return None
         info = hint.__metadata__[0]
-        kinds = [t for t in typing.get_args(hint.__origin__) if t is not type(None)]
-        base = kinds[0] if len(kinds) == 1 else hint.__origin__
+        origin = hint.__origin__
+        union = typing.get_origin(origin) in (typing.Union, types.UnionType)
+        kinds = [t for t in typing.get_args(origin) if t is not type(None)] if union else [origin]
+        base = kinds[0] if len(kinds) == 1 else origin
         if base is bool:  # an on/off flag such as --here: it takes no value
             sig.switches.add(name)
         elif base is int or (typing.get_args(base) == (str,) and typing.get_origin(base) is list):

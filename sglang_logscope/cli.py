@@ -89,6 +89,16 @@ def _options(
 
 
 LogArg = Annotated[str, typer.Argument(help="SGLang log file ('-' for stdin; .gz accepted).")]
+LogsArg = Annotated[
+    list[str],
+    typer.Argument(
+        help="SGLang log file(s) ('-' for stdin; .gz accepted), directories, globs or URL "
+        "prefixes; several are grouped into launches."
+    ),
+]
+RecursiveOpt = Annotated[
+    bool, typer.Option("--recursive", "-r", help="Directories and URL prefixes: descend.")
+]
 
 
 class TableFormat(str, Enum):
@@ -155,6 +165,18 @@ def _adapted(log: str, fmt: InputFormatChoice, container: str | None) -> Any:
     return AdaptedSource(log, InputFormat(fmt.value), container)
 
 
+def _log_paths(names: list[str], recursive: bool = False) -> list[str]:
+    """The logs a command given several reads: directories, globs and URL prefixes expanded
+    (:func:`~.log.launches.expand_sources`); one clear error when none is left."""
+    # start-up: the listing helpers load only for a command given logs
+    from .log.launches import expand_sources
+
+    paths = expand_sources(names, recursive)
+    if not paths:
+        raise LogscopeError(f"{' '.join(names)}: no log files found")
+    return paths
+
+
 class RunsFormat(str, Enum):
     table = "table"
     json = "json"
@@ -185,19 +207,27 @@ def events(
 
 @app.command()
 def runs(
-    log: LogArg,
+    log: LogsArg,
     fmt: Annotated[
         RunsFormat, typer.Option("--format", "-f", help="Output format.")
     ] = RunsFormat.table,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
+    recursive: RecursiveOpt = False,
 ) -> None:
-    """List the runs (launches) a log holds and how each ended."""
+    """List the runs (launches) a log holds and how each ended; of several logs, the launches
+    their runs make (nodes, prefill and decode servers) and the evidence joining each."""
     # start-up: each command loads only the library and renderer it needs
+    from .log.launches import read_launches
     from .log.select import list_runs
 
-    with working(f"reading {log}"):
-        result = list_runs(_adapted(log, input_format, container))
+    paths = _log_paths(log, recursive)
+    if len(paths) > 1:
+        with working(f"reading {len(paths)} files"):
+            emit(read_launches(paths), fmt)
+        return
+    with working(f"reading {paths[0]}"):
+        result = list_runs(_adapted(paths[0], input_format, container))
     emit(result, fmt)
 
 
@@ -212,16 +242,34 @@ def summary(
     fmt: TextFormatOpt = TextFormat.text,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
+    recursive: RecursiveOpt = False,
+    launches: Annotated[
+        bool,
+        typer.Option(
+            "--launches",
+            help="Group the logs' runs into launches (multi-node, PD) and show each launch: "
+            "its evidence, roles, timeline, outcome and first failure.",
+        ),
+    ] = False,
 ) -> None:
     """Per run: times, outcome, failure, key memory figures and the arguments that matter.
 
     With several files (processed in parallel), JSON output is one summary per line (JSON lines).
+    Directories, globs and URL prefixes (``s3://bucket/prefix/``) name the logs in them.
     """
     # start-up: each command loads only the library and renderer it needs
+    from .log.launches import read_launches
     from .log.select import summaries
 
-    with working(f"summarizing {len(log)} file(s)" if len(log) > 1 else f"summarizing {log[0]}"):
-        result = summaries([_adapted(one, input_format, container) for one in log])
+    paths = _log_paths(log, recursive)
+    if launches:
+        with working(f"grouping {len(paths)} file(s)"):
+            emit(read_launches(paths), fmt)
+        return
+    with working(
+        f"summarizing {len(paths)} file(s)" if len(paths) > 1 else f"summarizing {paths[0]}"
+    ):
+        result = summaries([_adapted(one, input_format, container) for one in paths])
     emit(result, fmt)
 
 
@@ -247,11 +295,12 @@ def gpus(
 
 # The options of `check`, declared apart so that its signature reads as a list of them.
 _CheckExpectArgs = Annotated[
-    Path | None,
+    list[str] | None,
     typer.Option(
         "--expect-args",
         "-e",
-        help="File holding the launch command you intended (as typed or pasted).",
+        help="File holding the launch command you intended (as typed or pasted). Of several "
+        "logs, one per role: prefill=p.txt, decode=d.txt, node1=n1.txt (repeatable).",
     ),
 ]
 _CheckLaunchedAt = Annotated[
@@ -282,7 +331,7 @@ _CheckHere = Annotated[
 
 @app.command()
 def check(
-    log: LogArg,
+    log: LogsArg,
     expect_args: _CheckExpectArgs = None,
     launched_at: _CheckLaunchedAt = None,
     log_tz: LogTzOpt = None,
@@ -292,17 +341,39 @@ def check(
     here: _CheckHere = False,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
+    recursive: RecursiveOpt = False,
 ) -> None:
-    """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
+    """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise.
+
+    Of several logs: each file, and the launches they make (a node from an older launch is stale).
+    """
     # start-up: each command loads only the library and renderer it needs
     from .staleness.judge import check as run_check
+    from .staleness.launch_check import check_launch, parse_expects
 
-    expect: Path | str | None = expect_args
-    if expect_args is not None and str(expect_args) == "-":
+    paths = _log_paths(log, recursive)
+    specs = list(expect_args or [])
+    if len(paths) > 1:
+        with working(f"checking {len(paths)} files"):
+            launch = check_launch(
+                paths,
+                parse_expects(specs),
+                launched_at,
+                log_tz,
+                sglang_version=sglang_version,
+                here=here,
+            )
+        emit(launch, fmt)
+        raise typer.Exit(launch.exit_code)
+    expect: Path | str | None = None
+    if specs == ["-"]:
         expect = sys.stdin.read()  # the command on stdin (the remote check logscope prints)
-    with working(f"checking {log}"):
+    elif specs:
+        expects = parse_expects(specs)
+        expect = Path(expects.get(None) or next(iter(expects.values())))
+    with working(f"checking {paths[0]}"):
         result = run_check(
-            _adapted(log, input_format, container),
+            _adapted(paths[0], input_format, container),
             expect=expect,
             launched_at=launched_at,
             log_tz=log_tz,

@@ -44,6 +44,9 @@ RENDERERS: dict[tuple[str, Format], str] = {
     ("LaunchCommand", Format.TEXT): "command:command_text",
     ("LaunchCommand", Format.JSON): "command:command_json",
     ("Budget", Format.TEXT): "budget:budget_text",
+    ("Launches", Format.TEXT): "launches:launches_text",
+    ("Launches", Format.TABLE): "launches:launches_text",
+    ("LaunchCheck", Format.TEXT): "launches:launch_check_text",
 }
 
 

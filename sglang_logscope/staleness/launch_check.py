@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .._text import SCHEMA_VERSION
@@ -125,7 +126,7 @@ def check_launch(
         try:
             report = check(
                 source,
-                expect=expect,
+                expect=Path(expect) if expect is not None else None,
                 launched_at=launched_at,
                 log_tz=log_tz,
                 sglang_version=sglang_version,
