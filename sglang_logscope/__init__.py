@@ -15,7 +15,15 @@ if TYPE_CHECKING:
     from .errors import CommandError, InputError, LogscopeError
     from .events import Event, EventKind, Rank
     from .findings import Finding, Severity
-    from .log.reader import Log, events_frame, read_log, summarize
+    from .log.launches import Launch, Launches, read_launches
+    from .log.reader import (
+        Log,
+        events_frame,
+        read_log,
+        summarize,
+        summarize_file,
+        summarize_files,
+    )
     from .log.runs import Failure, FailureKind, Outcome, Run, split_runs
     from .machine.gpus import GpuReport, read_gpus
     from .machine.preflight import Preflight, preflight
@@ -30,6 +38,7 @@ if TYPE_CHECKING:
     from .parse.messages import CATALOG
     from .staleness.argdiff import ArgDiff, DiffStatus
     from .staleness.judge import check
+    from .staleness.launch_check import LaunchCheck, check_launch
     from .staleness.verdict import CheckReport, Verdict
 
 #: Each public name and the module that defines it. Imported on first use (PEP 562), so that
@@ -47,7 +56,12 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(("Event", "EventKind", "Rank"), "events"),
     **dict.fromkeys(("Finding", "Severity"), "findings"),
     **dict.fromkeys(("GpuReport", "read_gpus"), "machine.gpus"),
-    **dict.fromkeys(("Log", "events_frame", "read_log", "summarize"), "log.reader"),
+    **dict.fromkeys(
+        ("Log", "events_frame", "read_log", "summarize", "summarize_file", "summarize_files"),
+        "log.reader",
+    ),
+    **dict.fromkeys(("Launch", "Launches", "read_launches"), "log.launches"),
+    **dict.fromkeys(("LaunchCheck", "check_launch"), "staleness.launch_check"),
     "Budget": "memory.budget_types",
     "GpuSpec": "memory.gpus",
     **dict.fromkeys(("ModelFacts", "resolve_model"), "memory.models"),
@@ -93,7 +107,10 @@ __all__ = [
     "GpuReport",
     "GpuSpec",
     "InputError",
+    "Launch",
+    "LaunchCheck",
     "LaunchCommand",
+    "Launches",
     "Log",
     "LogscopeError",
     "MessageSpec",
@@ -111,6 +128,7 @@ __all__ = [
     "budget",
     "budget_for_run",
     "check",
+    "check_launch",
     "events_frame",
     "iter_events",
     "load_arg_table",
@@ -118,8 +136,11 @@ __all__ = [
     "parse_launch_command",
     "preflight",
     "read_gpus",
+    "read_launches",
     "read_log",
     "resolve_model",
     "split_runs",
     "summarize",
+    "summarize_file",
+    "summarize_files",
 ]
