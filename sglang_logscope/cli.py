@@ -251,6 +251,18 @@ def summary(
             "its evidence, roles, timeline, outcome and first failure.",
         ),
     ] = False,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            help="Run on Dask, one task per file: a scheduler's address, or 'local' (a local "
+            "cluster); JSON lines stream as files complete, then the fleet table.",
+        ),
+    ] = None,
+    parquet: Annotated[
+        Path | None,
+        typer.Option("--parquet", help="Write the fleet table (one row per launch) as Parquet."),
+    ] = None,
 ) -> None:
     """Per run: times, outcome, failure, key memory figures and the arguments that matter.
 
@@ -262,6 +274,9 @@ def summary(
     from .log.select import summaries
 
     paths = _log_paths(log, recursive)
+    if dask is not None or parquet is not None:
+        _fleet(paths, dask, parquet, fmt)
+        return
     if launches:
         with working(f"grouping {len(paths)} file(s)"):
             emit(read_launches(paths), fmt)
@@ -271,6 +286,22 @@ def summary(
     ):
         result = summaries([_adapted(one, input_format, container) for one in paths])
     emit(result, fmt)
+
+
+def _fleet(paths: list[str], dask: str | None, parquet: Path | None, fmt: TextFormat) -> None:
+    """``summary --dask`` / ``--parquet``: the fleet read (on Dask, or here), rendered, the
+    table written; an error only when no file could be read."""
+    # start-up: the fleet helpers load only for a fleet
+    from .log.fleet import read_fleet, write_parquet
+
+    if parquet is not None:
+        refuse_overwriting(parquet, *paths)
+    fleet = read_fleet(paths, dask)
+    emit(fleet, fmt)
+    if not fleet.read:
+        raise LogscopeError(f"no log could be read ({len(paths)} given)")
+    if parquet is not None:
+        write_parquet(fleet.table(), str(parquet))
 
 
 class GpuSource(str, Enum):

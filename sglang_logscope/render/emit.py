@@ -47,6 +47,8 @@ RENDERERS: dict[tuple[str, Format], str] = {
     ("Launches", Format.TEXT): "launches:launches_text",
     ("Launches", Format.TABLE): "launches:launches_text",
     ("LaunchCheck", Format.TEXT): "launches:launch_check_text",
+    ("Fleet", Format.TEXT): "launches:fleet_text",
+    ("Fleet", Format.JSON): "launches:fleet_json",
 }
 
 

@@ -3,14 +3,18 @@ several files (their JSON is the results' ``to_dict``)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from .._text import SCHEMA_VERSION, to_json, visible
+from ..log.fleet import FLEET_COLUMNS, Fleet
 from ..log.launches import Launches
 from ..staleness.launch_check import LaunchCheck
-from .text import console, plain
+from .streams import encodes_everything
+from .text import console, plain, table
 
 
 def launches_text(result: Launches) -> None:
@@ -82,3 +86,33 @@ def _failure_lines(con: Console, launch: dict[str, Any]) -> None:
                 f"  {after['kind']} — a consequence ({after['consequence']})",
             )
         )
+
+
+def fleet_json(result: Fleet) -> None:
+    """JSON lines: each file's summary as its task completes, then ``{"schema_version",
+    "fleet": [...]}``, the table; an unreadable file is one line on stderr."""
+    out = sys.stdout
+    ascii_only = not encodes_everything(out)
+    for item in result:
+        if item.error is not None:
+            sys.stderr.write(f"logscope: {visible(item.error)}\n")
+            continue
+        out.write(to_json(item.summary, indent=None, ascii_only=ascii_only) + "\n")
+        out.flush()
+    if result.read:
+        rows = result.table()
+        fleet = {"schema_version": SCHEMA_VERSION, "fleet": rows}
+        out.write(to_json(fleet, indent=None, ascii_only=ascii_only) + "\n")
+
+
+def fleet_text(result: Fleet) -> None:
+    """The fleet table, one row per launch, once every file is read."""
+    for item in result:
+        if item.error is not None:
+            sys.stderr.write(f"logscope: {visible(item.error)}\n")
+    if not result.read:
+        return
+    shown = table(*FLEET_COLUMNS)
+    for row in result.table():
+        shown.add_row(*(plain("-" if row[c] is None else str(row[c])) for c in FLEET_COLUMNS))
+    console().print(shown)

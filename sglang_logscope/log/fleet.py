@@ -1,0 +1,202 @@
+"""Fleets of logs on a real engine: one task per file on Dask (a scheduler's address, or a
+local cluster), each file's summary streamed back as it completes, and the fleet table — one
+row per launch (:mod:`.launches`): outcome, failure kind, release, GPUs, model — for text,
+JSON and Parquet.
+
+Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load only here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._text import SCHEMA_VERSION
+from ..errors import LogscopeError
+from ..events import EventKind
+from ..parse.source import describe
+from .launches import Launch, group_launches
+from .reader import SUMMARY_KINDS, iter_runs, run_summary
+from .runs import Run
+
+#: The kinds a fleet task keeps of each run: the summary's, and the header grouping reads.
+FLEET_KINDS = SUMMARY_KINDS | {EventKind.SERVER_ARGS}
+#: The fleet table's columns, in order (one row per launch).
+FLEET_COLUMNS = (
+    "launch",
+    "files",
+    "roles",
+    "outcome",
+    "failure_kind",
+    "failure_file",
+    "failure_line",
+    "failure_time",
+    "release",
+    "gpus",
+    "model",
+)
+
+
+@dataclass(frozen=True)
+class FleetItem:
+    """One file of a fleet: its summary and its runs (header and summary kinds kept), or why
+    it could not be read."""
+
+    source: str
+    summary: dict[str, Any] | None
+    runs: tuple[Run, ...]
+    error: str | None = None
+
+
+class Fleet:
+    """A fleet being read: iterate it once for its items as they come (each kept, lean: the
+    summary and the header runs), then :meth:`table` for the fleet table."""
+
+    def __init__(self, items: Iterator[FleetItem]) -> None:
+        self._items = items
+        self.seen: list[FleetItem] = []
+
+    def __iter__(self) -> Iterator[FleetItem]:
+        for item in self._items:
+            self.seen.append(item)
+            yield item
+
+    @property
+    def read(self) -> int:
+        """How many files could be read."""
+        return sum(1 for i in self.seen if i.error is None)
+
+    def table(self) -> list[dict[str, Any]]:
+        return fleet_table(self.seen)
+
+
+def read_fleet(sources: Sequence[str], scheduler: str | None = None) -> Fleet:
+    """The fleet of ``sources``: on Dask at ``scheduler`` (see :func:`map_fleet`), else in
+    this process in turn, lazily (nothing is read before the fleet is iterated)."""
+    if scheduler is not None:
+        return Fleet(map_fleet(sources, scheduler))
+    return Fleet(fleet_item(s) for s in sources)
+
+
+def fleet_item(source: str) -> FleetItem:
+    """Read one file for a fleet (pure and picklable: a Dask task). One pass gives both the
+    ``summary`` JSON and the runs that grouping reads."""
+    try:
+        runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
+    except (LogscopeError, OSError) as exc:
+        return FleetItem(source, None, (), str(exc))
+    summary = {
+        "schema_version": SCHEMA_VERSION,
+        "log": describe(source),
+        "runs": [run_summary(r) for r in runs],
+    }
+    return FleetItem(source, summary, runs)
+
+
+def map_fleet(sources: Sequence[str], scheduler: str) -> Iterator[FleetItem]:
+    """:func:`fleet_item` of each source on Dask, one task per file, yielded as each completes
+    (not in input order). ``scheduler``: a scheduler's address, or ``local`` for a
+    ``LocalCluster`` of one single-threaded worker process per core."""
+    try:
+        # start-up: Dask loads only for a fleet run on it
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise LogscopeError(
+            "--dask needs dask.distributed: pip install 'sglang-logscope[fleet]'"
+        ) from None
+    cluster = None
+    if scheduler == "local":
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=None
+        )
+    try:
+        try:
+            client = Client(  # type: ignore[no-untyped-call]
+                cluster if cluster is not None else scheduler, timeout="30s"
+            )
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise LogscopeError(f"--dask {scheduler}: cannot connect ({exc})") from None
+        with client:
+            futures = client.map(fleet_item, list(sources), pure=False)
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                yield future.result()
+                future.release()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def fleet_table(items: Iterable[FleetItem]) -> list[dict[str, Any]]:
+    """One row per launch the read items make (:data:`FLEET_COLUMNS`)."""
+    read = sorted((i for i in items if i.error is None), key=lambda i: i.source)
+    launches = group_launches([(i.source, i.runs) for i in read])
+    return [_row(n, launch) for n, launch in enumerate(launches)]
+
+
+def write_parquet(rows: list[dict[str, Any]], path: str) -> None:
+    """The fleet table as a Parquet file (pandas + pyarrow, the ``[fleet]`` extra)."""
+    # start-up: pandas loads only for a Parquet table
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=list(FLEET_COLUMNS))
+    for column in ("files", "failure_line", "gpus"):  # whole numbers, missing ones null
+        frame[column] = frame[column].astype("Int64")
+    try:
+        frame.to_parquet(path, index=False)
+    except ImportError:
+        raise LogscopeError(
+            "--parquet needs pyarrow: pip install 'sglang-logscope[fleet]'"
+        ) from None
+    except OSError as exc:
+        raise LogscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _row(n: int, launch: Launch) -> dict[str, Any]:
+    first = launch.first_failure
+    return {
+        "launch": n,
+        "files": len(launch.files),
+        "roles": ", ".join(m.role for m in launch.members),
+        "outcome": launch.outcome.value,
+        "failure_kind": first.kind if first else None,
+        "failure_file": first.file if first else None,
+        "failure_line": first.line if first else None,
+        "failure_time": first.time.isoformat(sep=" ") if first and first.time else None,
+        "release": _release(launch),
+        "gpus": _gpus(launch),
+        "model": _one(m.args.get("model_path") for m in launch.members),
+    }
+
+
+def _release(launch: Launch) -> str | None:
+    """The release the members' lines pin (``low-high`` for a range), where they agree;
+    else the release hint; ``None`` where they disagree or say nothing."""
+    spans: set[str] = set()
+    for m in launch.members:
+        pin = m.run.sglang_release
+        if pin is not None:
+            spans.add(pin.low if pin.low == pin.high else f"{pin.low}-{pin.high}")
+        elif m.run.release_hint:
+            spans.add(m.run.release_hint)
+    return spans.pop() if len(spans) == 1 else None
+
+
+def _gpus(launch: Launch) -> int | None:
+    """GPUs the launch's arguments ask for: per role (prefill, decode, or the one server),
+    tp × pp, times dp without DP attention (its replicas); ``None`` where a member has no
+    header. A figure from the arguments, not a count of devices seen."""
+    per_role: dict[str | None, int] = {}
+    for m in launch.members:
+        a = m.args
+        if not a:
+            return None
+        dp = 1 if a.get("enable_dp_attention") else int(a.get("dp_size") or 1)
+        per_role[m.mode] = int(a.get("tp_size") or 1) * int(a.get("pp_size") or 1) * dp
+    return sum(per_role.values())
+
+
+def _one(values: Iterable[Any]) -> str | None:
+    seen = {str(v) for v in values if v is not None}
+    return seen.pop() if len(seen) == 1 else None
