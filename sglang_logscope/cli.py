@@ -418,7 +418,7 @@ def check(
 
 @app.command("report")
 def report_command(
-    log: LogArg,
+    log: LogsArg,
     html_out: Annotated[
         Path,
         typer.Option("--html", help="Write the self-contained HTML report to this file."),
@@ -437,15 +437,27 @@ def report_command(
         typer.Option("--sglang-version", help="SGLang release whose tables and arithmetic to use."),
     ] = None,
 ) -> None:
-    """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue."""
+    """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue.
+
+    Of several logs: the launches they make, each file's check and per-worker serving series.
+    """
     # start-up: each command loads only the library and renderer it needs
     from .render.html import render_html
-    from .staleness.report import full_report
+    from .render.launch_html import render_launch_html
+    from .staleness.report import full_report, launch_report
 
-    refuse_overwriting(html_out, log, expect_args)
-    result = full_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
-    page = render_html(result)
-    refuse_overwriting(html_out, log, expect_args)  # (again: a link made meanwhile)
+    paths = _log_paths(log, False)
+    refuse_overwriting(html_out, *paths, expect_args)
+    if len(paths) > 1:
+        expects: dict[str | None, str] = {None: str(expect_args)} if expect_args else {}
+        several = launch_report(paths, expects, launched_at, log_tz, sglang_version=sglang_version)
+        page = render_launch_html(several)
+    else:
+        result = full_report(
+            paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
+        )
+        page = render_html(result)
+    refuse_overwriting(html_out, *paths, expect_args)  # (again: a link made meanwhile)
     try:
         html_out.write_text(page, encoding="utf-8")
     except OSError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from itertools import permutations
 from pathlib import Path
@@ -271,3 +272,23 @@ def test_cli_nothing_readable_is_exit_2_in_one_line(
     ):
         code, _, err = _run(argv, capsys)
         assert code == 2 and err.startswith("logscope: error:") and err.count("\n") == 1, err
+
+
+# ------------------------------------------------------------------ report of several logs
+
+
+def test_report_of_several_logs_draws_each_worker_and_escapes_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = tmp_path / "<b>odd.log"  # a file name is untrusted text too
+    shutil.copy(ROOT / "fixtures" / "real" / "055" / "server.log", odd)
+    logs = [str(ROOT / "fixtures" / "real" / "069" / "server.log"), str(odd), OOM_LOGS[0]]
+    page = tmp_path / "r.html"
+    code, _, err = _run(["report", "--html", str(page), *logs], capsys)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "<script" not in html and "<b>odd" not in html and "&lt;b&gt;odd.log" in html
+    assert html.count("<svg") == 2  # tokens and throughput, every worker in each
+    titles = re.findall(r"<polyline[^>]*><title>([^<]*)</title>", html)
+    assert "server.log TP0" in titles and "&lt;b&gt;odd.log all" in titles
+    assert "Launch 2: crashed" in html or "Launch 1: crashed" in html

@@ -5,7 +5,7 @@ checked run's own memory budget, computed once here and rendered by
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
@@ -18,6 +18,7 @@ from ..memory.budget_types import Budget
 from ..memory.from_run import budget_for_run, measured_from_run
 from ..parse.source import Source
 from .judge import check
+from .launch_check import LaunchCheck, check_launch
 from .verdict import CheckReport
 
 #: Log records shown at the end of the report (the checked run's last ones).
@@ -80,3 +81,28 @@ def full_report(
     return FullReport(
         result, run_budget(result.run, sglang_version), read.serving, read.last_events
     )
+
+
+@dataclass(frozen=True)
+class LaunchReport:
+    """``report`` of several logs: the check of the launch (per file and per launch) and each
+    file's decode series (per worker: per file and rank), folded per minute in bounded
+    memory."""
+
+    check: LaunchCheck
+    serving: Mapping[str, ServingSeries]
+
+
+def launch_report(
+    sources: Sequence[str],
+    expects: Mapping[str | None, str] | None = None,
+    launched_at: str | None = None,
+    log_tz: str | None = None,
+    *,
+    sglang_version: str | None = None,
+) -> LaunchReport:
+    """The report of the logs ``sources`` read as launches (arguments as
+    :func:`~sglang_logscope.staleness.launch_check.check_launch`)."""
+    result = check_launch(sources, expects, launched_at, log_tz, sglang_version=sglang_version)
+    serving = {f.file: read_for_report(f.file, tail=1).serving for f in result.files}
+    return LaunchReport(result, serving)

@@ -1,0 +1,126 @@
+"""The HTML page of ``report`` given several logs: per launch its roles, evidence, first
+failure and timeline, each file's check, and per-worker decode series (KV tokens in use and
+throughput, one line per file and rank) as inline SVG — no scripts, no network."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .. import __version__
+from .._html import esc, table
+from ..log.series import ServingSeries
+from ..staleness.report import LaunchReport
+from .html import _CSS, line_chart
+
+#: The per-worker charts: (series, title, unit, element id).
+WORKER_CHARTS = (
+    ("tokens", "KV tokens in use, per worker", "tokens", "chart-worker-tokens"),
+    ("throughput", "Decode throughput, per worker", "token/s", "chart-worker-throughput"),
+)
+
+
+def render_launch_html(report: LaunchReport) -> str:
+    data = report.check.to_dict()
+    roles = {f["file"]: f["role"] or "server" for f in data["files"]}
+    parts = [_files_section(data)]
+    parts += [_launch_section(i, launch) for i, launch in enumerate(data["launches"])]
+    parts.append(_workers_section(report.serving, roles))
+    title = f"logscope report — {len(data['files'])} logs"
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+            "style-src 'unsafe-inline'; img-src data:\">",
+            '<meta name="generator" content="sglang-logscope ' + esc(__version__) + '">',
+            f"<title>{esc(title)}</title>",
+            f"<style>{_CSS}</style>",
+            "</head>",
+            "<body>",
+            f"<header><h1>logscope report <span class='log'>{esc(title)}</span></h1>",
+            f"<p class='muted'>launch verdict: {esc(data['verdict'])} · self-contained page "
+            "(no scripts, no network)</p></header>",
+            *parts,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def _files_section(data: dict[str, Any]) -> str:
+    rows = [
+        [
+            esc(f["file"]),
+            esc(f["role"] or "-"),
+            esc(f["verdict"]),
+            esc(f["check"]["headline"])
+            + (f"<br>{esc(f['older_launch'])}" if f["older_launch"] else ""),
+        ]
+        for f in data["files"]
+    ]
+    rows += [[esc(u["file"]), "-", "unreadable", esc(u["error"])] for u in data["unreadable"]]
+    return (
+        "<section id='files'><h2>Files</h2>"
+        + table(["file", "role", "verdict", "why"], rows)
+        + "</section>"
+    )
+
+
+def _launch_section(i: int, launch: dict[str, Any]) -> str:
+    out = [f"<section id='launch-{i}'><h2>Launch {i}: {esc(launch['outcome'])}</h2>"]
+    first = launch["first_failure"]
+    if first is not None:
+        out.append(
+            f"<p><b>First failure:</b> {esc(first['role'])} <code>{esc(first['file'])}:"
+            f"{esc(first['line'])}</code> at {esc(first['time'] or '?')} — "
+            f"{esc(first['kind'])}: {esc(first['message'])}</p>"
+        )
+    out.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in launch["evidence"]) + "</ul>")
+    out += [f"<p class='muted'>{esc(n)}</p>" for n in launch["notes"]]
+    rows = [
+        [esc(t["time"] or "?"), esc(t["role"]), esc(f"{t['file']}:{t['line']}"), esc(t["what"])]
+        for t in launch["timeline"]
+    ]
+    out.append(table(["time", "role", "where", "what"], rows))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _workers_section(serving: Mapping[str, ServingSeries], roles: dict[str, str]) -> str:
+    out = ["<section id='workers'><h2>Serving per worker</h2>"]
+    if not any(s.lines for s in serving.values()):
+        out.append("<p class='muted'>No decode batches in these logs.</p></section>")
+        return "\n".join(out)
+    out.append(
+        "<p class='muted'>Decode batch lines of each file, per rank (one line per worker; "
+        "many lines are drawn per minute as their mean). Prefill batches and queue depth are "
+        "not drawn yet.</p><div class='charts'>"
+    )
+    for chart, title, unit, css in WORKER_CHARTS:
+        series: dict[str, list[tuple[float, float]]] = {}
+        for file, s in serving.items():
+            raw = s.raw[chart]
+            points = (
+                raw
+                if raw is not None
+                else {k: [(t, mean) for t, _, mean, _ in v] for k, v in s.points(chart).items()}
+            )
+            for rank, pts in points.items():
+                series[_worker(file, roles.get(file), rank, series)] = list(pts)
+        out.append(line_chart(title, series, y_label=unit, css_id=css))
+    out.append("</div></section>")
+    return "\n".join(out)
+
+
+def _worker(file: str, role: str | None, rank: str, taken: Mapping[str, Any]) -> str:
+    """A worker's label: its role and rank (``decode node1 TP8``), or its file's name and rank
+    where the role says nothing or is taken."""
+    label = f"{role} {rank}"
+    if role in (None, "server") or label in taken:
+        label = f"{os.path.basename(file)} {rank}"
+    return label if label not in taken else f"{file} {rank}"
