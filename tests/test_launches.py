@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+from datetime import datetime, timedelta
 from itertools import permutations
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from sglang_logscope.log.launches import (
     header_runs,
     read_launches,
 )
-from sglang_logscope.log.runs import Outcome
+from sglang_logscope.log.runs import Outcome, Run
 from sglang_logscope.staleness.launch_check import check_launch, parse_expects
 from sglang_logscope.staleness.verdict import Verdict
 
@@ -292,3 +293,66 @@ def test_report_of_several_logs_draws_each_worker_and_escapes_names(
     titles = re.findall(r"<polyline[^>]*><title>([^<]*)</title>", html)
     assert "server.log TP0" in titles and "&lt;b&gt;odd.log all" in titles
     assert "Launch 2: crashed" in html or "Launch 1: crashed" in html
+
+
+# ------------------------------------------------------------------ grouping, as a property
+
+_ADDRS = st.sampled_from(["10.0.0.1:5000", "10.0.0.9:5000"])
+_MODES = st.sampled_from(["null", "prefill", "decode"])
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> list[tuple[str, list[Run]]]:
+    files = []
+    for n in range(draw(st.integers(1, 7))):
+        start = datetime(2026, 3, 1, 10) + timedelta(minutes=draw(st.integers(0, 120)))
+        args = {
+            "dist_init_addr": draw(_ADDRS),
+            "nnodes": draw(st.sampled_from([1, 2, 2, 4])),
+            "node_rank": draw(st.integers(0, 3)),
+            "model_path": draw(st.sampled_from(["/m/a", "/m/b"])),
+            "tp_size": draw(st.sampled_from([8, 16])),
+            "disaggregation_mode": draw(_MODES),
+            "disaggregation_transfer_backend": "mooncake",
+        }
+        run = Run(
+            index=0,
+            events=(),
+            started_at=start,
+            ended_at=start + timedelta(minutes=draw(st.integers(0, 30))),
+            first_line=1,
+            last_line=2,
+            server_args=args if draw(st.booleans()) or n == 0 else None,
+            outcome=Outcome.READY,
+            failure=None,
+            release_hint=None,
+            has_banner=True,
+        )
+        files.append((f"f{n}.log", [run]))
+    return files
+
+
+@settings(max_examples=300, deadline=None)
+@given(_runs())
+def test_grouping_joins_only_on_shared_evidence(files: list[tuple[str, list[Run]]]) -> None:
+    launches = group_launches(files)
+    assert sorted(f for x in launches for f in x.files) == sorted(f for f, _ in files)
+    for launch in launches:
+        assert launch.evidence  # every launch says why it is one
+        members = launch.members
+        if len(members) == 1:
+            continue
+        assert all(m.run.server_args is not None for m in members)
+        nodes = [
+            (m.mode, m.args["dist_init_addr"], m.node_rank)
+            for m in members
+            if m.node_rank is not None
+        ]
+        assert len(set(nodes)) == len(nodes)  # a node rank once per cluster
+        assert len({m.args["model_path"] for m in members}) == 1
+        for mode in {m.mode for m in members}:
+            same = [m for m in members if m.mode == mode]
+            assert len({m.args["dist_init_addr"] for m in same}) == 1 or mode is not None
+        if any(m.mode is None for m in members):  # no PD join: one multi-node group
+            assert len({m.args["dist_init_addr"] for m in members}) == 1
+            assert all(m.node_rank is not None for m in members)
