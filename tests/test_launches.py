@@ -356,3 +356,11 @@ def test_grouping_joins_only_on_shared_evidence(files: list[tuple[str, list[Run]
         if any(m.mode is None for m in members):  # no PD join: one multi-node group
             assert len({m.args["dist_init_addr"] for m in members}) == 1
             assert all(m.node_rank is not None for m in members)
+
+
+def test_launches_render_in_a_notebook_escaped(tmp_path: Path) -> None:
+    odd = tmp_path / "<i>node1.log"
+    shutil.copy(OOM / "node1.log", odd)
+    html = read_launches([OOM_LOGS[0], str(odd)])._repr_html_()
+    assert "<i>node1" not in html and "&lt;i&gt;node1.log:4 cuda_oom" in html
+    assert html.count("<tr>") == 2  # the head and one launch
