@@ -224,7 +224,7 @@ def runs(
     paths = _log_paths(log, recursive)
     if len(paths) > 1:
         with working(f"reading {len(paths)} files"):
-            emit(read_launches(paths), fmt)
+            emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
     with working(f"reading {paths[0]}"):
         result = list_runs(_adapted(paths[0], input_format, container))
@@ -275,11 +275,11 @@ def summary(
 
     paths = _log_paths(log, recursive)
     if dask is not None or parquet is not None:
-        _fleet(paths, dask, parquet, fmt)
+        _fleet([_adapted(p, input_format, container) for p in paths], dask, parquet, fmt)
         return
     if launches:
         with working(f"grouping {len(paths)} file(s)"):
-            emit(read_launches(paths), fmt)
+            emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
     with working(
         f"summarizing {len(paths)} file(s)" if len(paths) > 1 else f"summarizing {paths[0]}"
@@ -288,7 +288,7 @@ def summary(
     emit(result, fmt)
 
 
-def _fleet(paths: list[str], dask: str | None, parquet: Path | None, fmt: TextFormat) -> None:
+def _fleet(paths: list[Any], dask: str | None, parquet: Path | None, fmt: TextFormat) -> None:
     """``summary --dask`` / ``--parquet``: the fleet read (on Dask, or here), rendered, the
     table written; an error only when no file could be read."""
     # start-up: the fleet helpers load only for a fleet
@@ -387,7 +387,7 @@ def check(
     if len(paths) > 1:
         with working(f"checking {len(paths)} files"):
             launch = check_launch(
-                paths,
+                [_adapted(p, input_format, container) for p in paths],
                 parse_expects(specs),
                 launched_at,
                 log_tz,

@@ -364,3 +364,24 @@ def test_launches_render_in_a_notebook_escaped(tmp_path: Path) -> None:
     html = read_launches([OOM_LOGS[0], str(odd)])._repr_html_()
     assert "<i>node1" not in html and "&lt;i&gt;node1.log:4 cuda_oom" in html
     assert html.count("<tr>") == 2  # the head and one launch
+
+
+def test_input_format_reaches_every_log_of_a_launch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kubectl --timestamps copies of the two nodes: read with --input-format kubectl, the
+    launch is the plain one's."""
+    logs = []
+    for name in ("node0.log", "node1.log"):
+        lines = (OOM / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        wrapped = tmp_path / name
+        wrapped.write_text(
+            "".join(f"2026-03-01T09:00:00.000000000Z {line}" for line in lines), encoding="utf-8"
+        )
+        logs.append(str(wrapped))
+    code, out, _ = _run(
+        ["summary", "--launches", "-f", "json", "--input-format", "kubectl", *logs], capsys
+    )
+    assert code == 0
+    (launch,) = json.loads(out)["launches"]
+    assert launch["first_failure"]["kind"] == "cuda_oom" and len(launch["files"]) == 2

@@ -16,7 +16,7 @@ from typing import Any
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import EventKind
-from ..parse.source import describe
+from ..parse.source import Source, describe
 from .launches import Launch, group_launches
 from .reader import SUMMARY_KINDS, iter_runs, run_summary
 from .runs import Run
@@ -72,7 +72,7 @@ class Fleet:
         return fleet_table(self.seen)
 
 
-def read_fleet(sources: Sequence[str], scheduler: str | None = None) -> Fleet:
+def read_fleet(sources: Sequence[Source], scheduler: str | None = None) -> Fleet:
     """The fleet of ``sources``: on Dask at ``scheduler`` (see :func:`map_fleet`), else in
     this process in turn, lazily (nothing is read before the fleet is iterated)."""
     if scheduler is not None:
@@ -80,22 +80,22 @@ def read_fleet(sources: Sequence[str], scheduler: str | None = None) -> Fleet:
     return Fleet(fleet_item(s) for s in sources)
 
 
-def fleet_item(source: str) -> FleetItem:
+def fleet_item(source: Source) -> FleetItem:
     """Read one file for a fleet (pure and picklable: a Dask task). One pass gives both the
     ``summary`` JSON and the runs that grouping reads."""
     try:
         runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
     except (LogscopeError, OSError) as exc:
-        return FleetItem(source, None, (), str(exc))
+        return FleetItem(describe(source), None, (), str(exc))
     summary = {
         "schema_version": SCHEMA_VERSION,
         "log": describe(source),
         "runs": [run_summary(r) for r in runs],
     }
-    return FleetItem(source, summary, runs)
+    return FleetItem(describe(source), summary, runs)
 
 
-def map_fleet(sources: Sequence[str], scheduler: str) -> Iterator[FleetItem]:
+def map_fleet(sources: Sequence[Source], scheduler: str) -> Iterator[FleetItem]:
     """:func:`fleet_item` of each source on Dask, one task per file, yielded as each completes
     (not in input order). ``scheduler``: a scheduler's address, or ``local`` for a
     ``LocalCluster`` of one single-threaded worker process per core."""

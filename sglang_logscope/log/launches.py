@@ -28,6 +28,7 @@ from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.remote import is_url, list_url
+from ..parse.source import Source, describe
 from .reader import iter_runs
 from .runs import Outcome, Run
 
@@ -258,13 +259,13 @@ def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def header_runs(source: str) -> tuple[Run, ...]:
+def header_runs(source: Source) -> tuple[Run, ...]:
     """The runs of ``source`` with their header (``server_args``) kept, no other event: what
     grouping needs, streamed."""
     return tuple(iter_runs(source, (EventKind.SERVER_ARGS,)))
 
 
-def read_launches(sources: Sequence[str]) -> Launches:
+def read_launches(sources: Sequence[Source]) -> Launches:
     """The launches the logs ``sources`` hold (each file's header runs, grouped by
     :func:`group_launches`). A file that cannot be read is listed in ``unreadable``; only when
     none can be read is it an error."""
@@ -272,9 +273,9 @@ def read_launches(sources: Sequence[str]) -> Launches:
     unreadable: list[tuple[str, str]] = []
     for source in sources:
         try:
-            read.append((source, header_runs(source)))
+            read.append((describe(source), header_runs(source)))
         except (LogscopeError, OSError) as exc:
-            unreadable.append((source, str(exc)))
+            unreadable.append((describe(source), str(exc)))
     if not read:
         why = "; ".join(f"{f}: {w}" for f, w in unreadable) or "no log given"
         raise LogscopeError(f"no log could be read ({why})")

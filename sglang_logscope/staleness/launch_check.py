@@ -13,6 +13,7 @@ from typing import Any
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..log.launches import Launch, Launches, read_launches
+from ..parse.source import Source, describe
 from .judge import check
 from .verdict import CheckReport, Verdict
 
@@ -101,7 +102,7 @@ def parse_expects(specs: Sequence[str]) -> dict[str | None, str]:
 
 
 def check_launch(
-    sources: Sequence[str],
+    sources: Sequence[Source],
     expects: Mapping[str | None, str] | None = None,
     launched_at: str | None = None,
     log_tz: str | None = None,
@@ -119,10 +120,11 @@ def check_launch(
     unread = dict(launches.unreadable)
     files = []
     for source in sources:
-        if source in unread:
+        name = describe(source)
+        if name in unread:
             continue
-        role = roles.get(source)
-        expect = _expect_for(source, role, expects)
+        role = roles.get(name)
+        expect = _expect_for(name, role, expects)
         try:
             report = check(
                 source,
@@ -134,9 +136,9 @@ def check_launch(
                 here=here,
             )
         except LogscopeError as exc:
-            unread[source] = str(exc)
+            unread[name] = str(exc)
             continue
-        files.append(FileCheck(source, role, expect, report, older.get(source)))
+        files.append(FileCheck(name, role, expect, report, older.get(name)))
     if not files:
         raise LogscopeError("no log could be checked (" + "; ".join(unread.values()) + ")")
     return LaunchCheck(tuple(files), launches, tuple(unread.items()))
