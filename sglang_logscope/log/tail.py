@@ -29,7 +29,7 @@ from importlib.util import find_spec
 from typing import Any
 
 from ..errors import InputError
-from ..events import Event, EventKind
+from ..events import Event, EventKind, kinds_where
 from ..parse.adapters import InputFormat, format_of
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
@@ -158,11 +158,7 @@ def _stub(index: int, starter: Starter, next_first: int | None) -> Run:
 #: The kinds the check keeps of the parsed runs: every kind but the serving lines (batch and
 #: access lines, folded in as counts and times). Lines the catalog does not know are kept:
 #: a file of nothing but such lines is named by its first ones (LS040).
-CHECK_KINDS = frozenset(EventKind) - {
-    EventKind.PREFILL_BATCH,
-    EventKind.DECODE_BATCH,
-    EventKind.HTTP_ACCESS,
-}
+CHECK_KINDS = kinds_where(lambda r: not r.serving_row)
 
 
 def read_last_run(
