@@ -147,9 +147,9 @@ class Run:
     def _repr_html_(self) -> str:
         """Jupyter: the run as a small HTML table."""
         # start-up: the HTML views load only in a notebook
-        from .._html import run_html
+        from .._html import notebook_html
 
-        return run_html(self)
+        return notebook_html(self)
 
     def first(self, kind: EventKind) -> Event | None:
         by_kind = getattr(self.events, "iter_kind", None)

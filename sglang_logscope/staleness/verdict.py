@@ -7,13 +7,24 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._text import SCHEMA_VERSION, rfc3339, zone_name
 from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
 from .argdiff import ArgDiff
+
+if TYPE_CHECKING:
+    from ..memory.budget_types import Budget
+
+
+class Cause(TypedDict):
+    """The likely root cause of a failed launch: its finding code, one line, and the fix."""
+
+    code: str
+    message: str
+    fix: str
 
 
 class Verdict(str, enum.Enum):
@@ -42,11 +53,11 @@ class CheckReport:
     matched_args: tuple[str, ...] = ()
     unverified_args: tuple[str, ...] = ()
     oom: Mapping[str, Any] | None = None
-    budget: Any = field(default=None, repr=False)
+    budget: Budget | None = field(default=None, repr=False)
     process: Mapping[str, Any] | None = None
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
-    cause: Mapping[str, str] | None = None
+    cause: Cause | None = None
     scan: Mapping[str, Any] | None = None
     release: Mapping[str, Any] | None = None  # the release read with (issue 17)
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
@@ -81,9 +92,9 @@ class CheckReport:
     def _repr_html_(self) -> str:
         """Jupyter: the verdict, the run, the argument differences and findings."""
         # start-up: the HTML views load only in a notebook
-        from .._html import check_html
+        from .._html import notebook_html
 
-        return check_html(self)
+        return notebook_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         run, zone, name = self.run, self.log_tz, self.log_tz_name

@@ -17,7 +17,7 @@ from ..command.parse import LaunchCommand
 from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
-from .verdict import Verdict
+from .verdict import Cause, Verdict
 
 #: Lint codes (the launch command as bash runs it) and the argparse ones.
 LINT = tuple(f"LS0{n}" for n in range(30, 38))
@@ -44,7 +44,7 @@ def _cause_findings(findings: list[Finding]) -> list[Finding]:
     return [*argparse, *errors, *warnings]
 
 
-def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[str, str] | None:
+def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> Cause | None:
     """The likely root cause: the first argparse or lint error, in one line, with its fix."""
     short = {h.code: h for h in lint}
     for f in _cause_findings(findings):
