@@ -33,6 +33,7 @@ from ..timing import (
     START_TOLERANCE,
     LaunchTime,
     file_mtime,
+    launch_record_bytes,
     parse_launched_at,
     parse_tz,
     to_log_time,
@@ -131,11 +132,10 @@ def _path_of(source: Source) -> str | None:
 
 def _launch_record(path: str) -> dict[str, Any]:
     """The optional ``LOG.launch.json`` written by ``logscope launch`` (data only, validated)."""
-    record_path = Path(path + ".launch.json")
-    if not os.path.lexists(record_path):
-        return {}
     try:
-        raw = read_regular(record_path, 1_000_000, "a launch record")  # no FIFO, no device
+        raw = launch_record_bytes(path)
+        if raw is None:
+            return {}
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except (LogscopeError, ValueError, RecursionError):
         return {}
