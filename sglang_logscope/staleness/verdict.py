@@ -16,7 +16,10 @@ from ..log.runs import Outcome, Run
 from .argdiff import ArgDiff
 
 if TYPE_CHECKING:
+    from ..log.release import ReleaseUsed
+    from ..log.tail import Scan
     from ..memory.budget_types import Budget
+    from ..memory.verdict import OomReading
 
 
 class Cause(TypedDict):
@@ -52,14 +55,14 @@ class CheckReport:
     intended: LaunchCommand | None = field(default=None, repr=False)
     matched_args: tuple[str, ...] = ()
     unverified_args: tuple[str, ...] = ()
-    oom: Mapping[str, Any] | None = None
+    oom: OomReading | None = None
     budget: Budget | None = field(default=None, repr=False)
     process: Mapping[str, Any] | None = None
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
     cause: Cause | None = None
-    scan: Mapping[str, Any] | None = None
-    release: Mapping[str, Any] | None = None  # the release read with (issue 17)
+    scan: Scan | None = None
+    release: ReleaseUsed | None = None  # the release read with (issue 17)
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
     log_tz: tzinfo | None = field(default=None, repr=False)
     log_tz_name: str | None = None

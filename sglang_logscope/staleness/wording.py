@@ -10,7 +10,7 @@ deletes it: LS031), the line that killed the shell comes before everything else.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..command.lint import LintHit
 from ..command.parse import LaunchCommand
@@ -18,6 +18,9 @@ from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
 from .verdict import Cause, Verdict
+
+if TYPE_CHECKING:
+    from ..memory.verdict import OomReading
 
 #: Lint codes (the launch command as bash runs it) and the argparse ones.
 LINT = tuple(f"LS0{n}" for n in range(30, 38))
@@ -106,7 +109,7 @@ def next_steps(
     diffs: tuple[ArgDiff, ...],
     findings: list[Finding],
     launch_given: bool,
-    oom: dict[str, Any] | None,
+    oom: OomReading | None,
     intended: LaunchCommand | None,
     lint: tuple[LintHit, ...] = (),
 ) -> list[str]:
