@@ -151,6 +151,10 @@ class KindRole:
     progress: bool = False
     #: only a starting server prints it (beyond the phase kinds, which all count but batches)
     startup: bool = False
+    #: holds no SGLang text: never evidence of the release that wrote the log
+    no_release_text: bool = False
+    #: what a Python ``warnings`` line (a release's call site) is read as
+    warning_line: bool = False
 
 
 _R = KindRole
@@ -219,9 +223,9 @@ KIND_ROLES: Mapping[EventKind, KindRole] = {
     _K.WARMUP_FAILED: _R(failure=_FAIL.EXCEPTION),
     _K.SHUTDOWN: _R(terminal=True),
     _K.FOREIGN_TRACEBACK: _R(no_progress=True),
-    _K.SGLANG_MESSAGE: _R(preamble=True, no_progress=True),
-    _K.UNKNOWN: _R(preamble=True, no_progress=True),
-    _K.TEXT: _R(preamble=True, no_progress=True),
+    _K.SGLANG_MESSAGE: _R(preamble=True, no_progress=True, warning_line=True),
+    _K.UNKNOWN: _R(preamble=True, no_progress=True, no_release_text=True),
+    _K.TEXT: _R(preamble=True, no_progress=True, no_release_text=True, warning_line=True),
 }  # fmt: skip
 
 

@@ -8,8 +8,9 @@ The pinned sets below are the hand-written tables as they stood before they were
 from __future__ import annotations
 
 from sglang_logscope.events import KIND_ROLES, OOM_FAILURES, EventKind, FailureKind, Phase
-from sglang_logscope.log import runs, tail
+from sglang_logscope.log import pinning, runs, tail
 from sglang_logscope.parse import levels
+from sglang_logscope.parse.messages import CATALOG
 from sglang_logscope.watch import phases
 
 K = EventKind
@@ -135,3 +136,9 @@ def test_phase_tables() -> None:
     assert (
         runs.FailureKind is FailureKind and phases.Phase is Phase
     )  # the old homes still name them
+
+
+def test_release_evidence_tables() -> None:
+    bulk = {s.kind for s in CATALOG.specs if s.bulk}
+    assert frozenset({K.UNKNOWN, K.TEXT} | bulk) == pinning._SKIP
+    assert {K.TEXT, K.SGLANG_MESSAGE} == pinning._WARNED
