@@ -125,7 +125,8 @@ LogTzOpt = Annotated[
 
 class InputFormatChoice(str, Enum):
     """``--input-format``: the values of :class:`~.parse.adapters.InputFormat` (kept here so
-    that the CLI's start-up does not import the parser)."""
+    that the CLI's start-up does not import the parser; ``tests/test_wrappers.py`` keeps the
+    two lists equal)."""
 
     auto = "auto"
     plain = "plain"

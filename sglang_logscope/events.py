@@ -1,9 +1,11 @@
-"""The typed records the parser produces: ranks, event kinds and events."""
+"""The typed records the parser produces: ranks, event kinds and events, and what each kind
+means (:data:`KIND_ROLES`, one row per kind: every kind set of ``parse/``, ``log/`` and
+``watch/`` is derived from it)."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
@@ -69,6 +71,171 @@ class EventKind(str, enum.Enum):
     SGLANG_MESSAGE = "sglang_message"
     UNKNOWN = "unknown"
     TEXT = "text"
+
+
+class FailureKind(str, enum.Enum):
+    """Why a run died, most specific first (the order a run's failures are ranked in)."""
+
+    NOT_ENOUGH_MEMORY = "not_enough_memory"
+    WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
+    MAMBA_STATE_TOO_SMALL = "mamba_state_too_small"
+    CUDA_OOM = "cuda_oom"
+    ARGPARSE_ERROR = "argparse_error"
+    PORT_IN_USE = "port_in_use"
+    NCCL_ERROR = "nccl_error"
+    EXCEPTION = "exception"
+
+    @property
+    def is_oom(self) -> bool:
+        return self in OOM_FAILURES
+
+
+class Phase(str, enum.Enum):
+    """A phase of a starting server, in the order it goes through them."""
+
+    ARGS = "args"
+    DIST_INIT = "dist_init"
+    WEIGHTS = "weights"
+    POOLS = "pools"
+    CUDA_GRAPH = "cuda_graph"
+    READY = "ready"
+
+    @property
+    def label(self) -> str:
+        return _PHASE_LABEL[self]
+
+
+_PHASE_LABEL = {
+    Phase.ARGS: "args",
+    Phase.DIST_INIT: "distributed init",
+    Phase.WEIGHTS: "weights",
+    Phase.POOLS: "KV / mamba pools",
+    Phase.CUDA_GRAPH: "CUDA graphs",
+    Phase.READY: "ready",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KindRole:
+    """What an :class:`EventKind` means beyond its name. Every field defaults to "no role"."""
+
+    #: the level a line of this kind implies when its header names none
+    level_hint: str | None = None
+    #: the run failure this kind means (a run that logs it failed)
+    failure: FailureKind | None = None
+    #: ``failure`` is an out-of-memory failure
+    oom: bool = False
+    #: names a traceback's failure: the lowest rank among a block's exceptions wins
+    traceback_rank: int | None = None
+    #: an exception line (a traceback's last line may be one)
+    exception: bool = False
+    #: a record of its own even right after a traceback (never its exception text)
+    own_record: bool = False
+    #: ends a run (beyond the failures, which all do)
+    terminal: bool = False
+    #: after SGLang's own SIGTERM handler spoke, part of the stop itself, not a failure
+    stop_chain: bool = False
+    #: printed before the ``server_args`` banner; belongs to the run that follows
+    preamble: bool = False
+    #: says nothing about how far a run got
+    no_progress: bool = False
+    #: the server is ready
+    ready: bool = False
+    #: a batch line: the server is serving
+    batch: bool = False
+    #: a serving row (batch or access line): folded into counts and times by the check
+    serving_row: bool = False
+    #: the start-up phase this kind belongs to
+    phase: Phase | None = None
+    #: a progress line (repeats on one line number as the phase advances)
+    progress: bool = False
+    #: only a starting server prints it (beyond the phase kinds, which all count but batches)
+    startup: bool = False
+    #: holds no SGLang text: never evidence of the release that wrote the log
+    no_release_text: bool = False
+    #: what a Python ``warnings`` line (a release's call site) is read as
+    warning_line: bool = False
+
+
+_R = KindRole
+_K = EventKind
+_FAIL = FailureKind
+
+#: One row per kind: a new kind without a row fails ``tests/test_kind_roles.py``.
+KIND_ROLES: Mapping[EventKind, KindRole] = {
+    _K.SERVER_ARGS: _R(phase=Phase.ARGS),
+    _K.ARGS_ADJUSTED: _R(level_hint="WARNING", preamble=True, phase=Phase.ARGS),
+    _K.ATTENTION_BACKEND: _R(preamble=True, phase=Phase.ARGS),
+    _K.LAUNCH_WARNING: _R(preamble=True, phase=Phase.ARGS),
+    _K.DIST_INIT_BEGIN: _R(phase=Phase.DIST_INIT),
+    _K.DIST_INIT_END: _R(phase=Phase.DIST_INIT),
+    _K.MEMORY_BASELINE: _R(phase=Phase.DIST_INIT),
+    _K.MEMORY_UNBALANCED: _R(phase=Phase.DIST_INIT),
+    _K.LOAD_WEIGHT_BEGIN: _R(phase=Phase.WEIGHTS),
+    _K.LOAD_WEIGHT_END: _R(phase=Phase.WEIGHTS),
+    _K.WEIGHT_PROGRESS: _R(phase=Phase.WEIGHTS, progress=True),
+    _K.KV_CACHE_ALLOCATED: _R(phase=Phase.POOLS),
+    _K.MAMBA_CACHE_ALLOCATED: _R(phase=Phase.POOLS),
+    _K.SWA_POOL: _R(phase=Phase.POOLS),
+    _K.MEMORY_POOL_END: _R(phase=Phase.POOLS),
+    _K.TOKEN_SUMMARY: _R(phase=Phase.POOLS),
+    _K.CUDA_GRAPH_BEGIN: _R(phase=Phase.CUDA_GRAPH),
+    _K.CUDA_GRAPH_END: _R(phase=Phase.CUDA_GRAPH),
+    _K.CUDA_GRAPH_PROGRESS: _R(phase=Phase.CUDA_GRAPH, progress=True),
+    _K.CUDA_GRAPH_FAILED: _R(
+        failure=_FAIL.EXCEPTION, traceback_rank=8, exception=True, own_record=True
+    ),
+    _K.STARTUP_TIMINGS: _R(),
+    _K.UVICORN_STARTED: _R(startup=True),
+    _K.UVICORN_RUNNING: _R(startup=True),
+    _K.SERVER_READY: _R(ready=True, phase=Phase.READY),
+    _K.PREFILL_BATCH: _R(batch=True, serving_row=True, phase=Phase.READY),
+    _K.DECODE_BATCH: _R(batch=True, serving_row=True, phase=Phase.READY),
+    _K.HTTP_ACCESS: _R(serving_row=True),
+    _K.KV_RETRACT: _R(),
+    _K.BENCH_RESULT: _R(terminal=True),
+    _K.NOT_ENOUGH_MEMORY: _R(
+        level_hint="ERROR", failure=_FAIL.NOT_ENOUGH_MEMORY, oom=True, traceback_rank=1,
+        exception=True,
+    ),
+    _K.WEIGHTS_LEAVE_NO_MEMORY: _R(
+        failure=_FAIL.WEIGHTS_LEAVE_NO_MEMORY, oom=True, traceback_rank=2, exception=True
+    ),
+    _K.MAMBA_STATE_TOO_SMALL: _R(
+        failure=_FAIL.MAMBA_STATE_TOO_SMALL, oom=True, traceback_rank=3, exception=True
+    ),
+    _K.CUDA_OOM: _R(
+        level_hint="ERROR", failure=_FAIL.CUDA_OOM, oom=True, traceback_rank=4, exception=True
+    ),
+    _K.SCHEDULER_EXCEPTION: _R(level_hint="ERROR", failure=_FAIL.EXCEPTION, exception=True),
+    _K.EXCEPTION: _R(failure=_FAIL.EXCEPTION, exception=True),
+    _K.SIGQUIT: _R(terminal=True, stop_chain=True),
+    _K.SCHEDULER_DEAD: _R(
+        failure=_FAIL.EXCEPTION, traceback_rank=7, exception=True, own_record=True,
+        stop_chain=True,
+    ),
+    _K.ARGPARSE_USAGE: _R(terminal=True, startup=True),
+    _K.ARGPARSE_ERROR: _R(failure=_FAIL.ARGPARSE_ERROR, exception=True, startup=True),
+    _K.PORT_IN_USE: _R(failure=_FAIL.PORT_IN_USE, traceback_rank=5, exception=True),
+    _K.PORT_WAIT: _R(),
+    _K.NCCL_ERROR: _R(failure=_FAIL.NCCL_ERROR, traceback_rank=6, exception=True),
+    _K.WATCHDOG_TIMEOUT: _R(),
+    _K.WARMUP_FAILED: _R(failure=_FAIL.EXCEPTION),
+    _K.SHUTDOWN: _R(terminal=True),
+    _K.FOREIGN_TRACEBACK: _R(no_progress=True),
+    _K.SGLANG_MESSAGE: _R(preamble=True, no_progress=True, warning_line=True),
+    _K.UNKNOWN: _R(preamble=True, no_progress=True, no_release_text=True),
+    _K.TEXT: _R(preamble=True, no_progress=True, no_release_text=True, warning_line=True),
+}  # fmt: skip
+
+
+def kinds_where(test: Callable[[KindRole], object]) -> frozenset[EventKind]:
+    """The kinds whose role passes ``test`` (each kind set of the package is one of these)."""
+    return frozenset(k for k, r in KIND_ROLES.items() if test(r))
+
+
+#: The failure kinds that are out-of-memory failures.
+OOM_FAILURES = frozenset(r.failure for r in KIND_ROLES.values() if r.oom and r.failure)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Stable finding codes: what each means and what to do. Other tools match on these codes.
 
-``docs/findings/<CODE>.md`` is generated from this table (``scripts/gen_findings_docs.py``);
+One registry for every code: ``LS`` (the check, the launch lint, the log readers) and ``PF``
+(the pre-flight). ``docs/findings/<CODE>.md`` is generated from it (``scripts/gen_findings_docs.py``);
 a test keeps it in sync. Codes are never renumbered or reused.
 """
 
@@ -202,6 +203,95 @@ CODES: dict[str, Code] = {
 }  # fmt: skip
 
 
+#: The pre-flight's codes (``machine/preflight.py`` emits them): the same registry, with pages in
+#: ``docs/findings/`` generated beside the LS codes'.
+PF_CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code("PF001", "args-rejected", Severity.ERROR,
+             "SGLang's argparse would reject the command (unknown/ambiguous flag, bad value).",
+             "Fix the flag (see the suggestion) and run the pre-flight again."),
+        Code("PF002", "gpu-missing", Severity.ERROR,
+             "The launch needs more GPUs than CUDA_VISIBLE_DEVICES / --base-gpu-id leave it.",
+             "Use fewer GPUs (--tp-size, --dp-size, --pp-size) or make more visible (CUDA_VISIBLE_DEVICES, --base-gpu-id)."),
+        Code("PF003", "sglang-holds-gpu", Severity.ERROR,
+             "An SGLang process (an earlier run, a leftover scheduler) holds memory on a GPU "
+             "the launch will use.",
+             "Stop the earlier SGLang process the finding names (its pid) before launching, or launch on other GPUs."),
+        Code("PF004", "process-holds-gpu", Severity.WARNING,
+             "Another process holds memory on a GPU the launch will use.",
+             "Check that the process the finding names is meant to share the GPU: its memory is not free for the launch."),
+        Code("PF005", "memory-unbalanced", Severity.ERROR,
+             "Free memory differs between the launch's GPUs by more than SGLang tolerates "
+             "(a rank's free < 0.9 x another's): 'The memory capacity is unbalanced'.",
+             "Free the memory held on the fuller GPU (the holders are named in PF003/PF004) or launch on GPUs with equal free memory."),
+        Code("PF006", "budget-does-not-fit", Severity.ERROR,
+             "With the memory free now as F0, SGLang's memory budget does not fit.",
+             "Free the memory other processes hold on the GPUs, or change the launch (more GPUs, a shorter context); `logscope budget` shows the arithmetic."),
+        Code("PF007", "port-in-use", Severity.ERROR,
+             "The host/port cannot be bound: something already listens there.",
+             "Stop what listens there (an earlier server?) or pass another --port."),
+        Code("PF008", "host-unavailable", Severity.ERROR,
+             "The --host address cannot be bound on this machine.",
+             "Pass a --host address of this machine (0.0.0.0, 127.0.0.1, an interface's IP)."),
+        Code("PF009", "model-path-missing", Severity.ERROR,
+             "--model-path names a local path that does not exist.",
+             "Fix the path, or give the model's hub id."),
+        Code("PF010", "model-config-missing", Severity.ERROR,
+             "--model-path is a local directory without config.json.",
+             "Point --model-path at the directory that holds the model's config.json."),
+        Code("PF011", "log-overwritten", Severity.WARNING,
+             "The redirection '>' will truncate an existing log: the previous run's log is lost.",
+             "Move the old log aside first (the suggestion's `mv LOG LOG.<mtime>`) or write to a new file."),
+        Code("PF012", "log-appended", Severity.WARNING,
+             "The redirection '>>' will append to an existing log: the runs will be mixed.",
+             "Move the old log aside first (the suggestion's `mv LOG LOG.<mtime>`) or write to a new file."),
+        Code("PF013", "gpus-unreadable", Severity.ERROR,
+             "GPU state could not be read (no NVML, no nvidia-smi): GPU checks not made.",
+             "Run the pre-flight where NVML or nvidia-smi works (on the GPU host, or in a container with the driver); the other checks were made."),
+        Code("PF014", "budget-unknown", Severity.WARNING,
+             "The memory budget could not be computed (e.g. unknown model): not checked.",
+             "Nothing was checked of the memory: give a local --model-path with config.json, or budget it with `logscope budget`."),
+        Code("PF015", "hidden-memory", Severity.WARNING,
+             "Memory on a GPU the launch will use is held by processes that cannot be seen.",
+             "Look for processes in other containers or PID namespaces: their memory is not free for the launch."),
+        Code("PF016", "model-not-local", Severity.INFO,
+             "--model-path is not a local path (a hub id): not checked.",
+             "Nothing to do; the model checks need a local path."),
+        Code("PF017", "budget-fits", Severity.INFO,
+             "SGLang's memory budget fits with the memory free now as F0.",
+             "Nothing to do."),
+        Code("PF018", "foreign-pids", Severity.INFO,
+             "The driver reports PIDs of another PID namespace (a container): holders may be "
+             "unnamed.",
+             "Nothing to do; run the pre-flight in the host's PID namespace to have the holders named."),
+        Code("PF019", "runs-elsewhere", Severity.ERROR,
+             "The command runs on another host or in a container (ssh, pct exec, docker exec, "
+             "kubectl exec): this machine's GPUs, ports and paths say nothing about it. Run the "
+             "printed command there, or pass --here to check this machine anyway.",
+             "Run the printed pre-flight where the command runs, or pass --here to check this machine anyway."),
+    )
+}  # fmt: skip
+#: Every code, LS and PF: the one registry a finding's name, severity and fix come from.
+ALL_CODES: dict[str, Code] = {**CODES, **PF_CODES}
+
+
+def code_of(code: str) -> Code:
+    """The registry's entry for ``code`` (LS or PF)."""
+    return ALL_CODES[code]
+
+
+def finding_dict(code: str, message: str) -> dict[str, Any]:
+    """The JSON keys every finding has, LS or PF: code, name, severity, message."""
+    entry = code_of(code)
+    return {
+        "code": code,
+        "name": entry.name,
+        "severity": entry.severity.value,
+        "message": message,
+    }
+
+
 @dataclass(frozen=True)
 class Finding:
     """One statement of a report, with its stable code."""
@@ -212,17 +302,12 @@ class Finding:
 
     @classmethod
     def of(cls, code: str, message: str | None = None) -> Finding:
-        entry = CODES[code]
+        entry = code_of(code)
         return cls(code=code, message=message or entry.meaning, severity=entry.severity)
 
     @property
     def name(self) -> str:
-        return CODES[self.code].name
+        return code_of(self.code).name
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "name": self.name,
-            "severity": self.severity.value,
-            "message": self.message,
-        }
+        return {**finding_dict(self.code, self.message), "severity": self.severity.value}

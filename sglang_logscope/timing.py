@@ -1,4 +1,6 @@
-"""Launch times and time zones: what ``--launched-at`` and ``--log-tz`` mean.
+"""Launch times and time zones: what ``--launched-at`` and ``--log-tz`` mean, and the launch
+record ``logscope launch`` leaves beside a log (:func:`launch_record_bytes`, read by both
+``check`` and ``watch``).
 
 SGLang prints naive local wall-clock time. A launch time may be naive (taken as the log's
 local time), time-only (``09:18`` = that time on the run's date), an epoch, or carry a zone.
@@ -11,11 +13,34 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
 
 from dateutil import parser as dateparser
 from dateutil import tz as dateutil_tz
 
 from .errors import LogscopeError
+from .limits import read_regular
+
+#: The launch record ``logscope launch`` writes beside the log: ``LOG.launch.json``.
+LAUNCH_RECORD_SUFFIX = ".launch.json"
+#: A launch record larger than this is refused (``logscope launch`` writes a few KiB).
+LAUNCH_RECORD_MAX_BYTES = 1 << 20
+
+
+def launch_record_path(log: str | os.PathLike[str]) -> Path:
+    """Where the launch record of ``log`` is."""
+    return Path(os.fspath(log) + LAUNCH_RECORD_SUFFIX)
+
+
+def launch_record_bytes(log: str | os.PathLike[str]) -> bytes | None:
+    """The launch record beside ``log`` as bytes: ``None`` when there is none;
+    :class:`LogscopeError` when it is no regular file or too large (no FIFO, no device). What
+    it holds is the reader's to validate: it is data, never code."""
+    path = launch_record_path(log)
+    if not os.path.lexists(path):
+        return None
+    return read_regular(path, LAUNCH_RECORD_MAX_BYTES, "a launch record")
+
 
 #: A run whose start is this much before the launch time still counts as the launch
 #: (clock granularity: a launch time typed to the minute, or taken on another machine).

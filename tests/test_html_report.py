@@ -17,6 +17,7 @@ from sglang_logscope import budget_for_run, read_log
 from sglang_logscope._html import SEGMENTS
 from sglang_logscope.cli import main
 from sglang_logscope.events import EventKind
+from sglang_logscope.render import budget as text_budget
 from sglang_logscope.render.html import render_html
 from sglang_logscope.staleness.judge import check
 from sglang_logscope.staleness.report import FullReport, full_report, run_budget
@@ -342,3 +343,9 @@ def test_chromium_a_hostile_file_name_injects_nothing(tmp_path: Path) -> None:
     assert "img" not in names and "script" not in names
     assert not any(k.startswith("on") for _, a in tags.tags for k in a)
     assert any("<img src=x onerror=alert(7)>" in d for d in tags.text)  # shown as text
+
+
+def test_terminal_bar_segments_follow_the_one_segment_table() -> None:
+    labels = [label for label, _, _ in SEGMENTS]
+    assert [label for label, _, _ in text_budget._SEGMENTS] == labels
+    assert set(text_budget._LOOK) == set(labels), "a look for each segment, none for another"

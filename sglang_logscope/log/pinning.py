@@ -28,7 +28,7 @@ from typing import Any
 
 import regex
 
-from ..events import Event, EventKind
+from ..events import Event, kinds_where
 from ..parse.message_index import MessageIndex, SourceMessage, message_index
 from ..parse.messages import CATALOG
 
@@ -40,7 +40,7 @@ MAX_MESSAGES = 400
 MAX_EVIDENCE = 12
 #: Not read: lines without SGLang text, and the high-volume kinds the parser folds in bulk
 #: (a run's evidence must not depend on whether its batch lines came as rows or events).
-_SKIP = frozenset({EventKind.UNKNOWN, EventKind.TEXT} | {s.kind for s in CATALOG.specs if s.bulk})
+_SKIP = kinds_where(lambda r: r.no_release_text) | {s.kind for s in CATALOG.specs if s.bulk}
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class ClueCollector:
 
 
 #: The kinds a ``warnings`` line is read as (no header: text, or a message of the index).
-_WARNED = frozenset({EventKind.TEXT, EventKind.SGLANG_MESSAGE})
+_WARNED = kinds_where(lambda r: r.warning_line)
 #: Python's ``warnings`` line: ``/path/sglang/srt/x/awq.py:73: UserWarning: message`` (its
 #: ``file.py:LINE`` is where that release calls ``warnings.warn``).
 _WARNING = regex.compile(

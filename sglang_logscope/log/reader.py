@@ -63,9 +63,9 @@ class Log:
     def _repr_html_(self) -> str:
         """Jupyter: the runs and event counts as an HTML table."""
         # start-up: the HTML helpers load in a notebook only, not for every command
-        from .._html import log_html
+        from .._html import notebook_html
 
-        return log_html(self)
+        return notebook_html(self)
 
 
 #: Plain files of this size or more are held lean (:mod:`.lazy`): their bytes and a few

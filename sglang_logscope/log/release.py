@@ -12,7 +12,7 @@ or a fork between releases), the note says which was used and why.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..parse.catalog import parse_release_range, version_tuple
 from ..parse.message_index import message_index
@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 
 #: The oldest release with an argument table (``data/args/releases.json``).
 FIRST_TABLE = (0, 4, 0)
+
+
+class ReleaseUsed(TypedDict):
+    """What a run was read with, JSON-ready (``sglang_release_used`` of ``check``)."""
+
+    min: str
+    max: str
+    source: str
+    arg_table: str | None
+    note: str
 
 
 @dataclass(frozen=True)
@@ -48,7 +58,7 @@ class ReleaseChoice:
         release's); otherwise the oldest release of the range."""
         return self.high if self.source == "checkout" else self.low
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReleaseUsed:
         return {
             "min": self.low,
             "max": self.high,

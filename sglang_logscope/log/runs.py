@@ -12,7 +12,8 @@ from operator import gt
 from typing import Any
 
 from .._text import printed_zone, rfc3339, zone_name
-from ..events import Event, EventKind
+from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
+from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
 from ..parse.bulk import Rows, row_time
 from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
 from .pinning import Clue, ClueCollector, ReleasePin, clues_of, pin_release
@@ -32,72 +33,25 @@ class Outcome(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-class FailureKind(str, enum.Enum):
-    NOT_ENOUGH_MEMORY = "not_enough_memory"
-    WEIGHTS_LEAVE_NO_MEMORY = "weights_leave_no_memory"
-    MAMBA_STATE_TOO_SMALL = "mamba_state_too_small"
-    CUDA_OOM = "cuda_oom"
-    ARGPARSE_ERROR = "argparse_error"
-    PORT_IN_USE = "port_in_use"
-    NCCL_ERROR = "nccl_error"
-    EXCEPTION = "exception"
-
-    @property
-    def is_oom(self) -> bool:
-        return self in _OOM_KINDS
-
-
-_OOM_KINDS = {
-    FailureKind.NOT_ENOUGH_MEMORY,
-    FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
-    FailureKind.MAMBA_STATE_TOO_SMALL,
-    FailureKind.CUDA_OOM,
-}
-
-#: Event kinds that are failures, most specific first, and the failure kind each one means.
+#: Event kinds that are failures, and the failure kind each one means (see ``KIND_ROLES``).
 FAILURE_OF: dict[EventKind, FailureKind] = {
-    EventKind.NOT_ENOUGH_MEMORY: FailureKind.NOT_ENOUGH_MEMORY,
-    EventKind.WEIGHTS_LEAVE_NO_MEMORY: FailureKind.WEIGHTS_LEAVE_NO_MEMORY,
-    EventKind.MAMBA_STATE_TOO_SMALL: FailureKind.MAMBA_STATE_TOO_SMALL,
-    EventKind.CUDA_OOM: FailureKind.CUDA_OOM,
-    EventKind.ARGPARSE_ERROR: FailureKind.ARGPARSE_ERROR,
-    EventKind.PORT_IN_USE: FailureKind.PORT_IN_USE,
-    EventKind.NCCL_ERROR: FailureKind.NCCL_ERROR,
-    EventKind.SCHEDULER_EXCEPTION: FailureKind.EXCEPTION,
-    EventKind.EXCEPTION: FailureKind.EXCEPTION,
-    EventKind.SCHEDULER_DEAD: FailureKind.EXCEPTION,
-    EventKind.WARMUP_FAILED: FailureKind.EXCEPTION,
-    EventKind.CUDA_GRAPH_FAILED: FailureKind.EXCEPTION,
+    k: r.failure for k, r in KIND_ROLES.items() if r.failure is not None
 }
-_FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
-_TERMINAL = set(FAILURE_OF) | {
-    EventKind.SIGQUIT,
-    EventKind.SHUTDOWN,
-    EventKind.ARGPARSE_USAGE,
-    EventKind.BENCH_RESULT,
-}
+_OOM_KINDS = OOM_FAILURES
+#: Failure kinds, most specific first (the enum's order).
+_FAILURE_ORDER = list(FailureKind)
+_TERMINAL = kinds_where(lambda r: r.failure is not None or r.terminal)
 #: After SGLang's own SIGTERM handler spoke (a ``shutdown`` event), a child's death and the
 #: SIGQUIT that follows are the stop itself, not a failure.
-_STOP_CHAIN = frozenset({EventKind.SCHEDULER_DEAD, EventKind.SIGQUIT})
+_STOP_CHAIN = kinds_where(lambda r: r.stop_chain)
 #: Lines SGLang (or the shell) prints before the ``server_args`` banner of a run: they belong to
 #: the run that follows when they come within :data:`PREAMBLE_WINDOW` of its start.
-PREAMBLE_KINDS = frozenset(
-    {
-        EventKind.ARGS_ADJUSTED,
-        EventKind.ATTENTION_BACKEND,
-        EventKind.LAUNCH_WARNING,
-        EventKind.SGLANG_MESSAGE,
-        EventKind.UNKNOWN,
-        EventKind.TEXT,
-    }
-)
+PREAMBLE_KINDS = kinds_where(lambda r: r.preamble)
 #: Kinds that say nothing about how far a run got (a message of the source index is SGLang's,
 #: but it carries no typed meaning).
-_NO_PROGRESS = frozenset(
-    {EventKind.TEXT, EventKind.UNKNOWN, EventKind.SGLANG_MESSAGE, EventKind.FOREIGN_TRACEBACK}
-)
-_READY = {EventKind.SERVER_READY}
-_SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
+_NO_PROGRESS = kinds_where(lambda r: r.no_progress)
+_READY = kinds_where(lambda r: r.ready)
+_SERVING = kinds_where(lambda r: r.batch)
 
 
 @dataclass(frozen=True)
@@ -193,9 +147,9 @@ class Run:
     def _repr_html_(self) -> str:
         """Jupyter: the run as a small HTML table."""
         # start-up: the HTML views load only in a notebook
-        from .._html import run_html
+        from .._html import notebook_html
 
-        return run_html(self)
+        return notebook_html(self)
 
     def first(self, kind: EventKind) -> Event | None:
         by_kind = getattr(self.events, "iter_kind", None)

@@ -26,10 +26,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import InputError
-from ..events import Event, EventKind
+from ..events import Event, EventKind, kinds_where
 from ..parse.adapters import InputFormat, format_of
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
@@ -70,7 +70,24 @@ class TailLog(Log):
     resumed_from_line: int = 0  # an earlier check's index let the parse go on from here
 
 
-def scan_of(log: Log) -> dict[str, Any]:
+class ScanIndexNote(TypedDict):
+    """A check that went on from its scan index: from which line, and what that means."""
+
+    resumed_from_line: int
+    note: str
+
+
+class Scan(TypedDict):
+    """How a log was read (``scan`` of ``check``'s JSON)."""
+
+    index: ScanIndexNote | None
+    parsed_from_line: int
+    earlier_runs: str
+    serving_lines: str
+    whole_run_read: str
+
+
+def scan_of(log: Log) -> Scan:
     """How a log was read, for a report to say (JSON-ready): from which line it was parsed,
     how earlier runs are known, and whether serving lines were folded rather than kept."""
     first = log.scanned_from_line if isinstance(log, TailLog) else 1
@@ -158,11 +175,7 @@ def _stub(index: int, starter: Starter, next_first: int | None) -> Run:
 #: The kinds the check keeps of the parsed runs: every kind but the serving lines (batch and
 #: access lines, folded in as counts and times). Lines the catalog does not know are kept:
 #: a file of nothing but such lines is named by its first ones (LS040).
-CHECK_KINDS = frozenset(EventKind) - {
-    EventKind.PREFILL_BATCH,
-    EventKind.DECODE_BATCH,
-    EventKind.HTTP_ACCESS,
-}
+CHECK_KINDS = kinds_where(lambda r: not r.serving_row)
 
 
 def read_last_run(

@@ -1,7 +1,7 @@
 """Pre-flight: check the machine before a launch, in one report. It never kills or changes anything.
 
 ``preflight(text)`` reads the intended launch command (:func:`.command.parse_launch_command`) and
-checks, with finding codes ``PF001``... (table :data:`CODES`, documented in ``docs/gpus.md``):
+checks, with finding codes ``PF001``... (rows of the one registry ``findings.PF_CODES``, pages generated in ``docs/findings/``):
 argparse would accept every flag; the GPUs the ranks will use exist (``tp x pp x dp``,
 ``CUDA_VISIBLE_DEVICES`` from the command's env or this environment, ``--base-gpu-id``,
 ``--gpu-id-step``); who holds memory on them (an earlier SGLang run above all); imbalance between
@@ -25,8 +25,7 @@ from .._text import SCHEMA_VERSION, rfc3339, visible
 from ..command.lint import lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command
 from ..errors import LogscopeError
-from ..findings import CODES as LS_CODES
-from ..findings import Code, Severity
+from ..findings import PF_CODES, Severity, code_of, finding_dict
 from ..memory.budget import budget
 from ..memory.budget_types import Budget, MeasuredFigures
 from ..memory.gpus import GpuSpec
@@ -52,60 +51,15 @@ CONTEXT_GIB = 0.6
 BALANCE_RATIO = 0.9
 
 
-CODES: dict[str, Code] = {
-    c.code: c
-    for c in (
-        Code("PF001", "args-rejected", Severity.ERROR,
-               "SGLang's argparse would reject the command (unknown/ambiguous flag, bad value)."),
-        Code("PF002", "gpu-missing", Severity.ERROR,
-               "The launch needs more GPUs than CUDA_VISIBLE_DEVICES / --base-gpu-id leave it."),
-        Code("PF003", "sglang-holds-gpu", Severity.ERROR,
-               "An SGLang process (an earlier run, a leftover scheduler) holds memory on a GPU "
-               "the launch will use."),
-        Code("PF004", "process-holds-gpu", Severity.WARNING,
-               "Another process holds memory on a GPU the launch will use."),
-        Code("PF005", "memory-unbalanced", Severity.ERROR,
-               "Free memory differs between the launch's GPUs by more than SGLang tolerates "
-               "(a rank's free < 0.9 x another's): 'The memory capacity is unbalanced'."),
-        Code("PF006", "budget-does-not-fit", Severity.ERROR,
-               "With the memory free now as F0, SGLang's memory budget does not fit."),
-        Code("PF007", "port-in-use", Severity.ERROR,
-               "The host/port cannot be bound: something already listens there."),
-        Code("PF008", "host-unavailable", Severity.ERROR,
-               "The --host address cannot be bound on this machine."),
-        Code("PF009", "model-path-missing", Severity.ERROR,
-               "--model-path names a local path that does not exist."),
-        Code("PF010", "model-config-missing", Severity.ERROR,
-               "--model-path is a local directory without config.json."),
-        Code("PF011", "log-overwritten", Severity.WARNING,
-               "The redirection '>' will truncate an existing log: the previous run's log is lost."),
-        Code("PF012", "log-appended", Severity.WARNING,
-               "The redirection '>>' will append to an existing log: the runs will be mixed."),
-        Code("PF013", "gpus-unreadable", Severity.ERROR,
-               "GPU state could not be read (no NVML, no nvidia-smi): GPU checks not made."),
-        Code("PF014", "budget-unknown", Severity.WARNING,
-               "The memory budget could not be computed (e.g. unknown model): not checked."),
-        Code("PF015", "hidden-memory", Severity.WARNING,
-               "Memory on a GPU the launch will use is held by processes that cannot be seen."),
-        Code("PF016", "model-not-local", Severity.INFO,
-               "--model-path is not a local path (a hub id): not checked."),
-        Code("PF017", "budget-fits", Severity.INFO,
-               "SGLang's memory budget fits with the memory free now as F0."),
-        Code("PF018", "foreign-pids", Severity.INFO,
-               "The driver reports PIDs of another PID namespace (a container): holders may be "
-               "unnamed."),
-        Code("PF019", "runs-elsewhere", Severity.ERROR,
-               "The command runs on another host or in a container (ssh, pct exec, docker exec, "
-               "kubectl exec): this machine's GPUs, ports and paths say nothing about it. Run the "
-               "printed command there, or pass --here to check this machine anyway."),
-    )
-}  # fmt: skip
-#: The launch lint's codes (LS030-LS037) appear in the pre-flight too.
-_ALL_CODES = {**LS_CODES, **CODES}
+#: The pre-flight's own codes (PF): rows of the one registry, ``findings.PF_CODES``.
+CODES = PF_CODES
 
 
 @dataclass(frozen=True)
 class Finding:
+    """One statement of the pre-flight: a finding of the one registry (PF codes, and the launch
+    lint's LS030-LS037), with the GPU it concerns, a suggestion and its figures."""
+
     code: str
     message: str
     gpu: int | None = None  # the CUDA ordinal concerned
@@ -114,18 +68,15 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return _ALL_CODES[self.code].severity
+        return code_of(self.code).severity
 
     @property
     def name(self) -> str:
-        return _ALL_CODES[self.code].name
+        return code_of(self.code).name
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "code": self.code,
-            "name": self.name,
-            "severity": self.severity.value,
-            "message": self.message,
+            **finding_dict(self.code, self.message),
             "gpu": self.gpu,
             "suggestion": self.suggestion,
             "data": dict(self.data),

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._html import budget_html
+from .._html import notebook_html
 from .._text import SCHEMA_VERSION
 from ..log.runs import FailureKind
 from .eras import Era
@@ -200,7 +200,7 @@ class Budget:
 
     def _repr_html_(self) -> str:
         """Jupyter: the per-GPU stacked bar and figures, as in ``logscope report``."""
-        return budget_html(self)
+        return notebook_html(self)
 
 
 def concurrency(kv_tokens: int | None, context_len: int) -> float | None:

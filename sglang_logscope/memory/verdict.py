@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import regex
 
@@ -38,8 +38,15 @@ class OomVerdict:
     explanation: str
     run_budget: Budget | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OomReading:
         return {"verdict": self.verdict.value, "explanation": self.explanation}
+
+
+class OomReading(TypedDict):
+    """An out-of-memory verdict, JSON-ready (``oom`` of ``check``): ghost, real, contention."""
+
+    verdict: str
+    explanation: str
 
 
 def _gib(text: Any) -> float | None:

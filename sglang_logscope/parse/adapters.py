@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import Enum
@@ -122,12 +122,39 @@ def _is_json_record(line: bytes, keys: tuple[bytes, ...]) -> bool:
     return isinstance(data, dict) and all(k.decode() in data for k in keys)
 
 
+def _all_json(keys: tuple[bytes, ...]) -> Callable[[list[bytes]], bool]:
+    return lambda lines: all(_is_json_record(ln, keys) for ln in lines)
+
+
+def _is_export(lines: list[bytes]) -> bool:
+    return lines[0].startswith((b"__CURSOR=", b"__REALTIME_TIMESTAMP="))
+
+
+def _is_short_iso(lines: list[bytes]) -> bool:
+    journal = [ln for ln in lines if not ln.startswith(b"-- ")]
+    return bool(journal) and all(_SHORT_ISO.match(ln) for ln in journal)
+
+
+def _is_kubectl(lines: list[bytes]) -> bool:
+    kubectl = [_KUBECTL.match(ln) for ln in lines]
+    return all(m is not None and m.end() > 0 for m in kubectl)
+
+
+def _is_compose(lines: list[bytes]) -> bool:
+    return all(_COMPOSE.match(ln) for ln in lines)
+
+
 def detect(head: bytes) -> InputFormat:
-    """The format of a log whose first bytes are ``head``: a wrapping every one of the first
-    lines has (journald's ``-- Boot ... --`` markers aside), else plain."""
+    """The format of a log whose first bytes are ``head``: the first wrapper of
+    :data:`WRAPPERS` whose test every one of the first lines passes (journald's ``-- Boot ...
+    --`` markers aside), else plain."""
     lines = _first_lines(head)
     if not lines:
         return InputFormat.plain
+    for wrapper in WRAPPERS:
+        if wrapper.sniff is not None and wrapper.sniff(lines):
+            return wrapper.format
+    return InputFormat.plain
     if lines[0].startswith((b"__CURSOR=", b"__REALTIME_TIMESTAMP=")):
         return InputFormat.journald_export
     if all(_is_json_record(ln, (b"log", b"time")) for ln in lines):
@@ -262,14 +289,63 @@ def _journal_export_lines(stream: IO[bytes]) -> Iterator[Line]:
         stream.read(1)  # the newline after the data
 
 
-_READERS = {
-    InputFormat.kubectl: lambda s: _prefixed_lines(s, _KUBECTL),
-    InputFormat.compose: lambda s: _prefixed_lines(s, _COMPOSE),
-    InputFormat.journald_short_iso: _short_iso_lines,
-    InputFormat.docker_json: _docker_lines,
-    InputFormat.journald_json: _journal_json_lines,
-    InputFormat.journald_export: _journal_export_lines,
-}
+@dataclass(frozen=True)
+class Wrapper:
+    """One way a tool wraps SGLang's lines: the one place a wrapper is known. ``detect``, the
+    readers, the CLI's ``--input-format`` choices (a mirror, tested equal) and the table in
+    ``docs/user-guide.md`` (:func:`wrapper_table`, tested) all come from :data:`WRAPPERS`."""
+
+    format: InputFormat
+    #: what it reads (the docs' table)
+    reads: str
+    #: the test the first lines must all pass for ``auto`` to pick it; ``None``: never detected
+    sniff: Callable[[list[bytes]], bool] | None = None
+    #: the SGLang lines inside, with their receive time; ``None``: the file is read as it is
+    reader: Callable[[IO[bytes]], Iterator[Line]] | None = None
+
+
+#: Every input format, in the order ``auto`` tries them (plain and auto last).
+WRAPPERS: tuple[Wrapper, ...] = (
+    Wrapper(InputFormat.journald_export, "`journalctl -o export` (binary-framed fields included)",
+            _is_export, _journal_export_lines),
+    Wrapper(InputFormat.docker_json,
+            "Docker's json-file driver (`{\"log\": ..., \"stream\": ..., \"time\": ...}`; "
+            "lines split at 16 KiB joined)",
+            _all_json((b"log", b"time")), _docker_lines),
+    Wrapper(InputFormat.journald_json, "`journalctl -o json`",
+            _all_json((b"MESSAGE", b"__REALTIME_TIMESTAMP")), _journal_json_lines),
+    Wrapper(InputFormat.journald_short_iso,
+            "`journalctl -o short-iso` (`-- Boot ... --` markers skipped)",
+            _is_short_iso, _short_iso_lines),
+    Wrapper(InputFormat.kubectl,
+            "`kubectl logs --timestamps`, `--prefix` (`[pod/NAME/CONTAINER] `), or both",
+            _is_kubectl, lambda s: _prefixed_lines(s, _KUBECTL)),
+    Wrapper(InputFormat.compose, "`docker compose logs` (`service-1  | `, with or without `-t`)",
+            _is_compose, lambda s: _prefixed_lines(s, _COMPOSE)),
+    Wrapper(InputFormat.plain, "the file as it is"),
+    Wrapper(InputFormat.auto, "detected from the first lines (the default): the first above that fits, else plain"),
+)  # fmt: skip
+_READERS = {w.format: w.reader for w in WRAPPERS if w.reader is not None}
+
+
+def wrapper_table() -> str:
+    """The ``--input-format`` table of ``docs/user-guide.md``, from :data:`WRAPPERS`."""
+    rows = ["| `--input-format` | what it reads |", "|---|---|"]
+    rows += [f"| `{w.format.value}` | {w.reads} |" for w in WRAPPERS]
+    return "\n".join(rows) + "\n"
+
+
+#: ``docker logs -t`` / journald time before a line (also read by the bulk path's header).
+OUTER_TIME = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?+Z? "
+#: Prefixes a tool may leave before SGLang's header on any line, whatever the input format
+#: (taken leniently by ``header.py``, whose ``_OUTER`` is built from these, in this order).
+OUTER_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("a pasted log indented by a space or two", r" {1,4}+(?=\[)"),
+    ("docker logs -t, journald: the receive time", OUTER_TIME),
+    ("a wrapper's Python logging: 'ts - name - LEVEL - '", r"- [\w.]{1,80}+ - [A-Z]{1,8}+ - "),
+    ("docker compose 'svc-1  | '", r"[A-Za-z0-9][\w.-]{0,80}+ {0,40}+\| ?"),
+    ("a Ray actor's '(Actor pid=...)'", r"\((?:[^()\n]{1,200}+)\) ++"),
+)  # fmt: skip
 
 
 def iter_lines(stream: IO[bytes], fmt: InputFormat) -> Iterator[Line]:

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import regex
 
 from ..events import Rank
+from .adapters import OUTER_PREFIXES, OUTER_TIME
 
 #: The header time with its date (the other forms are time-only or month-day).
 _TS_DATE = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
@@ -27,15 +28,10 @@ _LEVEL_SRC_ONE = (
 _LEVEL_SRC = rf"(?:{_LEVEL_SRC_ONE})?"
 _BRACKET = rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?{_LEVEL_SRC}"
 #: ``docker logs -t`` / journald time before the line.
-_OUTER_TS = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9}+)?+Z? "
+_OUTER_TS = OUTER_TIME
 _FAST = regex.compile(_BRACKET)
-_OUTER = regex.compile(
-    r"(?: {1,4}+(?=\[))?"  # a pasted log indented by a space or two
-    rf"(?:{_OUTER_TS})?"  # docker logs -t, journald
-    r"(?:- [\w.]{1,80}+ - [A-Z]{1,8}+ - )?"  # a wrapper's Python logging: 'ts - name - LEVEL - '
-    r"(?:[A-Za-z0-9][\w.-]{0,80}+ {0,40}+\| ?)?"  # docker compose 'svc-1  | '
-    r"(?:\((?:[^()\n]{1,200}+)\) ++)?"  # Ray actor prefix
-)
+#: The lenient prefixes of ``adapters.OUTER_PREFIXES``, each optional, in order.
+_OUTER = regex.compile("".join(f"(?:{pattern})?" for _, pattern in OUTER_PREFIXES))
 #: docker compose's service prefix on any line, headed or not ('sglang-1  | ', 'svc |').
 _COMPOSE = regex.compile(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
 #: A header glued after other text on one physical line (a tqdm bar without its newline).

@@ -8,20 +8,24 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .._html import SEGMENTS
 from ..memory.budget_types import Budget
 from .text import console, plain
 from .text import table as make_table
 
 BAR_WIDTH = 60
-_SEGMENTS = (
-    ("weights", "█", "blue"),
-    ("draft", "▓", "cyan"),
-    ("state", "▒", "magenta"),
-    ("scratch", "░", "red"),
-    ("KV", "■", "green"),
-    ("reserve", "▪", "white"),
-    ("slack", "·", "yellow"),
-)
+#: The terminal look (glyph, style) of each segment of ``_html.SEGMENTS``, the one list of the
+#: bar's segments in bar order (a segment without a look here fails at import).
+_LOOK = {
+    "weights": ("█", "blue"),
+    "draft": ("▓", "cyan"),
+    "state": ("▒", "magenta"),
+    "scratch": ("░", "red"),
+    "KV": ("■", "green"),
+    "reserve": ("▪", "white"),
+    "slack": ("·", "yellow"),
+}
+_SEGMENTS = tuple((label, *_LOOK[label]) for label, _, _ in SEGMENTS)
 
 
 def _bar(b: Budget) -> Text:

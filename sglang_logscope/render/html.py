@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from .._html import (
-    budget_block,
     cut,
     esc,
     kv_table,
@@ -29,6 +28,7 @@ from .._html import (
 from ..events import Event, EventKind
 from ..log.runs import Outcome, Run
 from ..log.series import ServingSeries
+from .notebook import budget_block
 
 if TYPE_CHECKING:
     from ..staleness.report import FullReport, RunBudget

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._text import zone_name
 from ..command.lint import LogFacts, lint, remote_check
@@ -25,7 +25,7 @@ from ..events import EventKind
 from ..findings import Finding
 from ..limits import COMMAND_MAX_BYTES, read_regular
 from ..log.reader import Log, read_log
-from ..log.release import choose_release
+from ..log.release import ReleaseUsed, choose_release
 from ..log.runs import FailureKind, Outcome, Run
 from ..log.tail import CHECK_KINDS, read_last_run, scan_of
 from ..parse.source import Source
@@ -33,6 +33,7 @@ from ..timing import (
     START_TOLERANCE,
     LaunchTime,
     file_mtime,
+    launch_record_bytes,
     parse_launched_at,
     parse_tz,
     to_log_time,
@@ -44,6 +45,10 @@ from .out_of_range import out_of_range_findings
 from .release_words import release_flag_findings
 from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
+
+if TYPE_CHECKING:
+    from ..memory.budget_types import Budget
+    from ..memory.verdict import OomReading
 
 
 def check(
@@ -131,11 +136,10 @@ def _path_of(source: Source) -> str | None:
 
 def _launch_record(path: str) -> dict[str, Any]:
     """The optional ``LOG.launch.json`` written by ``logscope launch`` (data only, validated)."""
-    record_path = Path(path + ".launch.json")
-    if not os.path.lexists(record_path):
-        return {}
     try:
-        raw = read_regular(record_path, 1_000_000, "a launch record")  # no FIFO, no device
+        raw = launch_record_bytes(path)
+        if raw is None:
+            return {}
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except (LogscopeError, ValueError, RecursionError):
         return {}
@@ -160,7 +164,7 @@ def table_release(log: Log) -> str | None:
     return chosen.table if chosen is not None else None
 
 
-def release_used(log: Log, given: str | None) -> dict[str, Any] | None:
+def release_used(log: Log, given: str | None) -> ReleaseUsed | None:
     """What the check read the run with (JSON ``sglang_release_used``), and why."""
     if given is not None:
         note = f"SGLang {given} (given)"
@@ -362,7 +366,7 @@ def _command_findings(
     intended: LaunchCommand | None,
     meant: LaunchCommand | None,
     j: _Judgement,
-    used: dict[str, Any] | None = None,
+    used: ReleaseUsed | None = None,
 ) -> None:
     if intended is None or meant is None:
         return
@@ -604,7 +608,7 @@ def _memory(
     stale: bool,
     findings: list[Finding],
     version: str | None,
-) -> tuple[dict[str, Any] | None, Any]:
+) -> tuple[OomReading | None, Budget | None]:
     """The OOM verdict and the intended command's budget (when the memory model can tell)."""
     budget = _intended_budget(run, intended, findings=findings, version=version)
     oom = _oom(run, stale=stale, budget=budget, findings=findings)
@@ -620,7 +624,7 @@ def _memory(
 
 def _intended_budget(
     run: Run, intended: LaunchCommand | None, *, findings: list[Finding], version: str | None
-) -> Any:
+) -> Budget | None:
     """The intended command's budget, or ``None`` (no command, not a GPU launch, or inputs the
     memory model cannot price).
 
@@ -655,7 +659,9 @@ def _intended_budget(
         return None
 
 
-def _oom(run: Run, *, stale: bool, budget: Any, findings: list[Finding]) -> dict[str, Any] | None:
+def _oom(
+    run: Run, *, stale: bool, budget: Budget | None, findings: list[Finding]
+) -> OomReading | None:
     """For a run that died out of memory: real OOM, ghost or contention (with its finding)."""
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.verdict import oom_verdict
@@ -690,8 +696,8 @@ def _report(
     verdict: Verdict,
     run: Run | None,
     j: _Judgement,
-    oom: dict[str, Any] | None = None,
-    budget: Any = None,
+    oom: OomReading | None = None,
+    budget: Budget | None = None,
 ) -> CheckReport:
     steps = next_steps(
         verdict,

@@ -7,13 +7,27 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._text import SCHEMA_VERSION, rfc3339, zone_name
 from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
 from .argdiff import ArgDiff
+
+if TYPE_CHECKING:
+    from ..log.release import ReleaseUsed
+    from ..log.tail import Scan
+    from ..memory.budget_types import Budget
+    from ..memory.verdict import OomReading
+
+
+class Cause(TypedDict):
+    """The likely root cause of a failed launch: its finding code, one line, and the fix."""
+
+    code: str
+    message: str
+    fix: str
 
 
 class Verdict(str, enum.Enum):
@@ -41,14 +55,14 @@ class CheckReport:
     intended: LaunchCommand | None = field(default=None, repr=False)
     matched_args: tuple[str, ...] = ()
     unverified_args: tuple[str, ...] = ()
-    oom: Mapping[str, Any] | None = None
-    budget: Any = field(default=None, repr=False)
+    oom: OomReading | None = None
+    budget: Budget | None = field(default=None, repr=False)
     process: Mapping[str, Any] | None = None
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
-    cause: Mapping[str, str] | None = None
-    scan: Mapping[str, Any] | None = None
-    release: Mapping[str, Any] | None = None  # the release read with (issue 17)
+    cause: Cause | None = None
+    scan: Scan | None = None
+    release: ReleaseUsed | None = None  # the release read with (issue 17)
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
     log_tz: tzinfo | None = field(default=None, repr=False)
     log_tz_name: str | None = None
@@ -81,9 +95,9 @@ class CheckReport:
     def _repr_html_(self) -> str:
         """Jupyter: the verdict, the run, the argument differences and findings."""
         # start-up: the HTML views load only in a notebook
-        from .._html import check_html
+        from .._html import notebook_html
 
-        return check_html(self)
+        return notebook_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         run, zone, name = self.run, self.log_tz, self.log_tz_name

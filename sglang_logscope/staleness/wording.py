@@ -10,14 +10,17 @@ deletes it: LS031), the line that killed the shell comes before everything else.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..command.lint import LintHit
 from ..command.parse import LaunchCommand
 from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
-from .verdict import Verdict
+from .verdict import Cause, Verdict
+
+if TYPE_CHECKING:
+    from ..memory.verdict import OomReading
 
 #: Lint codes (the launch command as bash runs it) and the argparse ones.
 LINT = tuple(f"LS0{n}" for n in range(30, 38))
@@ -44,7 +47,7 @@ def _cause_findings(findings: list[Finding]) -> list[Finding]:
     return [*argparse, *errors, *warnings]
 
 
-def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[str, str] | None:
+def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> Cause | None:
     """The likely root cause: the first argparse or lint error, in one line, with its fix."""
     short = {h.code: h for h in lint}
     for f in _cause_findings(findings):
@@ -106,7 +109,7 @@ def next_steps(
     diffs: tuple[ArgDiff, ...],
     findings: list[Finding],
     launch_given: bool,
-    oom: dict[str, Any] | None,
+    oom: OomReading | None,
     intended: LaunchCommand | None,
     lint: tuple[LintHit, ...] = (),
 ) -> list[str]:

@@ -37,14 +37,15 @@ import regex
 
 from ..errors import LogscopeError
 from ..findings import Severity
-from ..limits import read_regular, shape_problem
+from ..limits import shape_problem
 from ..machine.preflight import preflight
 from ..parse.source import decode_line
+from ..timing import LAUNCH_RECORD_SUFFIX, launch_record_bytes, launch_record_path
 
 if TYPE_CHECKING:
     from ..machine.preflight import Preflight
 
-RECORD_SUFFIX = ".launch.json"
+RECORD_SUFFIX = LAUNCH_RECORD_SUFFIX
 RECORD_SCHEMA = 1
 #: Environment variables that change what the server does, kept in the launch record.
 ENV_NAMES = frozenset({"CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF"})
@@ -52,8 +53,6 @@ ENV_PREFIXES = ("SGLANG_", "NCCL_")
 #: Values of variables named like secrets are not written to the record.
 _SECRET = regex.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", regex.IGNORECASE)
 REDACTED = "<redacted>"
-#: A record larger than this is not a launch record.
-_MAX_RECORD_BYTES = 1 << 20
 
 
 # ------------------------------------------------------------------------------ the record
@@ -143,16 +142,15 @@ class LaunchRecord:
         )
 
 
-def record_path(log: str | os.PathLike[str]) -> Path:
-    return Path(os.fspath(log) + RECORD_SUFFIX)
+record_path = launch_record_path
 
 
 def read_record(log: str | os.PathLike[str]) -> LaunchRecord | None:
     """The launch record beside ``log``: ``None`` when there is none; an error when it is bad."""
     path = record_path(log)
-    if not os.path.lexists(path):
+    raw = launch_record_bytes(log)  # the one reader, shared with check
+    if raw is None:
         return None
-    raw = read_regular(path, _MAX_RECORD_BYTES, "a launch record")  # no FIFO, no device
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

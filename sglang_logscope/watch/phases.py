@@ -7,7 +7,6 @@ any rank order) and never goes backwards.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
@@ -16,66 +15,20 @@ from typing import Any
 import regex
 
 from .. import _text
-from ..events import Event, EventKind
+from ..events import KIND_ROLES, Event, EventKind, kinds_where
+from ..events import Phase as Phase  # re-exported: its home before KIND_ROLES
 from ..log.figures import kv_pool_gib
 
-
-class Phase(str, enum.Enum):
-    ARGS = "args"
-    DIST_INIT = "dist_init"
-    WEIGHTS = "weights"
-    POOLS = "pools"
-    CUDA_GRAPH = "cuda_graph"
-    READY = "ready"
-
-    @property
-    def label(self) -> str:
-        return _PHASE_LABEL[self]
-
-
-_PHASE_LABEL = {
-    Phase.ARGS: "args",
-    Phase.DIST_INIT: "distributed init",
-    Phase.WEIGHTS: "weights",
-    Phase.POOLS: "KV / mamba pools",
-    Phase.CUDA_GRAPH: "CUDA graphs",
-    Phase.READY: "ready",
-}
 PHASES: tuple[Phase, ...] = tuple(Phase)
 
+#: The start-up phase of each kind that has one (see ``KIND_ROLES``).
 _PHASE_OF: dict[EventKind, Phase] = {
-    EventKind.SERVER_ARGS: Phase.ARGS,
-    EventKind.ARGS_ADJUSTED: Phase.ARGS,
-    EventKind.ATTENTION_BACKEND: Phase.ARGS,
-    EventKind.LAUNCH_WARNING: Phase.ARGS,
-    EventKind.DIST_INIT_BEGIN: Phase.DIST_INIT,
-    EventKind.DIST_INIT_END: Phase.DIST_INIT,
-    EventKind.MEMORY_BASELINE: Phase.DIST_INIT,
-    EventKind.MEMORY_UNBALANCED: Phase.DIST_INIT,
-    EventKind.LOAD_WEIGHT_BEGIN: Phase.WEIGHTS,
-    EventKind.WEIGHT_PROGRESS: Phase.WEIGHTS,
-    EventKind.LOAD_WEIGHT_END: Phase.WEIGHTS,
-    EventKind.KV_CACHE_ALLOCATED: Phase.POOLS,
-    EventKind.MAMBA_CACHE_ALLOCATED: Phase.POOLS,
-    EventKind.SWA_POOL: Phase.POOLS,
-    EventKind.MEMORY_POOL_END: Phase.POOLS,
-    EventKind.TOKEN_SUMMARY: Phase.POOLS,
-    EventKind.CUDA_GRAPH_BEGIN: Phase.CUDA_GRAPH,
-    EventKind.CUDA_GRAPH_PROGRESS: Phase.CUDA_GRAPH,
-    EventKind.CUDA_GRAPH_END: Phase.CUDA_GRAPH,
-    EventKind.SERVER_READY: Phase.READY,
-    EventKind.PREFILL_BATCH: Phase.READY,
-    EventKind.DECODE_BATCH: Phase.READY,
+    k: r.phase for k, r in KIND_ROLES.items() if r.phase is not None
 }
-PROGRESS_KINDS = frozenset({EventKind.WEIGHT_PROGRESS, EventKind.CUDA_GRAPH_PROGRESS})
+PROGRESS_KINDS = kinds_where(lambda r: r.progress)
 #: Events that only a starting server prints: a run needs one to count as a launch
 #: (an older server still writing serving lines to the file is not a launch).
-STARTUP_KINDS = frozenset(_PHASE_OF) - {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH} | {
-    EventKind.ARGPARSE_USAGE,
-    EventKind.ARGPARSE_ERROR,
-    EventKind.UVICORN_STARTED,
-    EventKind.UVICORN_RUNNING,
-}
+STARTUP_KINDS = kinds_where(lambda r: (r.phase is not None and not r.batch) or r.startup)
 _ARG_FIGURES = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
     "context_length", "max_running_requests", "chunked_prefill_size", "kv_cache_dtype",
