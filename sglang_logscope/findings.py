@@ -159,10 +159,6 @@ CODES: dict[str, Code] = {
              "Something accepts connections on your command's port but did not give its /server_info within the probe's "
              "deadline and byte cap (or answered with a redirect, which is not followed): the live server says nothing.",
              "Look at what listens on the port (`ss -ltnp`); the rest of the check does not depend on it."),
-        Code("LS053", "config-file-refused", Severity.WARNING,
-             "The command's --config file was not read: it is a symbolic link, not a regular file, too large, or not a "
-             "YAML mapping of known option names. Its content is not shown.",
-             "Pass a regular YAML file of SGLang options (not a link); the flags it would add are unknown to this check."),
         Code("LS020", "oom-ghost", Severity.ERROR,
              "The out-of-memory failure belongs to a stale run, not to your launch.",
              "Do not tune flags against it. Find out why your launch did not run; the budget says whether your command would fit."),

@@ -75,7 +75,7 @@ def open_url(name: str) -> IO[bytes]:
         # fsspec's HTTP filesystem reports a refused connection or an untrusted certificate
         # as FileNotFoundError too: say what failed instead
         raise InputError(f"{shown}: cannot open ({_one_line(why, known)})") from None
-    except Exception as exc: # any backend's error (botocore, zipfile, aiohttp) is the URL's
+    except Exception as exc:  # any backend's error (botocore, zipfile, aiohttp) is the URL's
         raise InputError(f"{shown}: cannot open ({_one_line(exc, known)})") from None
     return cast(IO[bytes], _Bounded(stream, shown, policy, deadline, known))
 
@@ -132,7 +132,7 @@ class _Bounded:
             data = self._inner.read(want)
         except InputError:
             raise
-        except Exception as exc: # a backend's timeout or reset mid-read
+        except Exception as exc:  # a backend's timeout or reset mid-read
             raise InputError(
                 f"{self._shown}: read failed ({_one_line(exc, self._known)})"
             ) from None

@@ -135,7 +135,9 @@ def _launch_record(path: str) -> dict[str, Any]:
     if not os.path.lexists(record_path):
         return {}
     try:
-        raw = read_regular(record_path, 1_000_000, "a launch record")  # no FIFO, no device
+        raw = read_regular(
+            record_path, 1_000_000, "a launch record", follow=False
+        )  # no FIFO, no device, no link
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except (LogscopeError, ValueError, RecursionError):
         return {}

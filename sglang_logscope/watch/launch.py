@@ -152,7 +152,9 @@ def read_record(log: str | os.PathLike[str]) -> LaunchRecord | None:
     path = record_path(log)
     if not os.path.lexists(path):
         return None
-    raw = read_regular(path, _MAX_RECORD_BYTES, "a launch record")  # no FIFO, no device
+    raw = read_regular(
+        path, _MAX_RECORD_BYTES, "a launch record", follow=False
+    )  # no FIFO, no device, no link
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
