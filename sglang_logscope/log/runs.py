@@ -96,6 +96,10 @@ PREAMBLE_KINDS = frozenset(
 _NO_PROGRESS = frozenset(
     {EventKind.TEXT, EventKind.UNKNOWN, EventKind.SGLANG_MESSAGE, EventKind.FOREIGN_TRACEBACK}
 )
+#: At most this many trailing preamble lines move into the run that follows them (the rest
+#: stay with the run before): what a run holds back while it waits for a banner is bounded, so a
+#: file of millions of blank lines costs no more memory than any other.
+MAX_PREAMBLE = 4096
 _READY = {EventKind.SERVER_READY}
 _SERVING = {EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}
 
@@ -237,7 +241,7 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
     if starter.kind is not EventKind.SERVER_ARGS:
         return current, []
     cut = len(current)
-    while cut > 0:
+    while cut > max(0, len(current) - MAX_PREAMBLE):
         e = current[cut - 1]
         if e.kind not in PREAMBLE_KINDS:
             break
@@ -674,6 +678,9 @@ class _Group:
         self.last_kind = event.kind
         if event.kind in PREAMBLE_KINDS:
             self.tail.append(event)
+            if len(self.tail) >= 2 * MAX_PREAMBLE:  # only the last MAX_PREAMBLE may move on
+                self._commit(self.tail[:-MAX_PREAMBLE])
+                del self.tail[:-MAX_PREAMBLE]
             return
         if self.tail:
             self._commit(self.tail)
