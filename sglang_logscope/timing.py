@@ -124,7 +124,12 @@ def parse_tz(name: str | None) -> tzinfo | None:
         return None
     if name.lower() == "local":
         return dateutil_tz.tzlocal()
-    zone = dateutil_tz.gettz(name)
+    if name.startswith(("/", ".")) or ".." in name:  # a file, not a zone: never read
+        raise LogscopeError(f"--log-tz {name[:60]!r}: unknown time zone (a file path is not one)")
+    try:
+        zone = dateutil_tz.gettz(name)
+    except (ValueError, OSError, OverflowError):  # a zone file that is no zone file
+        raise LogscopeError(f"--log-tz {name[:60]!r}: unknown time zone") from None
     if zone is None:
         try:
             offset = dateparser.parse(f"2000-01-01T00:00{name}").tzinfo

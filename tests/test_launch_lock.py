@@ -76,7 +76,9 @@ def test_the_cli_says_it_in_one_line(tmp_path: Path) -> None:
         _stop(first)
     assert done.returncode == 2, done.stdout + done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("logscope: error: ")]
-    assert len(errors) == 1 and "still writes this log" in errors[0]  # (after the pre-flight's note)
+    assert (
+        len(errors) == 1 and "still writes this log" in errors[0]
+    )  # (after the pre-flight's note)
 
 
 def test_a_stale_rotated_record_is_never_paired_with_a_newer_log(tmp_path: Path) -> None:
