@@ -217,6 +217,11 @@ def _body_stall(conn: socket.socket) -> None:
         (_endless_log, {"LOGSCOPE_URL_TIMEOUT": "2", "LOGSCOPE_URL_MAX_MB": "100000"}, ""),
         (_body_stall, {"LOGSCOPE_URL_CONNECT_TIMEOUT": "1"}, ""),
         (_header_stall, {"LOGSCOPE_URL_CONNECT_TIMEOUT": "1"}, ""),
+        (
+            _redirect_to(9),
+            {},
+            "HTTP 302: redirected to http://127.0.0.1:9/elsewhere; redirects are not followed",
+        ),
     ],
 )
 @pytest.mark.parametrize("command", ["summary", "check"])

@@ -90,7 +90,8 @@ def _options(name: str, policy: NetPolicy) -> dict[str, Any]:
         timeout = aiohttp.ClientTimeout(
             total=policy.total_s, sock_connect=policy.connect_s, sock_read=policy.connect_s
         )
-        return {"client_kwargs": {"timeout": timeout}, "allow_redirects": False}
+        client = {"timeout": timeout, "raise_for_status": _no_redirect}
+        return {"client_kwargs": client, "allow_redirects": False}
     if scheme in ("s3", "s3a"):
         retries = {"max_attempts": 1}
         config = {
@@ -100,6 +101,13 @@ def _options(name: str, policy: NetPolicy) -> dict[str, Any]:
         }
         return {"config_kwargs": config}
     return {}
+
+
+async def _no_redirect(response: Any) -> None:
+    """aiohttp's check of each answer: a redirect is not followed, and its body is no log."""
+    if 300 <= response.status < 400:
+        where = redact(str(response.headers.get("Location", "?")))[:200]
+        raise OSError(f"HTTP {response.status}: redirected to {where}; redirects are not followed")
 
 
 class _Bounded:
