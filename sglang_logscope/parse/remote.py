@@ -130,12 +130,19 @@ class _Bounded:
         self.name = shown
 
     def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:  # all of it: chunk by chunk, each under the policy
+            parts = []
+            while chunk := self._chunk(CHUNK):
+                parts.append(chunk)
+            return b"".join(parts)
+        return self._chunk(min(size, CHUNK))
+
+    def _chunk(self, want: int) -> bytes:
         if self._deadline.expired():
             raise NetTimeout(
                 f"{self._shown}: not read in {self._policy.total_s:g} s; "
                 "LOGSCOPE_URL_TIMEOUT=SECONDS allows longer"
             )
-        want = CHUNK if size is None or size < 0 else min(size, CHUNK)
         try:
             data = self._inner.read(want)
         except InputError:
