@@ -324,3 +324,20 @@ def test_the_suite_refuses_a_socket_off_this_machine() -> None:
     with socket.socket() as sock, pytest.raises(AssertionError, match="tests stay on loopback"):
         sock.connect(("169.254.169.254", 80))
     assert os.environ["AWS_EC2_METADATA_DISABLED"] == "true"
+
+
+def test_a_child_process_is_held_to_loopback_too(tmp_path: Path) -> None:
+    """``tests/netguard/sitecustomize.py``: the CLI in a child is refused past loopback, and
+    the refusal is written where the suite's fixture reads it (here: a file of this test's)."""
+    where = tmp_path / "seen.txt"
+    code = "import socket; socket.socket().connect(('169.254.169.254', 80))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LOGSCOPE_NETGUARD_FILE": str(where)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "tests stay on loopback" in done.stderr
+    assert "169.254.169.254" in where.read_text(encoding="utf-8")
