@@ -45,10 +45,12 @@ chromium:
 	  else echo "chromium: not installed (report tests will skip)"; fi; \
 	} || true
 
-# Seeded, fixed-count fuzzing of hostile values through every subcommand (issue 20), and of
+# Seeded, fixed-count fuzzing of hostile values through every subcommand (issue 20), the
+# network, file and launch attacks of issue 29 (each run under a deadline), and of
 # the C fast lane under AddressSanitizer/UBSan (issue 18).
 fuzz: $(STAMP)
 	$(BIN)/python -m benchmarks.fuzz.values --runs 25 --seed 20
+	$(BIN)/python -m benchmarks.fuzz.attacks --runs 2 --seed 29
 	$(BIN)/python -m benchmarks.fuzz.rowscan_asan --runs 200000 --seed 2
 
 # The suite on the lowest and highest supported Pythons, and once with the lowest declared

@@ -350,7 +350,7 @@ _CheckServer = Annotated[
     str | None,
     typer.Option(
         "--server",
-        help="URL of the live server to ask for its arguments (default: the command's port on 127.0.0.1).",
+        help="http:// URL on a loopback address of the live server to ask for its arguments (default: the command's port on 127.0.0.1).",
     ),
 ]
 _CheckHere = Annotated[

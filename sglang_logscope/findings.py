@@ -156,6 +156,10 @@ CODES: dict[str, Code] = {
         Code("LS051", "processes-not-visible", Severity.INFO,
              "This machine's processes could not be read (/proc unreadable): there is no live process evidence.",
              "Run the check as the user that runs the server, on the server's host."),
+        Code("LS052", "live-server-silent", Severity.WARNING,
+             "Something accepts connections on your command's port but did not give its /server_info within the probe's "
+             "deadline and byte cap (or answered with a redirect, which is not followed): the live server says nothing.",
+             "Look at what listens on the port (`ss -ltnp`); the rest of the check does not depend on it."),
         Code("LS020", "oom-ghost", Severity.ERROR,
              "The out-of-memory failure belongs to a stale run, not to your launch.",
              "Do not tune flags against it. Find out why your launch did not run; the budget says whether your command would fit."),

@@ -11,6 +11,7 @@ dropped (treated as unknown) and reported as ``value-out-of-range`` (LS080).
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -255,17 +256,29 @@ COMMAND_MAX_BYTES = 1 << 20
 
 
 def read_regular(
-    path: str | os.PathLike[str], limit: int, what: str, *, pipes: bool = False
+    path: str | os.PathLike[str],
+    limit: int,
+    what: str,
+    *,
+    pipes: bool = False,
+    follow: bool = True,
 ) -> bytes:
     """The bytes of a small regular file, or :class:`InputError` in one line: a FIFO, a device
     or a directory is refused without waiting on it (opened non-blocking, checked by
     ``fstat``), and a file over ``limit`` bytes is refused before it is read whole. With
     ``pipes``, a FIFO or pipe (``<(echo ...)``) is read too, up to ``limit`` bytes: one with no
-    writer reads as empty instead of waiting for ever."""
+    writer reads as empty instead of waiting for ever. ``follow=False`` (a file named by
+    untrusted input: a command's ``--config``, a launch record) refuses a symbolic link."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
+        if not follow and exc.errno == errno.ELOOP:
+            raise InputError(
+                f"{os.fspath(path)}: {what} is a symbolic link; logscope does not follow it"
+            ) from None
         raise InputError(f"{os.fspath(path)}: cannot read {what}: {exc.strerror or exc}") from None
     try:
         mode = os.fstat(fd)

@@ -39,7 +39,9 @@ def launch_record_bytes(log: str | os.PathLike[str]) -> bytes | None:
     path = launch_record_path(log)
     if not os.path.lexists(path):
         return None
-    return read_regular(path, LAUNCH_RECORD_MAX_BYTES, "a launch record")
+    return read_regular(
+        path, LAUNCH_RECORD_MAX_BYTES, "a launch record", follow=False
+    )  # no FIFO, no device, no link: named by untrusted input
 
 
 #: A run whose start is this much before the launch time still counts as the launch
@@ -149,7 +151,12 @@ def parse_tz(name: str | None) -> tzinfo | None:
         return None
     if name.lower() == "local":
         return dateutil_tz.tzlocal()
-    zone = dateutil_tz.gettz(name)
+    if name.startswith(("/", ".")) or ".." in name:  # a file, not a zone: never read
+        raise LogscopeError(f"--log-tz {name[:60]!r}: unknown time zone (a file path is not one)")
+    try:
+        zone = dateutil_tz.gettz(name)
+    except (ValueError, OSError, OverflowError):  # a zone file that is no zone file
+        raise LogscopeError(f"--log-tz {name[:60]!r}: unknown time zone") from None
     if zone is None:
         try:
             offset = dateparser.parse(f"2000-01-01T00:00{name}").tzinfo

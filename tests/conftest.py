@@ -1,12 +1,32 @@
-"""Every test gets its own (empty) scan-index directory: a check in one test never finds an
-index another test (or the user's own ``check``) left behind, and nothing is written into
-``~/.cache``. Tests of the index itself (tests/test_scan_index.py) point it where they want."""
+"""Suite-wide guards.
+
+- Every test gets its own (empty) scan-index directory: a check in one test never finds an
+  index another test (or the user's own ``check``) left behind, and nothing is written into
+  ``~/.cache``. Tests of the index itself (tests/test_scan_index.py) point it where they want.
+- No test reaches past this machine: a socket connecting to an address that is not loopback
+  (``127.0.0.0/8``, ``::1``) fails the test; Unix sockets are fine. Every Python process the
+  test starts is held to it too (``netguard/sitecustomize.py``, through ``PYTHONPATH``). Botocore is told never to
+  ask the cloud's instance-metadata address (169.254.169.254) for credentials; the setting is
+  in the environment, so the CLI run in a child process inherits it.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+#: Every Python a test starts loads ``netguard/sitecustomize.py``: the same rule in the child.
+_NETGUARD = str(Path(__file__).resolve().parent / "netguard")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (_NETGUARD, os.environ.get("PYTHONPATH", "")) if p
+)
 
 
 @pytest.fixture(autouse=True)
@@ -17,3 +37,44 @@ def _own_scan_index(
     monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(where))
     monkeypatch.delenv("LOGSCOPE_NO_CACHE", raising=False)
     return where
+
+
+class NonLoopbackConnection(AssertionError):
+    """A test opened a socket to an address that is not this machine."""
+
+
+def _loopback_only(address: Any) -> None:
+    if not isinstance(address, tuple) or not address:
+        return  # AF_UNIX path (or an abstract name)
+    host = str(address[0]).split("%", 1)[0]
+    try:
+        ok = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        ok = False
+    if not ok:
+        raise NonLoopbackConnection(f"a test connected to {host!r}: tests stay on loopback")
+
+
+@pytest.fixture(autouse=True)
+def _no_traffic_off_this_machine(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    log = tmp_path_factory.mktemp("netguard") / "connections.txt"
+    monkeypatch.setenv("LOGSCOPE_NETGUARD_FILE", str(log))
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        _loopback_only(address)
+        connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        _loopback_only(address)
+        return connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    yield
+    if log.exists():  # a child process (the CLI, a helper) reached past loopback
+        pytest.fail(
+            f"a process of this test left loopback: {log.read_text(encoding='utf-8')[:500]}"
+        )

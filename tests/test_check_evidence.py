@@ -201,13 +201,16 @@ def _ready_log(tmp_path: Path) -> Path:
 def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
     log = _ready_log(tmp_path)
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import time; f = open({str(log)!r}, 'a'); time.sleep(30)"]
+        [
+            sys.executable,
+            "-c",
+            f"import time; f = open({str(log)!r}, 'a'); print('open', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
-        for _ in range(100):  # until the child has opened the file
-            if gather(str(log)).holders:
-                break
-            time.sleep(0.05)
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"  # it holds it now
         report = check(log, READY_CMD, "2026-05-09 09:31:05")
         assert report.process is not None
         assert report.process["pid"] == holder.pid and report.process["holds_log"]
@@ -262,8 +265,7 @@ def test_a_process_running_your_command_elsewhere(tmp_path: Path) -> None:
         str(os.getpid()),
     ]
     other = subprocess.Popen([sys.executable, *argv])
-    try:
-        time.sleep(0.2)
+    try:  # (Popen returns once the child has exec'd: its command line is there to be read)
         ev = gather(str(log), intended_argv=tuple(argv[2:]))
         assert [p.pid for p in ev.running_intended] == [other.pid]
         assert not ev.running_intended[0].holds_log
@@ -362,17 +364,17 @@ def test_a_holder_running_other_arguments_shows_them(tmp_path: Path) -> None:
     (tmp_path / module).mkdir()
     (tmp_path / module / "__init__.py").write_text("")
     (tmp_path / module / "launch_server.py").write_text(
-        f"import time\nf = open({str(log)!r}, 'a')\ntime.sleep(30)\n"
+        f"import time\nf = open({str(log)!r}, 'a')\nprint('open', flush=True)\ntime.sleep(30)\n"
     )
     argv = ["--model-path", "/root/models/Qwen3.6-27B", "--mem-fraction-static", "0.85"]
     holder = subprocess.Popen(
-        [sys.executable, "-m", f"{module}.launch_server", *argv], cwd=tmp_path
+        [sys.executable, "-m", f"{module}.launch_server", *argv],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
-        for _ in range(100):
-            if gather(str(log)).holders:
-                break
-            time.sleep(0.05)
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"  # it holds it now
         report = check(log, READY_CMD, "2026-05-09 09:31:05")
         held = next(f.message for f in report.findings if f.code == "LS044")
         assert f"Process {holder.pid} (" in held

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "timing": 0,
     "_text": 0,
     "limits": 0,
+    "netpolicy": 0,  # every network read's deadlines, caps and redaction
     "_html": 0,
     "__init__": 7,
 }

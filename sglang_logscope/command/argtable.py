@@ -12,6 +12,7 @@ unrecognized.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
@@ -157,6 +158,12 @@ class Rewrite:
     note: str
 
 
+#: Distinct unknown flags a "did you mean" is looked for (difflib costs ~10 ms each).
+MAX_SUGGESTED = 64
+#: Distinct argument texts whose reading is remembered per table.
+_MEMO = 4096
+
+
 @dataclass(frozen=True)
 class FlagMatch:
     """How argparse reads one ``-``-prefixed argument.
@@ -232,6 +239,11 @@ class ArgTable:
         for opt in self.options:
             self._by_field.setdefault(opt.field, opt)
         self._negative_like = any(_NEGATIVE_NUMBER.match(f) for f in self._by_flag)
+        # a hostile command repeats one flag 100 000 times: each distinct text is matched once
+        self._matched: dict[str, FlagMatch] = {}
+        self._sorted = sorted(self._by_flag)
+        self._order = {f: i for i, f in enumerate(self._by_flag)}
+        self._suggested: dict[str, str | None] = {}
 
     def __repr__(self) -> str:
         return f"ArgTable(version={self.version!r}, options={len(self.options)})"
@@ -270,6 +282,23 @@ class ArgTable:
 
     def match(self, text: str) -> FlagMatch:
         """Classify ``text`` exactly as ``ArgumentParser._parse_optional`` (allow_abbrev=True)."""
+        known = self._matched.get(text)
+        if known is None:
+            known = self._match(text)
+            if len(self._matched) < _MEMO:
+                self._matched[text] = known
+        return known
+
+    def _prefixed(self, prefix: str) -> list[str]:
+        """The option strings starting with ``prefix``, in registration order (one bisect of
+        the sorted strings instead of a scan of all of them)."""
+        lo = bisect.bisect_left(self._sorted, prefix)
+        hi = lo
+        while hi < len(self._sorted) and self._sorted[hi].startswith(prefix):
+            hi += 1
+        return sorted(self._sorted[lo:hi], key=self._order.__getitem__)
+
+    def _match(self, text: str) -> FlagMatch:
         if not text or text[0] != "-":
             return FlagMatch(text, positional=True)
         if text in self._by_flag:
@@ -284,10 +313,10 @@ class ArgTable:
         value: str | None = text.split("=", 1)[1] if "=" in text else None
         hits: list[str]
         if text.startswith("--"):
-            hits = [f for f in self._by_flag if f.startswith(prefix)]
+            hits = self._prefixed(prefix)
         else:
             # single-dash: argparse also tries long options that start with the text
-            hits = [f for f in self._by_flag if f.startswith(prefix) and len(f) > 1]
+            hits = [f for f in self._prefixed(prefix) if len(f) > 1]
         if len(hits) > 1:
             return FlagMatch(text, candidates=tuple(hits), value=value)
         if len(hits) == 1:
@@ -301,12 +330,19 @@ class ArgTable:
     def suggest(self, flag: str) -> str | None:
         """The closest real option string to an unrecognized ``flag`` (difflib)."""
         head = flag.split("=", 1)[0]
+        if head in self._suggested:
+            return self._suggested[head]
+        if len(self._suggested) >= MAX_SUGGESTED:  # 10 000 typos: a hint for the first ones
+            return None
         close = difflib.get_close_matches(head, self.flags, n=1, cutoff=0.6)
-        return close[0] if close else None
+        self._suggested[head] = close[0] if close else None
+        return self._suggested[head]
 
 
 def _version_key(version: str) -> tuple[int, ...]:
     parts = re.findall(r"\d+", version.replace("post", ".")) or ["0"]
+    if any(len(p) > 9 for p in parts) or len(parts) > 8:
+        raise LogscopeError(f"{version[:40]!r} is not a release version")
     return tuple(int(p) for p in parts)
 
 

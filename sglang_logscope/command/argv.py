@@ -35,6 +35,12 @@ def merge_config(
         data = {}
     if not isinstance(data, dict):
         raise CommandError(f"--config {raw}: the YAML root must be a mapping")
+    strangers = sum(1 for key in data if not _an_option(table, str(key)))
+    if strangers:  # not a config of options (a link to /etc/shadow, ...): its text is not shown
+        raise CommandError(
+            f"--config {raw}: refused, {strangers} of its {len(data)} keys are not SGLang option "
+            "names (not shown)"
+        )
     store_true = {
         o.dest for o in table.options if o.action in ("store_true", "deprecated_store_true")
     }
@@ -56,6 +62,15 @@ def merge_config(
         else:
             extra.extend([f"--{key}", str(value)])
     return extra + argv[:idx] + argv[idx + 2 :], str(path)
+
+
+def _an_option(table: ArgTable, key: str) -> bool:
+    """Is ``key`` an option's name, spelt with ``-`` or ``_`` (SGLang itself takes ``--key``
+    only; a ``_`` spelling is read on, and reported as the unknown flag it is)?"""
+    dashed = key.replace("_", "-")
+    return (
+        table.option(f"--{dashed}") is not None or table.by_field(key.replace("-", "_")) is not None
+    )
 
 
 @dataclass

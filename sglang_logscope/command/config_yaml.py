@@ -48,7 +48,7 @@ class _BoundedLoader(yaml.SafeLoader):
 def load_config(path: str | os.PathLike[str], shown: str) -> Any:
     """The YAML document at ``path`` (``shown``: the name the user gave), or CommandError."""
     try:
-        raw = read_regular(path, CONFIG_MAX_BYTES, "the file")
+        raw = read_regular(path, CONFIG_MAX_BYTES, "the file", follow=False)
     except InputError as exc:
         raise CommandError(f"--config {shown}: {exc}") from None
     try:

@@ -50,6 +50,10 @@ PREAMBLE_KINDS = kinds_where(lambda r: r.preamble)
 #: Kinds that say nothing about how far a run got (a message of the source index is SGLang's,
 #: but it carries no typed meaning).
 _NO_PROGRESS = kinds_where(lambda r: r.no_progress)
+#: At most this many trailing preamble lines move into the run that follows them (the rest
+#: stay with the run before): what a run holds back while it waits for a banner is bounded, so a
+#: file of millions of blank lines costs no more memory than any other.
+MAX_PREAMBLE = 4096
 _READY = kinds_where(lambda r: r.ready)
 _SERVING = kinds_where(lambda r: r.batch)
 
@@ -191,7 +195,7 @@ def _split_preamble(current: list[Event], starter: Event) -> tuple[list[Event], 
     if starter.kind is not EventKind.SERVER_ARGS:
         return current, []
     cut = len(current)
-    while cut > 0:
+    while cut > max(0, len(current) - MAX_PREAMBLE):
         e = current[cut - 1]
         if e.kind not in PREAMBLE_KINDS:
             break
@@ -628,6 +632,9 @@ class _Group:
         self.last_kind = event.kind
         if event.kind in PREAMBLE_KINDS:
             self.tail.append(event)
+            if len(self.tail) >= 2 * MAX_PREAMBLE:  # only the last MAX_PREAMBLE may move on
+                self._commit(self.tail[:-MAX_PREAMBLE])
+                del self.tail[:-MAX_PREAMBLE]
             return
         if self.tail:
             self._commit(self.tail)

@@ -10,10 +10,13 @@ since (plus the last few thousand lines, parsed again):
   the folded state of the run there (:class:`~.runs.StreamState`, its kept events as JSON
   with every value tagged by its type).
 
-An index is used only for the same file (device, inode, path) whose first ``scanned_to``
-bytes still look the same (their head, the bytes before ``scanned_to`` and 16 samples between,
-by SHA-256) and by the same code (the package's files); anything else, including an index that
-does not read back exactly, is ignored. A state is kept only once it has been read back and
+An index is used only for the same file (device, inode, path), not shorter than when it was
+kept and, at the same size, with the same mtime and ctime (a write in place moves ctime), whose
+first ``scanned_to`` bytes still look the same (their head, the bytes before ``scanned_to`` and
+16 samples between, by SHA-256) and by the same code (the package's files); anything else,
+including an index that does not read back exactly, is ignored. What it cannot see: a log that
+was edited in place outside the sampled bytes *and* then grew (the append moves size, mtime and
+ctime as the edit did); ``LOGSCOPE_NO_CACHE=1`` reads the whole file. A state is kept only once it has been read back and
 found equal to the one the parse held, and going on from it gave the parse's own runs.
 
 Index files live in ``$LOGSCOPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-logscope/scan``,
@@ -27,6 +30,7 @@ import base64
 import json
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -45,7 +49,9 @@ INDEX_MIN_BYTES = 4 << 20
 MAX_FILES = 64
 #: A run state holding more events than this is not kept (each is parsed again on use).
 MAX_STATE_EVENTS = 4096
-_FORMAT = 1
+_FORMAT = 2  # 2: the log's size, mtime_ns and ctime_ns when kept
+#: An index file larger than this is not read (a real one is well under 1 MiB).
+MAX_INDEX_BYTES = 32 << 20
 _PREFIX = "logscope-scan-"
 _OURS = re.compile(r"logscope-scan-[0-9a-f]{40}\.json")
 _HEAD = 1 << 16
@@ -159,18 +165,38 @@ def fingerprint(path: str, upto: int) -> str:
 
 
 def load(path: str) -> Index | None:
-    """The index kept for ``path``, when it still holds for the file as it is now."""
+    """The index kept for ``path``, when it still holds for the file as it is now.
+
+    The entry is opened without following a link and without blocking (a FIFO planted at its
+    name is refused, not waited on), and checked with ``fstat`` before a byte is read: a
+    regular file of this user, not writable by others, at most :data:`MAX_INDEX_BYTES`. Any
+    content that is not an index this code wrote (deep JSON included) is ignored."""
     entry = _entry(path)
     if entry is None:
         return None
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with entry.open("rb") as f:
-            if _foreign(os.fstat(f.fileno())):
+        fd = os.open(entry, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None  # none, a link, or not openable: the check reads the file
+    try:
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or _foreign(st) or st.st_size > MAX_INDEX_BYTES:
                 return None
-            doc = json.loads(f.read())
+            doc = json.loads(f.read(MAX_INDEX_BYTES + 1))
         return _checked(path, doc)
-    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return None  # no index, or one that does not read back: the check reads the file
+    except (
+        OSError,
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ):
+        return None  # one that does not read back: the check reads the file
 
 
 def _foreign(st: os.stat_result) -> bool:
@@ -189,7 +215,7 @@ def _checked(path: str, doc: Mapping[str, Any]) -> Index | None:
     if [doc["path"], doc["dev"], doc["ino"]] != list(key):
         return None
     upto = _int(doc["scanned_to"])
-    if os.path.getsize(path) < upto or fingerprint(path, upto) != doc["fingerprint"]:
+    if not _same_or_grown(path, doc) or fingerprint(path, upto) != doc["fingerprint"]:
         return None
     starters = tuple(
         Starter(_int(line), _int(off), base64.b64decode(raw, validate=True))
@@ -199,10 +225,31 @@ def _checked(path: str, doc: Mapping[str, Any]) -> Index | None:
     return Index(upto, _int(doc["newlines"]), starters, resume)
 
 
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    """(size, mtime_ns, ctime_ns) of the log now."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _same_or_grown(path: str, doc: Mapping[str, Any]) -> bool:
+    """The log is the one the index was kept for, by ``stat``: not shorter than it was, and,
+    where its size is the same, untouched since (same mtime and ctime; a write in place moves
+    ctime, which no user can set back). A log that grew was written to: from then on only the
+    sampled bytes tell an append from an edit in place plus an append (docs/check.md)."""
+    now = _stamp(path)
+    size, mtime_ns, ctime_ns = _int(doc["size"]), _int(doc["mtime_ns"]), _int(doc["ctime_ns"])
+    if now is None or now[0] < max(size, _int(doc["scanned_to"])):
+        return False
+    return now[0] > size or now == (size, mtime_ns, ctime_ns)
+
+
 def save(path: str, index: Index) -> None:
     """Keep ``index`` for ``path`` (atomically; a cache that cannot be written is skipped)."""
-    entry, key = _entry(path), _file_key(path)
-    if entry is None or key is None:
+    entry, key, stamp = _entry(path), _file_key(path), _stamp(path)
+    if entry is None or key is None or stamp is None:
         return
     doc = {
         "format": _FORMAT,
@@ -211,6 +258,9 @@ def save(path: str, index: Index) -> None:
         "dev": key[1],
         "ino": key[2],
         "scanned_to": index.scanned_to,
+        "size": stamp[0],
+        "mtime_ns": stamp[1],
+        "ctime_ns": stamp[2],
         "newlines": index.newlines,
         "fingerprint": fingerprint(path, index.scanned_to),
         "starters": [

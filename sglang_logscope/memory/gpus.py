@@ -74,6 +74,8 @@ _ALIASES = {
     "h100-80g": "h100",
 }
 
+#: The largest GPU memory size read (1 PiB, far past any device; the arithmetic stays finite).
+MAX_GPU_MIB = 1 << 30
 _SIZE = regex.compile(
     r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>gib|gb|g|mib|mb|m|tib|tb|t)?\s*$", regex.I
 )
@@ -81,6 +83,8 @@ _SIZE = regex.compile(
 #: Default GPU model when nothing is known: a 48 GB card (RTX A6000 class); the count is the
 #: launch's own (tp x pp, x dp without DP attention).
 DEFAULT_GPU = PRESETS["a6000"]
+#: ``--gpus`` at most (a budget is per node or per deployment; the value sizes a list).
+MAX_GPUS = 65536
 
 
 def parse_size_mib(text: str) -> float:
@@ -99,12 +103,17 @@ def parse_size_mib(text: str) -> float:
     value = float(m["num"])
     unit = (m["unit"] or "gib").lower()
     if value <= 0:
-        raise LogscopeError(f"GPU memory size must be positive, got {text!r}")
-    if unit in ("mib", "mb", "m"):
-        return value
-    if unit in ("tib", "tb", "t"):
-        return value * 1024 * 1024
-    return value * 1024
+        raise LogscopeError(f"GPU memory size must be positive, got {text[:40]!r}")
+    mib = (
+        value
+        if unit in ("mib", "mb", "m")
+        else value * (1 << 20 if unit in ("tib", "tb", "t") else 1024)
+    )
+    if not mib <= MAX_GPU_MIB:  # (inf from 5000 digits too)
+        raise LogscopeError(
+            f"GPU memory size {text[:40]!r} is over {MAX_GPU_MIB >> 20} TiB: not a GPU"
+        )
+    return mib
 
 
 def gpu_from_text(text: str) -> GpuSpec:
@@ -126,8 +135,8 @@ def gpu_list(count: int | None, memory: str | None) -> list[GpuSpec] | GpuSpec |
     (the budget takes the count from tp x pp), None when neither was given."""
     if count is None and memory is None:
         return None
-    if count is not None and count < 1:
-        raise LogscopeError(f"--gpus must be at least 1, got {count}")
+    if count is not None and not 1 <= count <= MAX_GPUS:
+        raise LogscopeError(f"--gpus must be a number from 1 to {MAX_GPUS}, got {str(count)[:40]}")
     if count is None:
         assert memory is not None
         return gpu_from_text(memory)

@@ -15,6 +15,7 @@ from typing import IO, Union, cast
 import regex
 
 from ..errors import InputError
+from ..netpolicy import redact
 from .adapters import SNIFF_BYTES, adapt
 from .remote import is_url, local_path, open_url
 
@@ -45,10 +46,11 @@ def strip_ansi(text: str) -> str:
 
 
 def describe(source: Source) -> str:
-    """A human name for a source, for messages and JSON ``log`` fields."""
+    """A human name for a source, for messages and JSON ``log`` fields (a URL's credentials
+    masked: :func:`..netpolicy.redact`)."""
     if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
-    return str(getattr(source, "name", "<stream>"))
+        return redact(os.fspath(source))
+    return redact(str(getattr(source, "name", "<stream>")))
 
 
 def _open_binary(source: Source) -> tuple[IO[bytes], bool]:

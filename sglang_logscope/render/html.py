@@ -10,7 +10,7 @@ Content-Security-Policy that forbids anything else. Every piece of log text goes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -331,22 +331,33 @@ _SEVERITY_CLASS = {"error": "bad", "warning": "warn", "info": "info"}
 # ------------------------------------------------------------------------------------- SVG
 
 
+#: The origin of the charts' time line: naive wall clocks, so every date the parser accepts
+#: (years 1 to 9999) has a place on it, as ``datetime.timestamp()`` does not promise.
+_EPOCH = datetime(1970, 1, 1)
+
+
 def _ts(value: datetime) -> float:
     """Seconds on a naive time line (aware times are compared as wall clocks)."""
-    return value.replace(tzinfo=None).timestamp() if value.tzinfo else value.timestamp()
+    return (value.replace(tzinfo=None) - _EPOCH).total_seconds()
+
+
+def _at(seconds: float, fmt: str) -> str:
+    """The wall clock ``seconds`` into the time line; no label past year 1 or 9999 (a chart's
+    range may end just beyond its last row)."""
+    try:
+        return (_EPOCH + timedelta(seconds=seconds)).strftime(fmt)
+    except (OverflowError, ValueError):
+        return ""
 
 
 def _time_ticks(lo: float, hi: float, n: int = 5) -> list[tuple[float, str]]:
     span = hi - lo
     if span <= 0:
-        return [(lo, datetime.fromtimestamp(lo).strftime("%H:%M:%S"))]
+        return [(lo, _at(lo, "%H:%M:%S"))]
     fmt = "%H:%M:%S" if span < 6 * 3600 else "%m-%d %H:%M"
     if span > 3 * 86400:
         fmt = "%Y-%m-%d"
-    return [
-        (lo + span * i / (n - 1), datetime.fromtimestamp(lo + span * i / (n - 1)).strftime(fmt))
-        for i in range(n)
-    ]
+    return [(lo + span * i / (n - 1), _at(lo + span * i / (n - 1), fmt)) for i in range(n)]
 
 
 def timeline_svg(

@@ -35,6 +35,12 @@ def live_findings(
     )
     found.extend(_process_findings(evidence, run, intended, record_pid, mtime))
     probe = server_evidence(intended, server)
+    if probe is not None and probe.silent:
+        found.append(
+            Finding.of(
+                "LS052", f"The server on {probe.url} {probe.error}: no live evidence from it."
+            )
+        )
     if probe is not None and probe.reachable:
         if probe.arg_diff:
             shown = ", ".join(

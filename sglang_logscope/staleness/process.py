@@ -99,10 +99,13 @@ class ProcTable:
         return self._boot
 
     def open_files(self, pid: int) -> list[str] | None:
-        """Targets of the process's fds; None when they cannot be read (permissions)."""
+        """Targets of the process's fds; None when they cannot be read (permissions). A process
+        that exited since the pids were listed holds nothing: ``[]``, not "could not be read"."""
         fd_dir = self.root / str(pid) / "fd"
         try:
             entries = os.listdir(fd_dir)
+        except (FileNotFoundError, ProcessLookupError):
+            return []  # it vanished mid-scan
         except OSError:
             return None
         out = []

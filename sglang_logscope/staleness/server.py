@@ -2,8 +2,11 @@
 
 SGLang answers ``GET /server_info`` (``/get_server_info`` before it, deprecated but still
 served in 0.5.9-0.5.23) with its resolved ``ServerArgs`` fields. When the intended command's
-host is this machine (loopback only, unless a URL is given) and the port answers, the live
-values are compared with the intended command's explicit arguments.
+host is this machine and the port answers, the live values are compared with the intended
+command's explicit arguments. The probe follows the network policy (:mod:`..netpolicy`):
+loopback addresses only (a ``--server`` URL too), a 0.5 s connect and a 2 s total deadline, a
+4 MiB cap, no redirect followed. A port that accepts but does not answer in time is a finding
+(LS052), and the check goes on.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..netpolicy import PROBE, NetPolicy, NetTimeout, http_get_loopback, is_loopback, redact
 from .argdiff import same_value
 
 if TYPE_CHECKING:
@@ -21,8 +25,8 @@ if TYPE_CHECKING:
 
 #: Hosts a launch binds that mean "this machine" (``0.0.0.0`` listens on loopback too).
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "0.0.0.0", "::", "::1", ""})
-#: A server_info document larger than this is not read.
-MAX_BYTES = 4 << 20
+#: A server_info document larger than this is not read (the probe's byte cap).
+MAX_BYTES = PROBE.max_bytes
 PATHS = ("/server_info", "/get_server_info")
 
 
@@ -36,6 +40,7 @@ class ServerEvidence:
     matched: tuple[str, ...] = ()
     version: str | None = None
     error: str | None = None
+    silent: bool = False  # something accepted but answered nothing usable in time (LS052)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,23 +66,22 @@ def server_url(intended: LaunchCommand | None, given: str | None) -> str | None:
     return f"http://127.0.0.1:{port}"
 
 
-def fetch_server_info(url: str, timeout: float) -> dict[str, Any]:
-    """The server's ``server_info`` document; raises OSError/ValueError when it has none."""
-    # start-up: urllib.request (http.client, email, ssl) is imported only once a port answers
-    import urllib.error
-    import urllib.request
-
-    last: Exception | None = None
+def fetch_server_info(url: str, policy: NetPolicy = PROBE) -> dict[str, Any]:
+    """The server's ``server_info`` document, read under the network policy (loopback only,
+    one total deadline, a byte cap, no redirect followed); raises NetTimeout past the deadline
+    or the cap, OSError/ValueError when there is no document."""
+    parts = urllib.parse.urlsplit(url)
+    host, port = parts.hostname or "", parts.port or 80
+    last = ""
     for path in PATHS:
-        try:
-            with urllib.request.urlopen(url + path, timeout=timeout) as resp:
-                body = resp.read(MAX_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            last = exc
+        answer = http_get_loopback(host, port, path, policy)
+        if 300 <= answer.status < 400:
+            where = redact(answer.headers.get("location", "?"))[:200]
+            raise NetTimeout(f"redirected to {where}; redirects are not followed")
+        if answer.status >= 400:
+            last = f"HTTP {answer.status}"
             continue
-        if len(body) > MAX_BYTES:
-            raise ValueError("server_info is too large")
-        data = json.loads(body.decode("utf-8", "replace"))
+        data = json.loads(answer.body.decode("utf-8", "replace"))
         if not isinstance(data, dict):
             raise ValueError("server_info is not a JSON object")
         return data
@@ -85,23 +89,31 @@ def fetch_server_info(url: str, timeout: float) -> dict[str, Any]:
 
 
 def server_evidence(
-    intended: LaunchCommand | None, given: str | None = None, timeout: float = 0.5
+    intended: LaunchCommand | None, given: str | None = None, policy: NetPolicy = PROBE
 ) -> ServerEvidence | None:
     """Ask the live server for its arguments and diff them with the intended command."""
     url = server_url(intended, given)
     if url is None:
         return None
-    if not url.startswith(("http://", "https://")):
-        return ServerEvidence(url, False, error="only http:// and https:// URLs are asked")
+    url = redact(url)
+    if not url.startswith("http://"):
+        return ServerEvidence(url, False, error="only http:// URLs on this machine are asked")
     parts = urllib.parse.urlsplit(url)
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        with socket.create_connection((parts.hostname or "127.0.0.1", port), timeout=timeout):
+        host, port = parts.hostname or "", parts.port or 80
+    except ValueError:
+        return ServerEvidence(url, False, error="not a valid URL")
+    if not is_loopback(host):
+        return ServerEvidence(url, False, error="only a loopback address (127.0.0.1, ::1) is asked")
+    try:
+        with socket.create_connection((host, port), timeout=policy.connect_s):
             pass
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         return ServerEvidence(url, False, error=f"nothing answers ({exc.__class__.__name__})")
     try:
-        info = fetch_server_info(url, timeout)
+        info = fetch_server_info(url, policy)
+    except NetTimeout as exc:
+        return ServerEvidence(url, False, error=str(exc), silent=True)
     except (OSError, ValueError) as exc:
         return ServerEvidence(url, False, error=" ".join(str(exc).split())[:200])
     diffs: list[dict[str, Any]] = []

@@ -232,7 +232,9 @@ def rotate(log: str | os.PathLike[str], keep: int) -> Path | None:
     if st.st_size == 0:
         return None
     slots = [path.with_name(f"{path.name}.{i}") for i in range(1, keep + 1)]
-    free = next((i for i, slot in enumerate(slots) if not slot.exists()), None)
+    # a slot is taken by its log or by its record alone (a stale record is never paired with
+    # a newer log: it moves up with its slot)
+    free = next((i for i, slot in enumerate(slots) if not _taken(slot)), None)
     if free is None:
         raise LogscopeError(
             f"{slots[-1]} exists: all {keep} rotation slot(s) are taken and logs are never deleted; "
@@ -245,12 +247,18 @@ def rotate(log: str | os.PathLike[str], keep: int) -> Path | None:
     return slots[0]
 
 
+def _taken(slot: Path) -> bool:
+    return os.path.lexists(slot) or os.path.lexists(record_path(slot))
+
+
 def _move(src: Path, dst: Path) -> None:
-    """``src`` to ``dst``, never over an existing file: a hard link (which fails if ``dst``
-    exists, with no gap between a check and the move) then the old name removed; where the
-    file system has no hard links, a check and a rename."""
+    """``src`` and its record to ``dst``, never over an existing file: a hard link (which fails
+    if ``dst`` exists, with no gap between a check and the move) then the old name removed;
+    where the file system has no hard links, a check and a rename. A slot holding only a
+    record (its log gone) moves as it is."""
     try:
-        _move_no_replace(src, dst)
+        if os.path.lexists(src):
+            _move_no_replace(src, dst)
         src_record, dst_record = record_path(src), record_path(dst)
         if os.path.lexists(src_record):
             _move_no_replace(src_record, dst_record)
@@ -352,7 +360,43 @@ def start(
     if not log_path.parent.is_dir():
         raise LogscopeError(f"{log_path.parent}: no such directory for the log")
     with launch_lock(log_path):
+        _refuse_if_served(log_path)
         return _start_locked(argv, log_path, keep, environ, workdir)
+
+
+def _refuse_if_served(log: Path) -> None:
+    """A server started by ``launch`` holds an exclusive ``flock`` on its log for as long as it
+    runs (the lock is taken on the open file it writes, which it inherits): while it does,
+    a second launch onto the same log is refused in one line instead of sharing the file."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(log, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return  # no log yet (or a link, refused by the rotation with its own line)
+    try:
+        if not _try_lock(fd):
+            raise LogscopeError(
+                f"{log}: a server started by logscope launch still writes this log (it holds its "
+                "lock); stop it first, or launch with another --log"
+            )
+    finally:
+        os.close(fd)  # (closing our descriptor releases our own lock, if we got it)
+
+
+def _try_lock(fd: int) -> bool:
+    """An exclusive, non-blocking ``flock`` on ``fd``: False when another holds one."""
+    try:
+        # platform: fcntl exists on POSIX only
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # a file system without locks
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -393,6 +437,8 @@ def _start_locked(
     except OSError as exc:
         raise LogscopeError(f"{log_path}: cannot open the log ({_why(exc)})") from None
     try:
+        if not _try_lock(fd):  # the server inherits the lock with the file: held while it runs
+            raise LogscopeError(f"{log_path}: another process holds this log's lock; not launched")
         launched_at = now_iso()
         try:
             process = subprocess.Popen(
