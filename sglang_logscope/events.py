@@ -65,6 +65,12 @@ class EventKind(str, enum.Enum):
     WARMUP_FAILED = "warmup_failed"
     SHUTDOWN = "shutdown"
     FOREIGN_TRACEBACK = "foreign_traceback"
+    #: the environment cannot run SGLang: a missing module or shared library, no usable GPU
+    #: driver/runtime, a model path that is not there (issue 28)
+    ENVIRONMENT_ERROR = "environment_error"
+    #: the process died by a signal or a native abort, no Python traceback: ``Killed``,
+    #: ``Aborted (core dumped)``, ``Segmentation fault``, ``terminate called ...`` (issue 28)
+    ABORTED = "aborted"
     # Everything else: never dropped
     SGLANG_MESSAGE = "sglang_message"
     UNKNOWN = "unknown"

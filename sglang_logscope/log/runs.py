@@ -40,7 +40,9 @@ class FailureKind(str, enum.Enum):
     ARGPARSE_ERROR = "argparse_error"
     PORT_IN_USE = "port_in_use"
     NCCL_ERROR = "nccl_error"
+    ENVIRONMENT = "environment"
     EXCEPTION = "exception"
+    ABORTED = "aborted"
 
     @property
     def is_oom(self) -> bool:
@@ -63,11 +65,14 @@ FAILURE_OF: dict[EventKind, FailureKind] = {
     EventKind.ARGPARSE_ERROR: FailureKind.ARGPARSE_ERROR,
     EventKind.PORT_IN_USE: FailureKind.PORT_IN_USE,
     EventKind.NCCL_ERROR: FailureKind.NCCL_ERROR,
+    EventKind.ENVIRONMENT_ERROR: FailureKind.ENVIRONMENT,  # issue 28
     EventKind.SCHEDULER_EXCEPTION: FailureKind.EXCEPTION,
     EventKind.EXCEPTION: FailureKind.EXCEPTION,
     EventKind.SCHEDULER_DEAD: FailureKind.EXCEPTION,
     EventKind.WARMUP_FAILED: FailureKind.EXCEPTION,
     EventKind.CUDA_GRAPH_FAILED: FailureKind.EXCEPTION,
+    # issue 28: a signal or native abort says least (a traceback before it names the cause)
+    EventKind.ABORTED: FailureKind.ABORTED,
 }
 _FAILURE_ORDER = list(dict.fromkeys(FAILURE_OF.values()))
 _TERMINAL = set(FAILURE_OF) | {

@@ -11,6 +11,8 @@ LEVEL_HINT = {
     EventKind.SCHEDULER_EXCEPTION: "ERROR",
     EventKind.NOT_ENOUGH_MEMORY: "ERROR",
     EventKind.CUDA_OOM: "ERROR",
+    EventKind.ENVIRONMENT_ERROR: "ERROR",  # issue 28
+    EventKind.ABORTED: "ERROR",  # issue 28
 }
 
 #: Traceback kinds, most specific first: the first one found among a block's exceptions wins.
@@ -21,6 +23,7 @@ FAILURE_PRIORITY = (
     EventKind.CUDA_OOM,
     EventKind.PORT_IN_USE,
     EventKind.NCCL_ERROR,
+    EventKind.ENVIRONMENT_ERROR,  # issue 28
     EventKind.SCHEDULER_DEAD,
     EventKind.CUDA_GRAPH_FAILED,
 )
