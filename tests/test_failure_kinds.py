@@ -133,3 +133,34 @@ def test_sglang_ignored_imports_and_torch_warnings_are_not_failures() -> None:
 def test_plain_words_are_no_abort() -> None:
     for line in ("Killed process 4242 (python3)", "Aborted request rid=abc", "Segmentation"):
         assert all(e.kind is not EventKind.ABORTED for e in parse_text(line + "\n")), line
+
+
+def _runs(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    return [(r.outcome.value, r.nodes) for r in split_runs(parse_text(text))]
+
+
+def test_a_late_ranks_load_weight_begin_after_a_crash_opens_no_run() -> None:
+    """Ranks of one launch stay one run: a rank that starts loading after another crashed is
+    late, not a relaunch; the same rank loading again is one."""
+    crash = (
+        "[2026-05-25 18:03:34 TP1] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1, in x\n'
+        "RuntimeError: boom\n"
+    )
+    load = "[2026-05-25 18:03:{s} {rank}] Load weight begin. avail mem=30.99 GB\n"
+    text = load.format(s="30", rank="TP0") + load.format(s="30", rank="TP1") + crash
+    late = text + load.format(s="36", rank="TP2")
+    assert _runs(late) == [("crashed", ())]
+    again = late + load.format(s="50", rank="TP0")
+    assert [o for o, _ in _runs(again)] == ["crashed", "starting"]
+
+
+def test_several_nodes_of_one_launch_are_one_run_that_says_so() -> None:
+    banner = (
+        "[2026-04-26 14:30:0{n}] server_args=ServerArgs(model_path='sgl-project/DeepSeek-V4-Pro-FP8', "
+        "tp_size=16, nnodes=2, node_rank={n}, dist_init_addr='10.0.0.1:20000')\n"
+    )
+    text = banner.format(n=0) + banner.format(n=1)
+    assert _runs(text) == [("starting", (0, 1))]
+    other = banner.format(n=0) + banner.format(n=0).replace("10.0.0.1", "10.0.0.2")
+    assert [nodes for _, nodes in _runs(other)] == [(0,), (0,)]
