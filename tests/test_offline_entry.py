@@ -1,0 +1,49 @@
+"""Issue 28, item 2: offline entry points. A bench command's own flags are judged against its
+BenchArgs (of the newest release that has the entry point when none is pinned), and a bench run
+that printed its result is ``completed`` even when multiprocessing's exit warnings follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sglang_logscope.command.parse import parse_launch_command
+from sglang_logscope.log.reader import read_log
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python -m sglang.bench_one_batch --model-path m --batch-size 4 --input-len 256 "
+        "--output-len 32 --tp 2",
+        "python3 -m sglang.bench_offline_throughput --model-path m --num-prompts 10 "
+        "--dataset-name random",
+    ],
+)
+def test_bench_flags_are_read_with_bench_args_without_a_release(text: str) -> None:
+    cmd = parse_launch_command(text)
+    assert cmd.unknown == () and not cmd.ambiguous
+
+
+def test_a_misspelled_bench_flag_is_still_unknown() -> None:
+    cmd = parse_launch_command("python -m sglang.bench_one_batch --model-path m --batch-sizee 4")
+    assert cmd.unknown == ("--batch-sizee",)
+
+
+def test_launch_server_does_not_take_bench_flags() -> None:
+    cmd = parse_launch_command("python -m sglang.launch_server --model-path m --batch-size 4")
+    assert cmd.unknown == ("--batch-size",)
+
+
+def test_a_finished_bench_then_resource_tracker_warnings_is_completed(tmp_path: Path) -> None:
+    """corpus/053's bench_one_batch run (real), then the real resource_tracker lines of
+    fixtures/heldout/015 (lines 136-139) that multiprocessing prints at exit."""
+    bench = (ROOT / "fixtures" / "real" / "053" / "server.log").read_bytes()
+    tracker = (ROOT / "fixtures" / "heldout" / "015" / "log").read_bytes().splitlines(True)[135:139]
+    path = tmp_path / "bench.log"
+    path.write_bytes(bench + b"".join(tracker))
+    run = read_log(path).runs[-1]
+    assert run.outcome.value == "completed" and run.failure is None
