@@ -1,4 +1,4 @@
-"""Issue 28, item 2: offline entry points. A bench command's own flags are judged against its
+"""Issue 28: the commands of offline entry points and pasted placeholders. A bench command's own flags are judged against its
 BenchArgs (of the newest release that has the entry point when none is pinned), and a bench run
 that printed its result is ``completed`` even when multiprocessing's exit warnings follow."""
 
@@ -47,3 +47,22 @@ def test_a_finished_bench_then_resource_tracker_warnings_is_completed(tmp_path: 
     path.write_bytes(bench + b"".join(tracker))
     run = read_log(path).runs[-1]
     assert run.outcome.value == "completed" and run.failure is None
+
+
+def test_placeholders_of_a_pasted_command_are_words_not_redirections() -> None:
+    """The reproduction of the real report in fixtures/failures (cuda_graph_oom_wrapped.log's
+    source): ``--node-rank <node-rank> --dist-init-addr <node0-ip>:20000``."""
+    cmd = parse_launch_command(
+        "sglang serve --model-path sgl-project/DeepSeek-V4-Pro-FP8 --tp 16 --nnodes 2 "
+        "--node-rank <node-rank> --dist-init-addr <node0-ip>:20000 --port 30000"
+    )
+    assert cmd.errors == () and cmd.log_path is None
+    assert cmd.not_evaluated == ("<node-rank>", "<node0-ip>")
+    assert cmd.args["port"] == 30000 and cmd.args["tp_size"] == 16
+
+
+def test_a_real_redirection_is_still_one() -> None:
+    cmd = parse_launch_command(
+        "python -m sglang.launch_server --model-path m < /dev/null > out.log"
+    )
+    assert cmd.argv == ("--model-path", "m") and cmd.log_path == "out.log"
