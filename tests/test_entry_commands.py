@@ -10,6 +10,7 @@ import pytest
 
 from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.log.reader import read_log
+from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,3 +67,20 @@ def test_a_real_redirection_is_still_one() -> None:
         "python -m sglang.launch_server --model-path m < /dev/null > out.log"
     )
     assert cmd.argv == ("--model-path", "m") and cmd.log_path == "out.log"
+
+
+def test_a_release_less_log_judges_a_flag_by_every_release(tmp_path: Path) -> None:
+    """A log that pins no release (a real line of fixtures/heldout/025 alone) is read against
+    every release's table: a flag older releases accept is LS111, not 'argparse would reject'
+    (LS006)."""
+    line = (ROOT / "fixtures" / "heldout" / "025" / "log").read_text(encoding="utf-8")
+    log_path = tmp_path / "serve.log"
+    log_path.write_text(next(x for x in line.splitlines() if "Load weight begin" in x) + "\n")
+    report = check(
+        read_log(log_path),
+        expect="python -m sglang.launch_server --model-path m --enable-double-sparsity",
+        with_budget=False,
+        live=False,
+    )
+    codes = [f.code for f in report.findings]
+    assert "LS111" in codes and "LS006" not in codes
