@@ -2861,11 +2861,11 @@ SPECS += [
         pattern=(
             # a module not installed: CPython's runpy ('python3 -m sglang.launch_server' without
             # sglang) or an import's own text
-            r"(?:\S{1,300}?python[\d.]{0,8}+: (?:Error while finding module specification for "
+            r"(?:[^\s:]{1,300}+(?<=python[\d.]{0,8}): (?:Error while finding module specification for "
             r"'(?P<entry>[\w.]{1,200}+)' \((?:ModuleNotFoundError|ImportError): )?)?"
             r"No module named '?(?P<module>[\w.]{1,200}+)'?"
             # a shared library missing or built against another ABI (the dynamic loader)
-            r"|(?P<library>\S{1,300}?\.so(?:\.[\d.]{1,20}+)?): "
+            r"|(?P<library>[^\s:]{1,300}+)(?<=\.so|\.so\.[\d.]{1,20}): "
             r"(?P<error>cannot open shared object file|undefined symbol)"
             # no usable GPU runtime (torch/cuda/__init__.py, cudaErrorInsufficientDriver)
             r"|(?P<error>The NVIDIA driver on your system is too old"
@@ -2875,7 +2875,7 @@ SPECS += [
             r"|Torch not compiled with CUDA enabled)"
             r"(?: \(found version (?P<found_version>\d{1,8}+)\))?"
             # a model path that is not there (transformers' AutoConfig / hub text)
-            r"|(?P<path>\S{1,500}?) (?P<error>is not a local folder and is not a valid model "
+            r"|(?P<path>\S{1,500}+) (?P<error>is not a local folder and is not a valid model "
             r"identifier|does not appear to have a file named config\.json)"
         ),
         fields={"found_version": "int"},
@@ -2922,7 +2922,7 @@ SPECS += [
         pattern=(
             # the shell's report of a child killed by a signal: the whole line, or bash's job
             # line with the pid and the command
-            r"(?:(?P<shell>\S{1,300}?): line \d{1,7}+: {0,8}+(?P<pid>\d{1,10}+) )?"
+            r"(?:(?P<shell>[^\s:]{1,300}+): line \d{1,7}+: {0,8}+(?P<pid>\d{1,10}+) )?"
             r"(?P<signal>Killed|Aborted|Segmentation fault|Bus error|Illegal instruction"
             r"|Floating point exception)(?: \(core dumped\))?"
             r"(?:\s{0,8}+$| {2,80}+(?P<command>\S.{0,2000}))"
