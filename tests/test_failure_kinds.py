@@ -164,3 +164,15 @@ def test_several_nodes_of_one_launch_are_one_run_that_says_so() -> None:
     assert _runs(text) == [("starting", (0, 1))]
     other = banner.format(n=0) + banner.format(n=0).replace("10.0.0.1", "10.0.0.2")
     assert [nodes for _, nodes in _runs(other)] == [(0,), (0,)]
+
+
+def test_the_shells_killed_after_sglangs_own_stop_is_the_stop() -> None:
+    """SGLang's SIGTERM line (the shutdown sample of the catalog, sglang 0.5.9), then the
+    shell's report of the job: a stop, not an abort."""
+    text = (
+        "[2026-02-23 11:59:00] The server is fired up and ready to roll!\n"
+        "[2026-02-23 12:00:00] SIGTERM received. signum=None frame=None. Draining requests "
+        "and shutting down...\n"
+        "Killed\n"
+    )
+    assert _last(text)[:2] == ("stopped", None)

@@ -81,9 +81,11 @@ _TERMINAL = set(FAILURE_OF) | {
     EventKind.ARGPARSE_USAGE,
     EventKind.BENCH_RESULT,
 }
-#: After SGLang's own SIGTERM handler spoke (a ``shutdown`` event), a child's death and the
-#: SIGQUIT that follows are the stop itself, not a failure.
-_STOP_CHAIN = frozenset({EventKind.SCHEDULER_DEAD, EventKind.SIGQUIT})
+#: After SGLang's own SIGTERM handler spoke (a ``shutdown`` event), a child's death, the
+#: SIGQUIT that follows and the shell's ``Killed`` for the job are the stop itself, not a failure.
+_STOP_CHAIN = frozenset(
+    {EventKind.SCHEDULER_DEAD, EventKind.SIGQUIT, EventKind.ABORTED}  # ABORTED: issue 28
+)
 #: Lines SGLang (or the shell) prints before the ``server_args`` banner of a run: they belong to
 #: the run that follows when they come within :data:`PREAMBLE_WINDOW` of its start.
 PREAMBLE_KINDS = frozenset(
