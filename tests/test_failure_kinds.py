@@ -12,6 +12,7 @@ import pytest
 from sglang_logscope.events import Event, EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import FailureKind, split_runs
+from sglang_logscope.log.select import RunList
 from sglang_logscope.parse.lines import iter_events
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "failures"
@@ -176,3 +177,12 @@ def test_the_shells_killed_after_sglangs_own_stop_is_the_stop() -> None:
         "Killed\n"
     )
     assert _last(text)[:2] == ("stopped", None)
+
+
+def test_the_runs_document_names_the_nodes() -> None:
+    banner = (
+        "[2026-04-26 14:30:0{n}] server_args=ServerArgs(model_path='m', tp_size=16, nnodes=2, "
+        "node_rank={n}, dist_init_addr='10.0.0.1:20000')\n"
+    )
+    runs = tuple(split_runs(parse_text(banner.format(n=0) + banner.format(n=1))))
+    assert RunList("x", runs).rows()[0]["nodes"] == [0, 1]
