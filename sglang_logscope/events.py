@@ -67,6 +67,12 @@ class EventKind(str, enum.Enum):
     WARMUP_FAILED = "warmup_failed"
     SHUTDOWN = "shutdown"
     FOREIGN_TRACEBACK = "foreign_traceback"
+    #: the environment cannot run SGLang: a missing module or shared library, no usable GPU
+    #: driver/runtime, a model path that is not there (issue 28)
+    ENVIRONMENT_ERROR = "environment_error"
+    #: the process died by a signal or a native abort, no Python traceback: ``Killed``,
+    #: ``Aborted (core dumped)``, ``Segmentation fault``, ``terminate called ...`` (issue 28)
+    ABORTED = "aborted"
     # Everything else: never dropped
     SGLANG_MESSAGE = "sglang_message"
     UNKNOWN = "unknown"
@@ -83,7 +89,10 @@ class FailureKind(str, enum.Enum):
     ARGPARSE_ERROR = "argparse_error"
     PORT_IN_USE = "port_in_use"
     NCCL_ERROR = "nccl_error"
+    ENVIRONMENT = "environment"
     EXCEPTION = "exception"
+    #: a signal or native abort says least (a traceback before it names the cause)
+    ABORTED = "aborted"
 
     @property
     def is_oom(self) -> bool:
@@ -183,7 +192,7 @@ KIND_ROLES: Mapping[EventKind, KindRole] = {
     _K.CUDA_GRAPH_END: _R(phase=Phase.CUDA_GRAPH),
     _K.CUDA_GRAPH_PROGRESS: _R(phase=Phase.CUDA_GRAPH, progress=True),
     _K.CUDA_GRAPH_FAILED: _R(
-        failure=_FAIL.EXCEPTION, traceback_rank=8, exception=True, own_record=True
+        failure=_FAIL.EXCEPTION, traceback_rank=9, exception=True, own_record=True
     ),
     _K.STARTUP_TIMINGS: _R(),
     _K.UVICORN_STARTED: _R(startup=True),
@@ -211,7 +220,7 @@ KIND_ROLES: Mapping[EventKind, KindRole] = {
     _K.EXCEPTION: _R(failure=_FAIL.EXCEPTION, exception=True),
     _K.SIGQUIT: _R(terminal=True, stop_chain=True),
     _K.SCHEDULER_DEAD: _R(
-        failure=_FAIL.EXCEPTION, traceback_rank=7, exception=True, own_record=True,
+        failure=_FAIL.EXCEPTION, traceback_rank=8, exception=True, own_record=True,
         stop_chain=True,
     ),
     _K.ARGPARSE_USAGE: _R(terminal=True, startup=True),
@@ -223,6 +232,10 @@ KIND_ROLES: Mapping[EventKind, KindRole] = {
     _K.WARMUP_FAILED: _R(failure=_FAIL.EXCEPTION),
     _K.SHUTDOWN: _R(terminal=True),
     _K.FOREIGN_TRACEBACK: _R(no_progress=True),
+    _K.ENVIRONMENT_ERROR: _R(
+        level_hint="ERROR", failure=_FAIL.ENVIRONMENT, traceback_rank=7, exception=True
+    ),
+    _K.ABORTED: _R(level_hint="ERROR", failure=_FAIL.ABORTED, stop_chain=True),
     _K.SGLANG_MESSAGE: _R(preamble=True, no_progress=True, warning_line=True),
     _K.UNKNOWN: _R(preamble=True, no_progress=True, no_release_text=True),
     _K.TEXT: _R(preamble=True, no_progress=True, no_release_text=True, warning_line=True),

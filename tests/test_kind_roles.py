@@ -40,6 +40,8 @@ def test_level_and_traceback_tables() -> None:
         K.SCHEDULER_EXCEPTION: "ERROR",
         K.NOT_ENOUGH_MEMORY: "ERROR",
         K.CUDA_OOM: "ERROR",
+        K.ENVIRONMENT_ERROR: "ERROR",  # issue 28
+        K.ABORTED: "ERROR",  # issue 28
     }
     assert levels.FAILURE_PRIORITY == (
         K.NOT_ENOUGH_MEMORY,
@@ -48,6 +50,7 @@ def test_level_and_traceback_tables() -> None:
         K.CUDA_OOM,
         K.PORT_IN_USE,
         K.NCCL_ERROR,
+        K.ENVIRONMENT_ERROR,  # issue 28
         K.SCHEDULER_DEAD,
         K.CUDA_GRAPH_FAILED,
     )
@@ -70,18 +73,20 @@ def test_run_tables() -> None:
         K.ARGPARSE_ERROR: f.ARGPARSE_ERROR,
         K.PORT_IN_USE: f.PORT_IN_USE,
         K.NCCL_ERROR: f.NCCL_ERROR,
+        K.ENVIRONMENT_ERROR: f.ENVIRONMENT,  # issue 28
         K.SCHEDULER_EXCEPTION: f.EXCEPTION,
         K.EXCEPTION: f.EXCEPTION,
         K.SCHEDULER_DEAD: f.EXCEPTION,
         K.WARMUP_FAILED: f.EXCEPTION,
         K.CUDA_GRAPH_FAILED: f.EXCEPTION,
+        K.ABORTED: f.ABORTED,  # issue 28
     }
     oom = {f.NOT_ENOUGH_MEMORY, f.WEIGHTS_LEAVE_NO_MEMORY, f.MAMBA_STATE_TOO_SMALL, f.CUDA_OOM}
     assert OOM_FAILURES == runs._OOM_KINDS == oom
     assert [k for k in FailureKind if k.is_oom] == [k for k in FailureKind if k in oom]
     assert runs._FAILURE_ORDER == [
         f.NOT_ENOUGH_MEMORY, f.WEIGHTS_LEAVE_NO_MEMORY, f.MAMBA_STATE_TOO_SMALL, f.CUDA_OOM,
-        f.ARGPARSE_ERROR, f.PORT_IN_USE, f.NCCL_ERROR, f.EXCEPTION,
+        f.ARGPARSE_ERROR, f.PORT_IN_USE, f.NCCL_ERROR, f.ENVIRONMENT, f.EXCEPTION, f.ABORTED,
     ]  # fmt: skip
     assert (
         set(runs.FAILURE_OF)
@@ -93,7 +98,7 @@ def test_run_tables() -> None:
         }
         == runs._TERMINAL
     )
-    assert {K.SCHEDULER_DEAD, K.SIGQUIT} == runs._STOP_CHAIN
+    assert {K.SCHEDULER_DEAD, K.SIGQUIT, K.ABORTED} == runs._STOP_CHAIN
     assert {
         K.ARGS_ADJUSTED, K.ATTENTION_BACKEND, K.LAUNCH_WARNING, K.SGLANG_MESSAGE, K.UNKNOWN, K.TEXT,
     } == runs.PREAMBLE_KINDS  # fmt: skip

@@ -44,6 +44,11 @@ NOT_SGLANG_SOURCE = {
     "port_in_use_bind": "asyncio / uvicorn",
     "port_in_use_torch_store": "torch.distributed",
     "nccl_error": "torch.distributed / NCCL",
+    # issue 28: launch failures other programs print
+    "environment": "CPython's runpy and import system, the dynamic loader, torch, transformers",
+    "aborted": "the shell, the C++ runtime's std::terminate, CPython's faulthandler",
+    "port_in_use_zmq": "pyzmq",
+    "port_in_use_errno": "CPython's socket module",
     "scheduler_dead": "one sample is a bracketed excerpt typed into an issue",
     "dist_init_end": "one sample is from a branch newer than 0.5.23 ('Init parallel ends' with mem usage)",
     "load_weight_end": "one sample is from a fork ('quant=fp8, fmt=e4m3')",

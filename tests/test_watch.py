@@ -366,11 +366,11 @@ def test_written_but_no_run_is_told_apart_from_silence(tmp_path: Path) -> None:
     w = Watcher(log, _opts(timeout=4.0, quiet_after=1.0), start=0.0)
     w.step(0.0)
     append(log, "/usr/bin/python3: No module named sglang\n")
-    notes = w.step(1.5)
-    assert any(
-        "no SGLang run has started" in n.message and "No module named sglang" in n.message
-        for n in notes
-    )
+    w.step(1.5)
+    # issue 28: the line is a launch that failed for its environment, not silence
+    w.step(2.0)
+    assert w.result is not None and w.result.outcome is WatchOutcome.CRASHED
+    assert "environment at line 1" in w.result.message
 
 
 def test_timeout_during_a_phase(tmp_path: Path) -> None:

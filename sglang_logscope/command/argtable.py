@@ -421,6 +421,21 @@ def load_arg_table(version: str | None = None) -> ArgTable:
     return _load(older[-1])
 
 
+def table_for_program(program: str, version: str | None = None) -> ArgTable:
+    """The options ``program`` parses in ``version`` (:meth:`ArgTable.for_program`). Without a
+    release, an offline entry point that the newest table does not know (``sglang.bench_one_batch``
+    became ``sglang.benchmark.one_batch``) is read with the newest release whose table knows it,
+    not with ServerArgs alone (issue 28: its own BenchArgs flags are no false findings)."""
+    table = load_arg_table(version)
+    if version is not None or program in table._data.get("entry_points", {}):
+        return table.for_program(program)
+    for release in reversed(available_versions()):
+        older = _load(release)
+        if program in older._data.get("entry_points", {}):
+            return older.for_program(program)
+    return table.for_program(program)
+
+
 def _span(versions: list[str]) -> str:
     """The tabled releases in a few words (``0.4.0 … 0.5.23 (92 releases)``) for a one-line
     error; :func:`available_versions` lists them all."""

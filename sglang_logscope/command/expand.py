@@ -43,11 +43,18 @@ def _substitution_end(text: str, start: int) -> int:
     return len(text)
 
 
+#: A ``<placeholder>`` of a command pasted from documentation (``--node-rank <node-rank>``):
+#: a word the user fills in, not a redirection (issue 28); like ``$VAR``, not evaluated.
+PLACEHOLDER = regex.compile(r"<[A-Za-z_][\w.-]{0,80}+>")
+
+
 def expand(word: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
-    """``word`` with the variables of ``env`` expanded, and the references left unexpanded."""
+    """``word`` with the variables of ``env`` expanded, and the references left unexpanded
+    (``<placeholder>`` words among them)."""
+    holes = PLACEHOLDER.findall(word) if "<" in word else []
     if "$" not in word and "`" not in word:
-        return word.replace(LITERAL, "$"), []
-    unresolved: list[str] = []
+        return word.replace(LITERAL, "$"), holes
+    unresolved: list[str] = holes
     out: list[str] = []
     i = 0
     while i < len(word):

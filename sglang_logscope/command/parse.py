@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import CommandError, InputError
 from ..limits import COMMAND_MAX_BYTES, Rejected, clean, read_regular
-from .argtable import ArgTable, load_arg_table
+from .argtable import ArgTable, load_arg_table, table_for_program
 from .argv import merge_config, read_argv
 from .unwrap import Found, find_launch
 
@@ -114,14 +114,16 @@ def parse_launch_command(
     """
     if not isinstance(text, str):
         raise CommandError("the command text must be a string")
-    table = load_arg_table(sglang_version)
+    load_arg_table(sglang_version)  # a version without a table is an error before anything
     try:
         found = find_launch(text)
     except RecursionError:
         raise CommandError("the command text nests too deeply") from None
     if found is None:
         raise CommandError(_nothing_found(text))
-    table = table.for_program(found.program)  # an offline entry point adds its BenchArgs
+    # an offline entry point adds its BenchArgs (of the newest release that has it, when the
+    # command pins no release)
+    table = table_for_program(found.program, sglang_version)
     command = _read(found, list(found.argv), table, base_dir)
     meant_argv = [a.strip() for a in found.argv if a.strip()]
     if meant_argv != found.argv:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CommandError
-from .expand import literal
+from .expand import PLACEHOLDER, literal
 
 
 @dataclass
@@ -80,6 +80,10 @@ class _Lexer:
             elif c == "`":  # a command substitution: one piece of the word, not evaluated
                 end = text.find("`", i + 1)
                 i = self._piece(i, n - 1 if end < 0 else end)
+            elif c == "<" and (m := PLACEHOLDER.match(text, i)) is not None:
+                self.buf.append(m.group())  # a placeholder word, not a redirection (issue 28)
+                self.started = True
+                i = m.end()
             elif c in "<>" or (c == "&" and text.startswith("&>", i)):
                 i = self._redirect(i)
             elif c in ";|&()\n":

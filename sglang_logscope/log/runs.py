@@ -93,6 +93,9 @@ class Run:
     release_hint: str | None
     has_banner: bool
     release_clues: tuple[Clue, ...] = field(default=(), repr=False, compare=False)
+    #: the node ranks whose output the run holds (``node_rank`` of each node's banner; issue
+    #: 28): more than one when several nodes' output is in one file; ``()``: not shown
+    nodes: tuple[int, ...] = ()
 
     def to_dict(self, zone: tzinfo | None = None, zone_text: str | None = None) -> dict[str, Any]:
         """Where and when the run is, and how it ended (JSON-ready; shared by every report).
@@ -111,6 +114,7 @@ class Run:
             "sglang_version_hint": self.release_hint,
             "sglang_release": self.sglang_release.to_dict() if self.sglang_release else None,
             "has_banner": self.has_banner,
+            "nodes": list(self.nodes),
         }
 
     @cached_property
@@ -410,6 +414,9 @@ class StreamState:
     stopping: bool
     has_args: bool
     last_kind: EventKind | None
+    loaders: frozenset[str] = frozenset()  # ranks that printed 'Load weight begin' (issue 28)
+    nodes: frozenset[int] = frozenset()  # node ranks of the run's banners (issue 28)
+    launch: tuple[int, str | None] | None = None  # (nnodes, dist_init_addr) of a multi-node one
 
 
 class _Builder:
@@ -525,6 +532,9 @@ class _Builder:
             stopping=g.stopping,
             has_args=g.has_args,
             last_kind=g.last_kind,
+            loaders=frozenset(g.loaders),
+            nodes=frozenset(g.nodes),
+            launch=g.launch,
         )
 
     @classmethod
@@ -544,6 +554,7 @@ class _Builder:
         r.low, r.high, r.narrowed, r.last = state.releases
         g.clues.clues, g.clues.seen = list(state.clues), set(state.seen)
         g.stopping, g.has_args, g.last_kind = state.stopping, state.has_args, state.last_kind
+        g.loaders, g.nodes, g.launch = set(state.loaders), set(state.nodes), state.launch
         return b
 
     def feed(self, item: Event | Rows) -> Iterator[Run]:
@@ -569,6 +580,17 @@ def _gap_cuts(times: list[bytes]) -> list[tuple[int, int]] | None:
             cuts.append(i)
     cuts.append(len(times))
     return list(pairwise(cuts))
+
+
+def _node_of(banner: Event) -> tuple[int | None, tuple[int, str | None] | None]:
+    """A banner's ``node_rank`` and, for a launch over more than one node, its
+    ``(nnodes, dist_init_addr)`` (what every node of one launch shares)."""
+    args = banner.fields.get("args") or {}
+    node, nnodes, addr = args.get("node_rank"), args.get("nnodes"), args.get("dist_init_addr")
+    node = node if isinstance(node, int) and not isinstance(node, bool) else None
+    if not isinstance(nnodes, int) or isinstance(nnodes, bool) or nnodes < 2:
+        return node, None
+    return node, (nnodes, addr if isinstance(addr, str) else None)
 
 
 def _firsts(events: Iterable[Event], kinds: set[EventKind]) -> Iterator[Event]:
@@ -598,7 +620,10 @@ class _Group:
         "kinds",
         "last_kind",
         "last_line",
+        "launch",
+        "loaders",
         "newest",
+        "nodes",
         "oldest",
         "releases",
         "settled",
@@ -627,6 +652,9 @@ class _Group:
         self.stopping = False
         self.has_args = False
         self.last_kind: EventKind | None = None
+        self.loaders: set[str] = set()
+        self.nodes: set[int] = set()
+        self.launch: tuple[int, str | None] | None = None
 
     def append(self, event: Event) -> None:
         self.last_kind = event.kind
@@ -656,8 +684,11 @@ class _Group:
                     self.newest = ts
             if kind is EventKind.SERVER_ARGS:
                 self.has_args = True
+                self._node(e)
                 if self.banner is None:
                     self.banner = e
+            elif kind is EventKind.LOAD_WEIGHT_BEGIN and e.rank is not None:
+                self.loaders.add(e.rank.label)
             if kind is EventKind.SHUTDOWN:
                 self.stopping = True
             failure = None if self.stopping and kind in _STOP_CHAIN else FAILURE_OF.get(kind)
@@ -711,10 +742,21 @@ class _Group:
         self.firsts |= new
         self.settled.extend(e for e in _firsts(rows.events(), new))
 
+    def _node(self, banner: Event) -> None:
+        """A banner's node rank, and the multi-node launch it belongs to (issue 28)."""
+        node, launch = _node_of(banner)
+        if node is not None:
+            self.nodes.add(node)
+        if self.launch is None:
+            self.launch = launch
+
     def starts_run(self, event: Event, last_ts: datetime | None) -> bool:
         """Does ``event`` open a new run after this group? (See :func:`split_runs`.)"""
         kind = event.kind
         if kind is EventKind.SERVER_ARGS:
+            node, launch = _node_of(event)
+            if launch is not None and launch == self.launch and node not in self.nodes:
+                return False  # another node of the same multi-node launch (issue 28)
             return self.has_args or self.progress
         if kind in (EventKind.ARGPARSE_USAGE, EventKind.ARGPARSE_ERROR):
             if kind is EventKind.ARGPARSE_ERROR and self.last_kind is EventKind.ARGPARSE_USAGE:
@@ -728,6 +770,8 @@ class _Group:
         ):
             return True
         if kind is EventKind.LOAD_WEIGHT_BEGIN:
+            if event.rank is not None and self.loaders and event.rank.label not in self.loaders:
+                return False  # a late rank of this launch, not a new one (issue 28)
             return any(k in _TERMINAL or k in _READY for k in self.kinds)
         return False
 
@@ -775,4 +819,5 @@ class _Group:
             release_hint=self.releases.hint(),
             has_banner=banner is not None,
             release_clues=tuple(self.clues.clues),
+            nodes=tuple(sorted(self.nodes)),
         )

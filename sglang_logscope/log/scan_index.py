@@ -331,6 +331,9 @@ def _resume_doc(resume: Resume) -> dict[str, Any]:
         "stopping": s.stopping,
         "has_args": s.has_args,
         "last_kind": None if s.last_kind is None else s.last_kind.value,
+        "loaders": sorted(s.loaders),
+        "nodes": sorted(s.nodes),
+        "launch": None if s.launch is None else [s.launch[0], s.launch[1]],
     }
 
 
@@ -338,6 +341,10 @@ def round_trip(resume: Resume) -> tuple[Resume, Resume]:
     """``resume`` as the index will hold it (its ``doc`` set), and that read back."""
     doc = json.loads(json.dumps(_resume_doc(resume)))
     return replace(resume, doc=doc), _resume_of(doc)
+
+
+def _launch(value: Any) -> tuple[int, str | None] | None:
+    return None if value is None else (_int(value[0]), _text_or_none(value[1]))
 
 
 def _time(value: datetime | None) -> str | None:
@@ -379,6 +386,9 @@ def _resume_of(doc: Mapping[str, Any]) -> Resume:
         stopping=bool(doc["stopping"]),
         has_args=bool(doc["has_args"]),
         last_kind=None if doc["last_kind"] is None else EventKind(doc["last_kind"]),
+        loaders=frozenset(str(k) for k in doc.get("loaders", ())),
+        nodes=frozenset(_int(k) for k in doc.get("nodes", ())),
+        launch=_launch(doc.get("launch")),
     )
     return Resume(
         doc=doc,

@@ -52,6 +52,7 @@ class RunList:
                 # the same object as in check, summary and watch (it was the kind alone)
                 "failure": r.failure.to_dict() if r.failure else None,
                 "has_banner": r.has_banner,
+                "nodes": list(r.nodes),  # issue 28: the node ranks whose output the run holds
                 "sglang_version_hint": r.release_hint,
                 "sglang_release": r.sglang_release.to_dict() if r.sglang_release else None,
             }

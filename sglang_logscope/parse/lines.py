@@ -309,11 +309,24 @@ def _match_after_exception_type(message: str) -> tuple[MessageSpec, dict[str, An
 
 
 def _last_redraw(text: str) -> str:
-    """tqdm redraws a bar with ``\\r``: the last non-empty segment is what a terminal shows."""
+    """tqdm redraws a bar with ``\\r``: the last non-empty segment is what a terminal shows,
+    unless an earlier segment is a failure glued to the bar (an NCCL watchdog abort or a
+    ``terminate called ...`` written between two redraws, issue 28): the failure is kept."""
+    if any(n in text for n in _GLUED_NEEDLES):
+        parts = [p for p in text.split("\r") if p.strip()]
+        for part in parts[:-1]:
+            hit = CATALOG.match(split_header(part).message)
+            if hit is not None and hit[0].kind in _GLUED_KINDS:
+                return part
     for part in reversed(text.split("\r")):
         if part.strip():
             return part
     return ""
+
+
+#: Text a failure glued by ``\\r`` to a progress bar contains (a cheap test before any match).
+_GLUED_NEEDLES = ("terminate called", "Watchdog", "NCCL", "Fatal Python error", "Killed", "Abort")
+_GLUED_KINDS = frozenset(FAILURE_PRIORITY) | {EventKind.ABORTED}  # issue 28
 
 
 def _make_event(

@@ -2399,14 +2399,24 @@ SPECS += [
         name="cuda_oom",
         kind=K.CUDA_OOM,
         pattern=(
-            rf"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) )?[Oo]ut of memory\. "
-            rf"(?:NPUWorkspaceAllocator t|T)ried to allocate (?P<tried>{SIZE})"
+            # issue 28: the device word may say 'error:' (the runtime's own OOM code through
+            # C10_CUDA_CHECK, no figures) or be MPS's 'backend' (aten/src/ATen/mps/MPSAllocator.mm)
+            r"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) (?P<_code>error: )?|(?P<device>MPS) backend )?"
+            r"[Oo]ut of memory(?:"
+            rf"\. (?:NPUWorkspaceAllocator t|T)ried to allocate (?P<tried>{SIZE})"
             r"(?:\. GPU (?P<gpu>\d{1,4}+)"
             rf"(?: has a total capac(?:i?ty) of (?P<capacity>{SIZE})(?: of\s{{1,80}}+which (?P<free>{SIZE}) is free\.)?"
             rf"| \.\.\. (?P<free>{SIZE}) is free\.)?"
             rf"(?: Including non-PyTorch memory, this process has (?P<process_usage>{SIZE}) memory in use\.)?"
             rf"| \((?:GPU|NPU) (?P<gpu>\d{{1,4}}+); (?P<capacity>{SIZE}) total capacity;"
             rf"(?:[^)]{{0,200}}? (?P<free>{SIZE}) free[;)])?)?"
+            # ... the runtime's code, or the allocator text cut after its first sentence (the
+            # figures on lines of their own): a device word is needed ...
+            r"|(?<=(?:CUDA|HIP|NPU|XPU|MUSA) (?:error: )?out of memory)\.?\s{0,8}+$"
+            # ... and MPS's figures
+            rf"|(?<=MPS backend out of memory) \(MPS allocated: (?P<allocated>{SIZE})"
+            rf"(?:, other allocations: (?P<other>{SIZE}))?, max allowed: (?P<capacity>{SIZE})\)"
+            rf"(?:\. Tried to allocate (?P<tried>{SIZE}))?)"
         ),
         fields={"gpu": "int"},
         anywhere=True,
@@ -2466,6 +2476,31 @@ SPECS += [
                 "tvm.error.InternalError: CUDA out of memory. Tried to allocate 73.65 GiB. GPU 1 ... 50.40 GiB is free.",
                 {"tried": "73.65 GiB", "gpu": 1, "free": "50.40 GiB"},
                 "corpus/040 (abridged by the reporter)",
+            ),
+            Sample(
+                "RuntimeError: CUDA error: out of memory",
+                {"device": "CUDA"},
+                "fixtures/failures/cuda_error_oom.log",
+            ),
+            Sample(
+                "Exception: Capture cuda graph failed: CUDA out of memory.",
+                {"device": "CUDA"},
+                "fixtures/failures/cuda_graph_oom_wrapped.log",
+            ),
+            Sample(
+                "## RuntimeError: MPS backend out of memory (MPS allocated: 17.36 GB, other allocations: 613.56 MB, max allowed: 18.13 GB). Tried to allocate 192.00 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause system failure).",
+                {
+                    "device": "MPS",
+                    "allocated": "17.36 GB",
+                    "capacity": "18.13 GB",
+                    "tried": "192.00 MB",
+                },
+                "fixtures/failures/mps_oom.log",
+            ),
+            Sample(
+                "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 192.00 MiB.",
+                {"device": "XPU", "tried": "192.00 MiB"},
+                "fixtures/failures/xpu_oom.log",
             ),
         ),
     ),
@@ -2816,6 +2851,152 @@ SPECS += [
                 "[rank3]:[E1006 12:10:00.123456 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.",
                 {"error": "Watchdog caught collective operation timeout"},
                 "torch ProcessGroupNCCL watchdog",
+            ),
+        ),
+    ),
+    # ================================================================= failures: issue 28
+    MessageSpec(
+        name="environment",
+        kind=K.ENVIRONMENT_ERROR,
+        pattern=(
+            # a module not installed: CPython's runpy ('python3 -m sglang.launch_server' without
+            # sglang) or an import's own text
+            r"(?:[^\s:]{1,300}+(?<=python[\d.]{0,8}): (?:Error while finding module specification for "
+            r"'(?P<entry>[\w.]{1,200}+)' \((?:ModuleNotFoundError|ImportError): )?)?"
+            r"No module named '?(?P<module>[\w.]{1,200}+)'?"
+            # a shared library missing or built against another ABI (the dynamic loader)
+            r"|(?P<library>[^\s:]{1,300}+)(?<=\.so|\.so\.[\d.]{1,20}): "
+            r"(?P<error>cannot open shared object file|undefined symbol)"
+            # no usable GPU runtime (torch/cuda/__init__.py, cudaErrorInsufficientDriver)
+            r"|(?P<error>The NVIDIA driver on your system is too old"
+            r"|Found no NVIDIA driver on your system"
+            r"|CUDA driver version is insufficient for CUDA runtime version"
+            r"|No CUDA GPUs are available|No HIP GPUs are available"
+            r"|Torch not compiled with CUDA enabled)"
+            r"(?: \(found version (?P<found_version>\d{1,8}+)\))?"
+            # a model path that is not there (transformers' AutoConfig / hub text)
+            r"|(?P<path>\S{1,500}+) (?P<error>is not a local folder and is not a valid model "
+            r"identifier|does not appear to have a file named config\.json)"
+        ),
+        fields={"found_version": "int"},
+        level="ERROR",
+        releases="all",
+        description="The environment cannot run SGLang (the fix is not memory): a module or "
+        "shared library missing, no usable GPU driver/runtime, a model path not there. Only as "
+        "the exception a traceback ends with or a line of its own: SGLang's 'Ignore import error "
+        "...: No module named' and torch's 'UserWarning: CUDA initialization: ...' are not it.",
+        samples=(
+            Sample(
+                "/usr/bin/python3: Error while finding module specification for 'sglang.launch_server' (ModuleNotFoundError: No module named 'sglang')",
+                {"entry": "sglang.launch_server", "module": "sglang"},
+                "python Lib/runpy.py (_get_module_details, _run_module_as_main)",
+            ),
+            Sample(
+                "No module named 'sgl_kernel'",
+                {"module": "sgl_kernel"},
+                "python ModuleNotFoundError (import system)",
+            ),
+            Sample(
+                "libcudart.so.13: cannot open shared object file: No such file or directory",
+                {"library": "libcudart.so.13", "error": "cannot open shared object file"},
+                "fixtures/failures/README.md (libcudart.so.13 on a CUDA 12.9 driver)",
+            ),
+            Sample(
+                "The NVIDIA driver on your system is too old (found version 12090)",
+                {
+                    "error": "The NVIDIA driver on your system is too old",
+                    "found_version": 12090,
+                },
+                "fixtures/failures/driver_too_old.log",
+            ),
+            Sample(
+                "/models/Qwen3-8B does not appear to have a file named config.json. Checkout 'https://huggingface.co//models/Qwen3-8B/tree/None' for available files.",
+                {"path": "/models/Qwen3-8B"},
+                "transformers configuration_utils.py / utils/hub.py (OSError text)",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="aborted",
+        kind=K.ABORTED,
+        pattern=(
+            # the shell's report of a child killed by a signal: the whole line, or bash's job
+            # line with the pid and the command
+            r"(?:(?P<shell>[^\s:]{1,300}+): line \d{1,7}+: {0,8}+(?P<pid>\d{1,10}+) )?"
+            r"(?P<signal>Killed|Aborted|Segmentation fault|Bus error|Illegal instruction"
+            r"|Floating point exception)(?: \(core dumped\))?"
+            r"(?:\s{0,8}+$| {2,80}+(?P<command>\S.{0,2000}))"
+            # a native abort: std::terminate's text (an exception escaping a thread, e.g. NCCL's
+            # watchdog: SIGABRT follows) or faulthandler's report
+            r"|terminate called (?:after throwing an instance of '(?P<exception>[^']{1,300}+)'"
+            r"|recursively|without an active exception)"
+            r"|Fatal Python error: (?P<signal>Segmentation fault|Aborted|Bus error"
+            r"|Floating point exception|Illegal instruction)"
+        ),
+        fields={"pid": "int"},
+        level="ERROR",
+        releases="all",
+        description="The process died by a signal or a native abort, with no Python traceback "
+        "(bash siglist.c/jobs.c wording; the C++ runtime's std::terminate; CPython's "
+        "faulthandler). The signal is a field where the line names it.",
+        samples=(
+            Sample(
+                "Killed",
+                {"signal": "Killed"},
+                "bash siglist.c (SIGKILL's description, printed for a killed foreground job)",
+            ),
+            Sample(
+                "Aborted (core dumped)",
+                {"signal": "Aborted"},
+                "bash siglist.c and jobs.c (SIGABRT, '(core dumped)')",
+            ),
+            Sample(
+                "run.sh: line 12: 48213 Segmentation fault      (core dumped) python3 -m sglang.launch_server --model-path m",
+                {"signal": "Segmentation fault", "pid": 48213},
+                "bash jobs.c (a job's status line: pid, signal, '(core dumped)', command)",
+            ),
+            Sample(
+                "terminate called after throwing an instance of 'c10::DistBackendError'",
+                {"exception": "c10::DistBackendError"},
+                "fixtures/failures/terminate_abort.log",
+            ),
+            Sample(
+                "Fatal Python error: Segmentation fault",
+                {"signal": "Segmentation fault"},
+                "python faulthandler (Fatal Python error)",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="port_in_use_zmq",
+        kind=K.PORT_IN_USE,
+        pattern=r"Address already in use(?: \(addr='(?P<address>[^']{1,300}+)'\))?",
+        level="ERROR",
+        releases="all",
+        description="A listener SGLang opens other than uvicorn's: the ZMQ IPC/TCP sockets of "
+        "get_zmq_socket (pyzmq's ZMQError names the address).",
+        samples=(
+            Sample(
+                "Address already in use (addr='tcp://127.0.0.1:56617')",
+                {"address": "tcp://127.0.0.1:56617"},
+                "fixtures/failures/zmq_port.log",
+            ),
+        ),
+    ),
+    MessageSpec(
+        name="port_in_use_errno",
+        kind=K.PORT_IN_USE,
+        pattern=r"\[Errno (?P<errno>98|48|10048)\] Address already in use",
+        fields={"errno": "int"},
+        level="ERROR",
+        releases="all",
+        description="A plain socket.bind (OSError: [Errno 98]): the bootstrap and NCCL/gloo "
+        "store listeners, SGLang's own port probes.",
+        samples=(
+            Sample(
+                "[Errno 98] Address already in use",
+                {"errno": 98},
+                "python socket.bind (OSError errno 98)",
             ),
         ),
     ),

@@ -72,6 +72,10 @@ def runs_table(result: RunList) -> None:
             release_text(row),
         )
     console().print(table)
+    for r in result.runs:  # issue 28: one file, several nodes' output of one launch
+        if len(r.nodes) > 1:
+            nodes = ", ".join(map(str, r.nodes))
+            console().print(f"run {r.index} holds the output of nodes {nodes} (node_rank)")
 
 
 def release_text(row: dict[str, Any]) -> str:
