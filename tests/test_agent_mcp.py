@@ -347,6 +347,28 @@ def test_a_remote_launch_says_where_to_run_the_server(env: dict[str, str], tmp_p
     run(env, tmp_path, body)
 
 
+def test_the_story_in_the_docs_is_what_the_tools_say() -> None:
+    """docs/agents.md's transcript is scripts/agent_story.py's output (real calls, no edits)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "agent_story.py")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    shown = page.split("<!-- agent-story:begin -->\n```\n")[1].split("```\n<!-- agent-story:end")[0]
+    assert shown == done.stdout
+
+
+def test_every_tool_has_its_section_in_the_docs() -> None:
+    page = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    sections = [line[4:] for line in page.splitlines() if line.startswith("### ")]
+    assert sections == [spec.name for spec in TOOLS]
+
+
 # ------------------------------------------------------------------------------ the extra
 
 
