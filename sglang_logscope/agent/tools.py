@@ -270,9 +270,14 @@ class Launches:
         once it ended, the outcome. Waits up to ``wait_s`` for it to end."""
         end = self._clock() + _bounded("wait_s", wait_s)
         session = self._session(handle)
-        with session.lock:
+        # another call following this launch holds it at most its own wait: never past ours
+        if not session.lock.acquire(timeout=max(0.0, end - self._clock()) + POLL_S):
+            raise InputError(f"{session.handle}: another status call is following it; call again")
+        try:
             self._follow(session, end)
             return self._report(session, lines)
+        finally:
+            session.lock.release()
 
     # -- following
 
