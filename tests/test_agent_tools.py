@@ -83,3 +83,14 @@ def test_every_finding_code_has_a_page() -> None:
     for code in [*CODES, *PF_CODES]:
         page = tools.explain_document(code.lower())
         assert page["code"] == code and page["page"].startswith(f"# {code} — ")
+
+
+def test_stdin_is_not_a_log_here() -> None:
+    """'-' would read the MCP connection itself."""
+    for call in (
+        lambda: tools.check_document("-"),
+        lambda: tools.summary_document(["-"]),
+        lambda: tools.budget_document(log="-"),
+    ):
+        with pytest.raises(InputError, match="MCP connection"):
+            call()

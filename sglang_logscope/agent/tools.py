@@ -62,6 +62,13 @@ STATE = {
 }
 
 
+def _file(path: str) -> str:
+    """A log path as a tool takes it: ``-`` (stdin) is the MCP connection itself here."""
+    if path.strip() == "-":
+        raise InputError("'-' (stdin) is the MCP connection here: give the log's path")
+    return path
+
+
 def _document(data: Any) -> Any:
     """``data`` as the JSON the CLI prints, read back: exactly the ``--format json`` document."""
     return json.loads(_text.to_json(data, indent=None))
@@ -78,7 +85,9 @@ def check_document(
     here: bool = False,
 ) -> dict[str, Any]:
     """``logscope check --format json``: ``expect_args`` is the command's text (or a file)."""
-    report = check(log, expect=expect_args, launched_at=launched_at, log_tz=log_tz, here=here)
+    report = check(
+        _file(log), expect=expect_args, launched_at=launched_at, log_tz=log_tz, here=here
+    )
     out: dict[str, Any] = _document(report.to_dict())
     return out
 
@@ -97,7 +106,7 @@ def budget_document(
     result = budget_from_inputs(
         expect_args=None,
         command_text=command,
-        log=log,
+        log=_file(log) if log is not None else None,
         run_index=None,
         model_config=Path(model_config) if model_config is not None else None,
         gpus=gpus,
@@ -114,7 +123,7 @@ def summary_document(paths: Sequence[str]) -> dict[str, Any]:
         raise InputError("no paths: give one log or more")
     if len(paths) > MAX_PATHS:
         raise InputError(f"{len(paths)} paths: at most {MAX_PATHS} in one call")
-    return {"summaries": _document(list(summaries(list(paths)).items))}
+    return {"summaries": _document(list(summaries([_file(p) for p in paths]).items))}
 
 
 def finding_code(code: str) -> Code:
