@@ -98,7 +98,7 @@ async def forensics(client: ClientSession, log: Path) -> None:
 
 
 async def relaunch(
-    client: ClientSession, log: Path, command: str, shown: str, deadline_s: float = 25
+    client: ClientSession, log: Path, command: str, shown: str, deadline_s: float = 60
 ) -> None:
     doc = await ask(
         client, "launch", f"command={shown}, log='serve.log', force=true, deadline_s={deadline_s:g}",
@@ -106,7 +106,7 @@ async def relaunch(
     )  # fmt: skip
     say(f"  state: {doc['state']}")
     if doc["state"] == "starting":
-        doc = await ask(client, "status", "handle, wait_s=60", handle=doc["handle"], wait_s=60)
+        doc = await ask(client, "status", "handle, wait_s=120", handle=doc["handle"], wait_s=120)
         say(f"  state: {doc['state']}")
     with contextlib.suppress(ProcessLookupError, PermissionError, TypeError):
         os.killpg(doc["pid"], signal.SIGKILL)  # the stand-in is not kept running

@@ -235,7 +235,9 @@ def test_launch_comes_back_ready(env: dict[str, str], tmp_path: Path, servers: l
     log.write_text("an old run\n")
 
     async def body(client: ClientSession) -> None:
-        doc = await call(client, "launch", command=stand_in(), log=str(log), force=True)
+        doc = await call(
+            client, "launch", command=stand_in(), log=str(log), force=True, deadline_s=120
+        )
         servers.append(doc["pid"])
         assert doc["state"] == "ready", doc["verdict"]
         assert doc["verdict"].startswith("ready: the server is up")
@@ -258,7 +260,9 @@ def test_launch_comes_back_crashed_with_the_findings(
     command = "LOGSCOPE_FAKE_MODE=crash LOGSCOPE_FAKE_FAILURE=not_enough_memory " + stand_in()
 
     async def body(client: ClientSession) -> None:
-        doc = await call(client, "launch", command=command, log=str(log), force=True, lines=5)
+        doc = await call(
+            client, "launch", command=command, log=str(log), force=True, lines=5, deadline_s=120
+        )
         servers.append(doc["pid"])
         assert doc["state"] == "crashed", doc["verdict"]
         assert "not_enough_memory" in doc["verdict"]
@@ -284,7 +288,7 @@ def test_launch_returns_at_its_deadline_while_loading_and_status_follows(
         later = await call(client, "status", handle=doc["handle"])
         assert later["state"] == "starting"
         os.killpg(pid, signal.SIGKILL)  # the server dies while loading
-        end = await call(client, "status", handle=doc["handle"], wait_s=30)
+        end = await call(client, "status", handle=doc["handle"], wait_s=120)
         assert end["state"] == "crashed" and end["result"]["outcome"] == "exited"
         assert f"pid {pid}" in end["verdict"]
 
