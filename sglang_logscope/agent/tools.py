@@ -212,7 +212,8 @@ class _Session:
 class Launches:
     """The launches this server started or was asked about, by handle (the log's absolute
     path: one launch per log at a time, and the launch record beside it lets a later server
-    take a launch up again). ``clock``/``sleep`` are parameters so tests need no waiting."""
+    take a launch up again). ``env`` and ``cwd``: what a launched server gets (default: this
+    process's); ``clock`` / ``sleep``: the time source and the pause between reads of a log."""
 
     def __init__(
         self,
