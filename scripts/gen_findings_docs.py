@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sglang_logscope.findings import ALL_CODES, PF_CODES
+from sglang_logscope.findings import ALL_CODES, PF_CODES, doc_page
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "findings"
 #: docs/gpus.md holds the PF codes' table between these two lines.
@@ -42,22 +42,7 @@ def pages() -> dict[str, str]:
         index.append(
             f"| [{code.code}]({code.code}.md) | {code.name} | {code.severity.value} | {code.meaning} |"
         )
-        out[f"{code.code}.md"] = "\n".join(
-            [
-                f"# {code.code} — {code.name}",
-                "",
-                f"Severity: **{code.severity.value}**",
-                "",
-                "## What it means",
-                "",
-                code.meaning,
-                "",
-                "## What to do",
-                "",
-                code.action,
-                "",
-            ]
-        )
+        out[f"{code.code}.md"] = doc_page(code)
     out["README.md"] = "\n".join(index) + "\n"
     return out
 

@@ -797,6 +797,16 @@ def _confirm_started(started: Launched, alive_after: float, err: Console) -> int
     return code
 
 
+@app.command("mcp")
+def mcp_command() -> None:
+    """Serve logscope's tools to an AI agent over MCP on stdin/stdout (docs/agents.md); needs
+    pip install 'sglang-logscope[agent]'."""
+    # start-up: the agent layer and the MCP SDK load only for this command
+    from .agent.server import serve
+
+    serve()
+
+
 schema_app = typer.Typer(
     help="The JSON Schema of each --format json document (and of watch / launch's JSON lines), and a check of a document.",
     no_args_is_help=True,

@@ -315,3 +315,24 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         return {**finding_dict(self.code, self.message), "severity": self.severity.value}
+
+
+def doc_page(code: Code) -> str:
+    """The documentation page of ``code``: ``docs/findings/<CODE>.md`` is this text
+    (``scripts/gen_findings_docs.py``), and the agent's ``explain`` tool returns it."""
+    return "\n".join(
+        [
+            f"# {code.code} — {code.name}",
+            "",
+            f"Severity: **{code.severity.value}**",
+            "",
+            "## What it means",
+            "",
+            code.meaning,
+            "",
+            "## What to do",
+            "",
+            code.action,
+            "",
+        ]
+    )

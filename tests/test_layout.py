@@ -18,6 +18,7 @@ PKG = Path(__file__).resolve().parent.parent / "sglang_logscope"
 #: Each layer may import only from the layers listed after it (and from itself).
 LAYERS: dict[str, int] = {
     "cli": 6,
+    "agent": 6,  # logscope mcp: a second front end, beside the CLI
     "_direct": 5,  # the CLI's fast path: below cli, beside render
     "__main__": 7,
     "render": 5,
@@ -45,6 +46,7 @@ SIDEWAYS = {
     ("machine", "memory"),  # the pre-flight budgets the command on the GPUs it reads
     ("watch", "staleness"),  # watch reports the check's arg diff
     ("watch", "machine"),  # launch runs the pre-flight
+    ("cli", "agent"),  # `logscope mcp` serves the agent's tools
 }
 
 
@@ -155,7 +157,8 @@ def test_render_is_imported_only_by_the_cli() -> None:
     users = sorted(
         mod
         for mod, targets in _graph().items()
-        if _layer(mod) not in ("render", "cli") and any(_layer(t) == "render" for t in targets)
+        if _layer(mod) not in ("render", "cli", "agent")  # the CLI and the MCP server render
+        and any(_layer(t) == "render" for t in targets)
     )
     assert not users, users
 

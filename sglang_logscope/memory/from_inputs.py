@@ -25,13 +25,19 @@ def budget_from_inputs(
     gpus: int | None,
     gpu_memory: str | None,
     sglang_version: str | None,
+    command_text: str | None = None,
 ) -> Budget:
-    """The one library call behind ``logscope budget``."""
-    if (expect_args is None) == (log is None):
+    """The one library call behind ``logscope budget`` (and the agent's ``budget`` tool, which
+    passes the command as ``command_text`` instead of a file)."""
+    inputs = [x for x in (expect_args, command_text, log) if x is not None]
+    if len(inputs) != 1:
         raise LogscopeError("give exactly one of --expect-args FILE or --log LOG")
     hardware = gpu_list(gpus, gpu_memory)
-    if expect_args is not None:
-        text, base = read_command_file(expect_args)
+    if expect_args is not None or command_text is not None:
+        text, base = (
+            read_command_file(expect_args) if expect_args is not None else (command_text, None)
+        )
+        assert text is not None
         cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
         model = resolve_model(cmd.args, model_config)
         b = budget(
