@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -63,7 +64,10 @@ def _version() -> str:
 
 def _print_version(value: bool) -> None:
     if value:
-        sys.stdout.write(f"logscope {_version()}\n")
+        # start-up: the lane's state only for --version
+        from .parse.fastscan import describe
+
+        sys.stdout.write(f"logscope {_version()} ({describe()})\n")
         raise typer.Exit(0)
 
 
@@ -751,6 +755,7 @@ def main(argv: list[str] | None = None) -> None:
     130 interrupted; a closed pipe (``logscope ... | head``) ends quietly with 0."""
     ascii_fallback(sys.stdout, sys.stderr)
     _quiet_url_backends(sys.argv[1:] if argv is None else argv)
+    warnings.showwarning = _show_note
     try:
         _run(argv)
     except LogscopeError as exc:
@@ -780,6 +785,25 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         quiet_closed_pipe()
     sys.exit(0)
+
+
+_python_showwarning = warnings.showwarning
+
+
+def _show_note(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """logscope's own warnings (the slow path's note: parse/fastscan.py) as one line on
+    stderr; any other library's as Python shows them."""
+    if category.__module__.startswith("sglang_logscope."):
+        sys.stderr.write(f"logscope: note: {message}\n")
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
 
 
 def _quiet_url_backends(argv: list[str]) -> None:
