@@ -244,9 +244,16 @@ def gpus(
 ) -> None:
     """Per GPU (under CUDA_VISIBLE_DEVICES): memory, and the processes holding it."""
     # start-up: each command loads only the library and renderer it needs
-    from .machine.gpus import read_gpus, reader_for
+    from .machine.gpus import GpuReadError, read_gpus, reader_for, unread_gpus
 
-    emit(read_gpus(reader=reader_for(source.value)), fmt)
+    try:
+        emit(read_gpus(reader=reader_for(source.value)), fmt)
+    except GpuReadError as exc:
+        if fmt is not TextFormat.json:
+            raise
+        emit(unread_gpus(exc, source.value), fmt)  # JSON still: no GPUs, and why
+        sys.stderr.write(f"logscope: error: {exc}\n")
+        raise typer.Exit(2) from None
 
 
 # The options of `check`, declared apart so that its signature reads as a list of them.
@@ -443,7 +450,7 @@ def preflight(
     ] = False,
 ) -> None:
     """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems,
-    2 when the command runs elsewhere (it prints the command that runs the check there)."""
+    4 when the command runs elsewhere (it prints the command that runs the check there)."""
     # start-up: each command loads only the library and renderer it needs
     from .command.parse import read_command_file
     from .machine.gpus import reader_for
