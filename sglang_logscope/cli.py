@@ -846,7 +846,9 @@ def _usage_error(exc: Exception) -> int | None:
     if "ClickException" in names:
         formatter = getattr(exc, "format_message", None)
         message = formatter() if callable(formatter) else str(exc)
-        sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
+        # typer coerces through pydantic, whose wording ("Value error, ...") is not ours
+        message = str(message).replace("Value error, ", "")
+        sys.stderr.write(f"logscope: error: {' '.join(message.split())}\n")
         return 2
     return None
 

@@ -71,3 +71,14 @@ def test_exit_codes_are_one_table_and_elsewhere_is_not_usage() -> None:
     doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for code, meaning in EXIT_CODES.items():
         assert f"| `{code}` | {' '.join(meaning.split())} |" in doc
+
+
+@pytest.mark.parametrize("command", ["summary", "check", "events", "runs"])
+def test_a_bad_format_names_the_choices_in_our_words(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--format", "yaml", str(LOG)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1
+    assert "'yaml' is not one of 't" in err and "Value error" not in err
