@@ -57,8 +57,9 @@ def test_command_documents() -> None:
     log = str(DEMO / "sglang-serve.log")
     _valid("budget", _json("budget", "-f", "json", "--log", log))  # the run's own numbers
     _valid("preflight", _json("preflight", "-f", "json", "-e", str(COMMANDS[0])))
-    # a command that runs on another machine: exit 2, and the JSON says where to run it
-    _valid("preflight", _json("preflight", "-f", "json", "-e", command, codes=(2,)))
+    # a command that runs on another machine: exit 4 (issue 33: was 2, usage's code), and the
+    # JSON says where to run it
+    _valid("preflight", _json("preflight", "-f", "json", "-e", command, codes=(4,)))
 
 
 def test_gpus_document(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
