@@ -97,7 +97,7 @@ environments: $(STAMP)
 dist: $(STAMP)
 	rm -rf dist *.egg-info  # a stale SOURCES.txt would hide what MANIFEST.in leaves out
 	$(BIN)/python -m build -q --outdir dist/build . >/dev/null
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel -q repair -w dist dist/build/*.whl
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair -w dist dist/build/*.whl
 	$(BIN)/python scripts/pure_wheel.py dist/build/*.whl dist
 	mv dist/build/*.tar.gz dist/ && rm -rf dist/build
 	$(BIN)/twine check --strict dist/*

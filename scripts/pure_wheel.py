@@ -29,7 +29,9 @@ def _record_line(name: str, data: bytes) -> str:
 
 def _wheel_file(text: str) -> str:
     """The WHEEL metadata with the pure tag and purelib root."""
-    lines = [ln for ln in text.splitlines() if not ln.startswith(("Tag:", "Root-Is-Purelib:"))]
+    lines = [
+        ln for ln in text.splitlines() if ln and not ln.startswith(("Tag:", "Root-Is-Purelib:"))
+    ]
     return "\n".join([*lines, "Root-Is-Purelib: true", f"Tag: {PURE_TAG}"]) + "\n"
 
 
