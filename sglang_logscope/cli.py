@@ -330,7 +330,9 @@ def report_command(
     log: LogArg,
     html_out: Annotated[
         Path,
-        typer.Option("--html", help="Write the self-contained HTML report to this file."),
+        typer.Option(
+            "--html", help="Write the self-contained HTML report to this file ('-': stdout)."
+        ),
     ],
     expect_args: Annotated[
         Path | None,
@@ -351,9 +353,14 @@ def report_command(
     from .render.html import render_html
     from .staleness.report import full_report
 
-    refuse_overwriting(html_out, log, expect_args)
+    to_stdout = str(html_out) == "-"  # as for LOG: '-' is the standard stream
+    if not to_stdout:
+        refuse_overwriting(html_out, log, expect_args)
     result = full_report(log, expect_args, launched_at, log_tz, sglang_version=sglang_version)
     page = render_html(result)
+    if to_stdout:
+        sys.stdout.write(page)
+        return
     refuse_overwriting(html_out, log, expect_args)  # (again: a link made meanwhile)
     try:
         html_out.write_text(page, encoding="utf-8")
