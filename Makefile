@@ -3,7 +3,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test quick lint typecheck pytest fuzz pythons lowest dist install clean chromium
+.PHONY: demo test quick lint typecheck pytest fuzz pythons lowest environments dist install clean chromium
+
+# Every pytest run is spread over the machine's cores by pytest-xdist (tests are independent:
+# each has its own tmp_path, scan-index directory and loopback ports). XDIST=-n0 runs in one process.
+XDIST ?= -n auto
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -11,7 +15,8 @@ $(BIN)/python:
 
 # the C fast lane (sglang_logscope/parse/_rowscan.c) is built by the editable install
 $(STAMP): $(BIN)/python pyproject.toml sglang_logscope/parse/_rowscan.c
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	rm -f sglang_logscope/parse/_rowscan.*.so  # a module of an older build would shadow the new one
+	$(BIN)/python -m pip install -q -e '.[dev,wheels]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -31,7 +36,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP) chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
 
 # Headless Chromium renders the HTML report in tests/test_html_report.py. Best effort: where it
 # cannot be installed (no root, no network) those tests skip; this never fails the build.
@@ -75,23 +80,37 @@ find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/p
 	touch $@
 
 pythons: $(foreach v,$(PYTHONS),.venv-$(v)/.installed) chromium
-	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python -m pytest -p no:cacheprovider; done
+	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python -m pytest $(XDIST) -p no:cacheprovider; done
 
 lowest: .venv-lowest/.installed chromium
 	@echo "pytest with the lowest declared dependencies (Python $(LOWEST_PY))"
-	.venv-lowest/bin/python -m pytest -p no:cacheprovider
+	.venv-lowest/bin/python -m pytest $(XDIST) -p no:cacheprovider
 
-# The sdist and wheel as a user gets them (isolated build from build-system.requires),
-# twine's metadata check, and scripts/check_dist.py (sdist complete, wheel without tests).
+# Each environment's editable install builds the C lane in place (one abi3 module for all of
+# them), so they are built one after another, before any suite has that module loaded.
+environments: $(STAMP)
+	@$(MAKE) --no-print-directory -j1 $(foreach v,$(PYTHONS),.venv-$(v)/.installed) .venv-lowest/.installed
+
+# The sdist and wheels as a user gets them: an isolated build (build-system.requires) of the
+# sdist and of the C lane's abi3 wheel (one for every CPython >= 3.10), auditwheel's manylinux
+# tag for that wheel, the pure-Python fallback wheel (scripts/pure_wheel.py, py3-none-any: any
+# other platform, aarch64 included), twine's metadata check and auditwheel show of each, and
+# scripts/check_dist.py (sdist complete, wheels clean, tags as promised).
 dist: $(STAMP)
 	rm -rf dist *.egg-info  # a stale SOURCES.txt would hide what MANIFEST.in leaves out
-	$(BIN)/python -m build -q --outdir dist . >/dev/null
+	$(BIN)/python -m build -q --outdir dist/build . >/dev/null
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair -w dist dist/build/*.whl
+	$(BIN)/python scripts/pure_wheel.py dist/build/*.whl dist
+	mv dist/build/*.tar.gz dist/ && rm -rf dist/build
 	$(BIN)/twine check --strict dist/*
+	@set -e; for w in dist/*.whl; do $(BIN)/auditwheel show "$$w" | tr -s '\n' ' '; echo; done
 	$(BIN)/python scripts/check_dist.py dist
 
 quick: lint typecheck pytest fuzz
 
-test: lint typecheck pytest fuzz pythons lowest dist
+# The whole matrix. The suites run one after another, each on every core (XDIST); the
+# environments are built first (see above).
+test: lint typecheck environments pytest fuzz pythons lowest dist
 
 clean:
-	rm -rf $(VENV) .venv-* build dist *.egg-info
+	rm -rf $(VENV) .venv-* build dist *.egg-info sglang_logscope/parse/_rowscan.*.so

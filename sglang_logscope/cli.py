@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -63,7 +64,10 @@ def _version() -> str:
 
 def _print_version(value: bool) -> None:
     if value:
-        sys.stdout.write(f"logscope {_version()}\n")
+        # start-up: the lane's state only for --version
+        from .parse.fastscan import describe
+
+        sys.stdout.write(f"logscope {_version()} ({describe()})\n")
         raise typer.Exit(0)
 
 
@@ -320,9 +324,16 @@ def gpus(
 ) -> None:
     """Per GPU (under CUDA_VISIBLE_DEVICES): memory, and the processes holding it."""
     # start-up: each command loads only the library and renderer it needs
-    from .machine.gpus import read_gpus, reader_for
+    from .machine.gpus import GpuReadError, read_gpus, reader_for, unread_gpus
 
-    emit(read_gpus(reader=reader_for(source.value)), fmt)
+    try:
+        emit(read_gpus(reader=reader_for(source.value)), fmt)
+    except GpuReadError as exc:
+        if fmt is not TextFormat.json:
+            raise
+        emit(unread_gpus(exc, source.value), fmt)  # JSON still: no GPUs, and why
+        sys.stderr.write(f"logscope: error: {exc}\n")
+        raise typer.Exit(2) from None
 
 
 # The options of `check`, declared apart so that its signature reads as a list of them.
@@ -422,7 +433,9 @@ def report_command(
     log: LogsArg,
     html_out: Annotated[
         Path,
-        typer.Option("--html", help="Write the self-contained HTML report to this file."),
+        typer.Option(
+            "--html", help="Write the self-contained HTML report to this file ('-': stdout)."
+        ),
     ],
     expect_args: Annotated[
         Path | None,
@@ -448,7 +461,9 @@ def report_command(
     from .staleness.report import full_report, launch_report
 
     paths = _log_paths(log, False)
-    refuse_overwriting(html_out, *paths, expect_args)
+    to_stdout = str(html_out) == "-"  # as for LOG: '-' is the standard stream
+    if not to_stdout:
+        refuse_overwriting(html_out, *paths, expect_args)
     if len(paths) > 1:
         expects: dict[str | None, str] = {None: str(expect_args)} if expect_args else {}
         several = launch_report(paths, expects, launched_at, log_tz, sglang_version=sglang_version)
@@ -458,6 +473,9 @@ def report_command(
             paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
         )
         page = render_html(result)
+    if to_stdout:
+        sys.stdout.write(page)
+        return
     refuse_overwriting(html_out, *paths, expect_args)  # (again: a link made meanwhile)
     try:
         html_out.write_text(page, encoding="utf-8")
@@ -554,7 +572,7 @@ def preflight(
     ] = False,
 ) -> None:
     """Check the machine before a launch (GPUs, memory, port, model, log). Exit 1 on problems,
-    2 when the command runs elsewhere (it prints the command that runs the check there)."""
+    4 when the command runs elsewhere (it prints the command that runs the check there)."""
     # start-up: each command loads only the library and renderer it needs
     from .command.parse import read_command_file
     from .machine.gpus import reader_for
@@ -876,6 +894,7 @@ def main(argv: list[str] | None = None) -> None:
     130 interrupted; a closed pipe (``logscope ... | head``) ends quietly with 0."""
     ascii_fallback(sys.stdout, sys.stderr)
     _quiet_url_backends(sys.argv[1:] if argv is None else argv)
+    warnings.showwarning = _show_note
     try:
         _run(argv)
     except LogscopeError as exc:
@@ -905,6 +924,25 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         quiet_closed_pipe()
     sys.exit(0)
+
+
+_python_showwarning = warnings.showwarning
+
+
+def _show_note(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """logscope's own warnings (the slow path's note: parse/fastscan.py) as one line on
+    stderr; any other library's as Python shows them."""
+    if category.__module__.startswith("sglang_logscope."):
+        sys.stderr.write(f"logscope: note: {message}\n")
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
 
 
 def _quiet_url_backends(argv: list[str]) -> None:
@@ -940,7 +978,9 @@ def _usage_error(exc: Exception) -> int | None:
     if "ClickException" in names:
         formatter = getattr(exc, "format_message", None)
         message = formatter() if callable(formatter) else str(exc)
-        sys.stderr.write(f"logscope: error: {' '.join(str(message).split())}\n")
+        # typer coerces through pydantic, whose wording ("Value error, ...") is not ours
+        message = str(message).replace("Value error, ", "")
+        sys.stderr.write(f"logscope: error: {' '.join(message.split())}\n")
         return 2
     return None
 

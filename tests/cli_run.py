@@ -1,7 +1,10 @@
-"""The CLI as a user runs it, in a child process: stdout back, the exit code checked."""
+"""The CLI as a user runs it, in a child process (or in this one: :func:`run_main`): stdout
+back, the exit code checked."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -19,3 +22,20 @@ def run_cli(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
     )
     assert out.returncode in codes, out.stderr
     return out.stdout
+
+
+def run_main(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
+    """:func:`run_cli` in this process: the same entry point (``main``) and stdout, without an
+    interpreter start-up per call (for tests that run the CLI over every fixture log)."""
+    # test helper: the CLI only where a test asks for it in-process
+    from sglang_logscope.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+    assert code in codes, err.getvalue()
+    return out.getvalue()

@@ -42,7 +42,9 @@ def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_version_is_the_installed_distributions(flag: str) -> None:
     out = _cli(flag)
     assert out.returncode == 0
-    assert out.stdout == f"logscope {version('sglang-logscope')}\n"
+    # the version, then the C fast lane's state (issue 33: tests/test_fast_lane_state.py)
+    assert out.stdout.startswith(f"logscope {version('sglang-logscope')} (C fast lane: ")
+    assert out.stdout.endswith(")\n") and out.stdout.count("\n") == 1
 
 
 def test_short_help_and_bare_logscope_print_the_help() -> None:

@@ -391,6 +391,7 @@ def test_ctrl_c_stops_watching_and_leaves_the_server_running(
     proc = subprocess.Popen(
         [sys.executable, "-m", "sglang_logscope", *argv],
         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_sigint_as_from_a_shell,
     )  # fmt: skip
     procs.popens.append(proc)
     _read_until(proc, "waiting")
@@ -405,6 +406,14 @@ def test_ctrl_c_stops_watching_and_leaves_the_server_running(
     assert "Traceback" not in stderr
     time.sleep(0.1)
     assert pid_alive(record.pid), "the server must survive Ctrl-C in the watch"
+
+
+def _sigint_as_from_a_shell() -> None:
+    """The child as a shell starts it: SIGINT at its default and not blocked. Under pytest-xdist
+    a worker can hand its children SIGINT ignored or blocked (seen: both Ctrl-C tests waited out
+    their 15 s in a full ``-n 2`` run), and SIGINT is what this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _read_until(

@@ -32,7 +32,7 @@ def test_preflight_refuses_to_judge_this_machine_for_the_demo(
 ) -> None:
     cmd = DEMO / "command-multiline.txt"
     code, out, _ = _cli(["preflight", "-e", str(cmd), "-f", "json"], capsys)
-    assert code == 2
+    assert code == 4  # issue 33: was 2, which is usage and input errors everywhere else
     data = json.loads(out)
     assert data["remote"]["where"] == "host root@gpu-box, Proxmox container 129"
     assert data["remote"]["command"] == f"{DEMO_THERE} < {cmd}"
@@ -66,7 +66,7 @@ def test_preflight_here_judges_this_machine() -> None:
 def test_containers_are_elsewhere(command: str, there: str) -> None:
     result = preflight(command)
     assert result.remote is not None and result.remote["command"].startswith(there)
-    assert result.exit_code == 2
+    assert result.exit_code == 4  # issue 33: was 2 (usage and input errors)
 
 
 def test_launch_says_where_and_does_not_block_for_it(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cli_run import run_cli
+from cli_run import run_cli, run_main
 
 from sglang_logscope.cli import main
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
@@ -40,13 +40,15 @@ def test_each_schema_is_valid_draft_2020_12(name: str) -> None:
 
 
 def test_log_documents_of_every_real_log() -> None:
+    # in this process (the same main(), no interpreter start-up for each of ~80 runs); the
+    # documents through a child process: test_command_documents and tests/test_times.py
     logs = [str(p) for p in [*REAL, DEMO / "sglang-serve.log"]]
     for name in ("runs", "events"):
         for log in logs[::5]:
-            _valid(name, _json(name, "-f", "json", log))
-    _valid("summary", _json("summary", "-f", "json", *logs))  # JSON lines, one per log
+            _valid(name, run_main(name, "-f", "json", log))
+    _valid("summary", run_main("summary", "-f", "json", *logs))  # JSON lines, one per log
     for log in logs:
-        _valid("check", _json("check", "-f", "json", log))
+        _valid("check", run_main("check", "-f", "json", log))
     _valid("check", _json("check", "-f", "json", "-e", str(DEMO / "command.txt"), logs[-1]))
 
 
@@ -57,8 +59,9 @@ def test_command_documents() -> None:
     log = str(DEMO / "sglang-serve.log")
     _valid("budget", _json("budget", "-f", "json", "--log", log))  # the run's own numbers
     _valid("preflight", _json("preflight", "-f", "json", "-e", str(COMMANDS[0])))
-    # a command that runs on another machine: exit 2, and the JSON says where to run it
-    _valid("preflight", _json("preflight", "-f", "json", "-e", command, codes=(2,)))
+    # a command that runs on another machine: exit 4 (issue 33: was 2, usage's code), and the
+    # JSON says where to run it
+    _valid("preflight", _json("preflight", "-f", "json", "-e", command, codes=(4,)))
 
 
 def test_gpus_document(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

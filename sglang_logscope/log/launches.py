@@ -349,7 +349,15 @@ def _same_pd(joined: list[list[Member]], g: list[Member]) -> bool:
     first = joined[0][0].args
     if any(first.get(k) != g[0].args.get(k) for k in PD_KEYS):
         return False
+    seats = {_seat(m) for j in joined for m in j if m.node_rank is not None}
+    if any(_seat(m) in seats for m in g if m.node_rank is not None):
+        return False  # one node of one role's cluster is in a launch once
     return all(_overlap(a.run, b.run) for j in joined for a in j for b in g)
+
+
+def _seat(m: Member) -> tuple[str | None, str, int | None]:
+    """Where a member sits in a launch: its role, its cluster and its node rank."""
+    return (m.mode, str(m.args.get("dist_init_addr")), m.node_rank)
 
 
 def _launch(group: list[Member]) -> Launch:

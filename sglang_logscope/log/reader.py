@@ -276,6 +276,7 @@ def summarize(log: Log) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "log": log.name,
         "runs": [run_summary(r) for r in log.runs],
+        "run_count": len(log.runs),
     }
 
 
@@ -310,7 +311,12 @@ def iter_runs(
 def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
     """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
     runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS, helper=helper)]
-    return {"schema_version": SCHEMA_VERSION, "log": describe(source), "runs": runs}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "log": describe(source),
+        "runs": runs,
+        "run_count": len(runs),
+    }
 
 
 def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:

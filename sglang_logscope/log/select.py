@@ -60,7 +60,13 @@ class RunList:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"schema_version": SCHEMA_VERSION, "log": self.log, "runs": self.rows()}
+        rows = self.rows()
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "log": self.log,
+            "runs": rows,
+            "run_count": len(rows),
+        }
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ __all__ = [
     "read_gpus",
     "reader_for",
     "select_visible",
+    "unread_gpus",
 ]
 
 #: Memory used on a GPU but held by no process the driver lists, above which the report flags it.
@@ -200,6 +201,8 @@ class GpuReport:
     cuda_visible_devices: str | None = None
     physical_count: int = 0
     notes: tuple[str, ...] = field(default=())
+    #: Why there is no reading (no driver, no nvidia-smi): then ``gpus`` is empty.
+    reason: str | None = None
 
     @property
     def foreign_pids(self) -> bool:
@@ -220,6 +223,7 @@ class GpuReport:
             "foreign_pids": self.foreign_pids,
             "notes": list(self.notes),
             "gpus": [g.to_dict() for g in self.gpus],
+            "reason": self.reason,
         }
 
 
@@ -348,6 +352,11 @@ def inspect_gpus(
         physical_count=len(reading.gpus),
         notes=tuple(notes),
     )
+
+
+def unread_gpus(reason: GpuReadError, source: str = "auto") -> GpuReport:
+    """The report of a machine without a reading: no GPUs, and why (``gpus -f json``)."""
+    return GpuReport(source=source, gpus=(), reason=str(reason))
 
 
 def read_gpus(

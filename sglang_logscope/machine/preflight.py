@@ -24,7 +24,7 @@ from typing import Any
 from .._text import SCHEMA_VERSION, rfc3339, visible
 from ..command.lint import lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command
-from ..errors import LogscopeError
+from ..errors import EXIT_ELSEWHERE, LogscopeError
 from ..findings import PF_CODES, Severity, code_of, finding_dict
 from ..memory.budget import budget
 from ..memory.budget_types import Budget, MeasuredFigures
@@ -119,9 +119,10 @@ class Preflight:
 
     @property
     def exit_code(self) -> int:
-        """0 clear, 1 problems, 2 refused: the command runs elsewhere (see ``remote``)."""
+        """0 clear, 1 problems, 4 (``EXIT_ELSEWHERE``) refused: the command runs elsewhere
+        (see ``remote``); 2 stays usage and input errors."""
         if self.remote is not None:
-            return 2
+            return EXIT_ELSEWHERE
         return 0 if self.clear else 1
 
     def to_dict(self) -> dict[str, Any]:

@@ -25,11 +25,29 @@
               | "INFO:" WS{1,10} D client{0,99} ' - "' [A-Z]{1,10} " " S{1,4096}
                 " HTTP/" [0-9.]{1,5} '" ' D3 rest            -- the access alternative
 */
+/* The stable ABI (abi3) of CPython 3.10: one built module serves every CPython from 3.10 on,
+   so one wheel per platform (pyproject.toml tags it cp310-abi3). Only bytes are read: their
+   storage is immutable while the GIL is released (the limited API of 3.10 has no buffers). */
+#define Py_LIMITED_API 0x030A0000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_BATCH 8
+
+/* A bytes object's storage (the Py_buffer of the full API, for bytes only). */
+typedef struct {
+    const char *buf;
+    Py_ssize_t len;
+} View;
+
+static int view_of(PyObject *data, View *view) {
+    char *buf;
+    if (PyBytes_AsStringAndSize(data, &buf, &view->len) < 0) return 0;
+    view->buf = buf;
+    return 1;
+}
 
 typedef struct {
     const char *text;
@@ -202,14 +220,14 @@ static int compare(const unsigned char *a, Py_ssize_t la, const unsigned char *b
 }
 
 static int read_table(PyObject *batch, int access_alt, Table *t) {
-    if (!PyTuple_Check(batch) || PyTuple_GET_SIZE(batch) > MAX_BATCH) {
+    if (!PyTuple_Check(batch) || PyTuple_Size(batch) > MAX_BATCH) {
         PyErr_SetString(PyExc_ValueError, "batch: a tuple of at most 8 (prefix, alt) pairs");
         return 0;
     }
-    t->n_batch = (int)PyTuple_GET_SIZE(batch);
+    t->n_batch = (int)PyTuple_Size(batch);
     t->access_alt = access_alt;
     for (int i = 0; i < t->n_batch; i++) {
-        PyObject *pair = PyTuple_GET_ITEM(batch, i);
+        PyObject *pair = PyTuple_GetItem(batch, i);
         char *text;
         Py_ssize_t len;
         int alt;
@@ -270,15 +288,17 @@ PyDoc_STRVAR(rows_summary_doc,
              "None as soon as one line is not. ``batch``: (prefix, alternative) pairs.");
 
 static PyObject *rows_summary(PyObject *self, PyObject *args) {
-    Py_buffer view;
+    View view;
+    PyObject *data;
     PyObject *batch;
     int access_alt;
     Table t;
     Summary s;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*O!i", &view, &PyTuple_Type, &batch, &access_alt)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O!i", &PyBytes_Type, &data, &PyTuple_Type, &batch, &access_alt) ||
+        !view_of(data, &view))
+        return NULL;
     if (!read_table(batch, access_alt, &t)) {
-        PyBuffer_Release(&view);
         return NULL;
     }
     int ok;
@@ -294,7 +314,6 @@ static PyObject *rows_summary(PyObject *self, PyObject *args) {
                             (const char *)s.last, s.last_len, s.ordered ? Py_True : Py_False,
                             s.mask, s.last_alt);
     }
-    PyBuffer_Release(&view);
     return out;
 }
 
@@ -303,11 +322,11 @@ typedef struct {
     Py_ssize_t n, cap;
 } Offsets;
 
-/* Needs no GIL (PyMem_Raw*); 0 when out of memory. */
+/* Needs no GIL (the C heap); 0 when out of memory. */
 static int push(Offsets *o, Py_ssize_t offset) {
     if (o->n == o->cap) {
         Py_ssize_t cap = o->cap ? 2 * o->cap : 16;
-        Py_ssize_t *at = PyMem_RawRealloc(o->at, (size_t)cap * sizeof(Py_ssize_t));
+        Py_ssize_t *at = realloc(o->at, (size_t)cap * sizeof(Py_ssize_t));
         if (at == NULL) return 0;
         o->at = at;
         o->cap = cap;
@@ -346,7 +365,7 @@ static PyObject *offset_list(const Offsets *o) {
             Py_DECREF(list);
             return NULL;
         }
-        PyList_SET_ITEM(list, i, value);
+        PyList_SetItem(list, i, value);  /* steals; cannot fail here */
     }
     return list;
 }
@@ -357,13 +376,14 @@ PyDoc_STRVAR(block_marks_doc,
              "offsets just after each b'\\nusage: ' newline, offsets of each b'server_args=').");
 
 static PyObject *block_marks(PyObject *self, PyObject *args) {
-    Py_buffer view;
+    View view;
+    PyObject *data;
     Py_ssize_t skip, newlines = 0;
     Offsets usage = {NULL, 0, 0}, banners = {NULL, 0, 0};
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*n", &view, &skip)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!n", &PyBytes_Type, &data, &skip) || !view_of(data, &view))
+        return NULL;
     if (skip < 0 || skip > view.len) {
-        PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "skip: 0 to len(data)");
         return NULL;
     }
@@ -371,7 +391,6 @@ static PyObject *block_marks(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     ok = marks((const unsigned char *)view.buf, view.len, skip, &newlines, &usage, &banners);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
     PyObject *out = NULL;
     if (!ok) {
         PyErr_NoMemory();
@@ -381,12 +400,12 @@ static PyObject *block_marks(PyObject *self, PyObject *args) {
         Py_XDECREF(u);
         Py_XDECREF(b);
     }
-    PyMem_RawFree(usage.at);
-    PyMem_RawFree(banners.at);
+    free(usage.at);
+    free(banners.at);
     return out;
 }
 
-/* Every line of data[0:n] classified into rows (a PyMem_Raw array, *count of them); NULL with
+/* Every line of data[0:n] classified into rows (a malloc array, *count of them); NULL with
    *count 0 at the first misfit, NULL with *count -1 when out of memory. No GIL needed. */
 static Row *rows_of(const Table *t, const unsigned char *data, Py_ssize_t n, Py_ssize_t *count) {
     const unsigned char *p = data, *end = data + n;
@@ -397,9 +416,9 @@ static Row *rows_of(const Table *t, const unsigned char *data, Py_ssize_t n, Py_
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
         if (size == cap) {
             Py_ssize_t more = cap ? 2 * cap : 256;
-            Row *grown = PyMem_RawRealloc(rows, (size_t)more * sizeof(Row));
+            Row *grown = realloc(rows, (size_t)more * sizeof(Row));
             if (grown == NULL) {
-                PyMem_RawFree(rows);
+                free(rows);
                 *count = -1;
                 return NULL;
             }
@@ -407,7 +426,7 @@ static Row *rows_of(const Table *t, const unsigned char *data, Py_ssize_t n, Py_
             cap = more;
         }
         if (classify(t, p, nl ? nl : end, &rows[size]) < 0) {
-            PyMem_RawFree(rows);
+            free(rows);
             return NULL;
         }
         size++;
@@ -428,7 +447,7 @@ static PyObject *columns_of(const Row *rows, Py_ssize_t count, int alts) {
     for (int a = 0; a < alts; a++) {
         PyObject *column = PyList_New(count);
         if (column == NULL) goto done;
-        PyTuple_SET_ITEM(witness, a, column);
+        PyTuple_SetItem(witness, a, column);
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         const Row *r = &rows[i];
@@ -441,13 +460,13 @@ static PyObject *columns_of(const Row *rows, Py_ssize_t count, int alts) {
             Py_XDECREF(e);
             goto done;
         }
-        PyList_SET_ITEM(ts, i, t);
-        PyList_SET_ITEM(ranks, i, k);
-        PyList_SET_ITEM(rest, i, e);
+        PyList_SetItem(ts, i, t);
+        PyList_SetItem(ranks, i, k);
+        PyList_SetItem(rest, i, e);
         for (int a = 0; a < alts; a++) {
             PyObject *mark = a == r->alt ? empty : Py_None;
             Py_INCREF(mark);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(witness, a), i, mark);
+            PyList_SetItem(PyTuple_GetItem(witness, a), i, mark);
         }
     }
     out = Py_BuildValue("(OOOO)", ts, ranks, witness, rest);
@@ -467,23 +486,24 @@ PyDoc_STRVAR(series_columns_doc,
              "as the regex's split gives them; None as soon as one line is not.");
 
 static PyObject *series_columns(PyObject *self, PyObject *args) {
-    Py_buffer view;
+    View view;
+    PyObject *data;
     PyObject *batch;
     int access_alt, alts;
     Table t;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*O!ii", &view, &PyTuple_Type, &batch, &access_alt, &alts))
+    if (!PyArg_ParseTuple(args, "O!O!ii", &PyBytes_Type, &data, &PyTuple_Type, &batch, &access_alt,
+                          &alts) ||
+        !view_of(data, &view))
         return NULL;
     if (!read_table(batch, access_alt, &t) || alts < 1 || alts > 31 ||
         t.access_alt >= alts) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "alternatives: 1-31, above each");
-        PyBuffer_Release(&view);
         return NULL;
     }
     for (int i = 0; i < t.n_batch; i++) {
         if (t.batch[i].alt >= alts) {
             PyErr_SetString(PyExc_ValueError, "alternatives: 1-31, above each");
-            PyBuffer_Release(&view);
             return NULL;
         }
     }
@@ -498,8 +518,7 @@ static PyObject *series_columns(PyObject *self, PyObject *args) {
     } else {
         out = columns_of(rows, count, alts);
     }
-    PyMem_RawFree(rows);
-    PyBuffer_Release(&view);
+    free(rows);
     return out;
 }
 

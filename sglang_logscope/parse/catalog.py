@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -406,7 +407,8 @@ def _template(
     seen: set[str] = set()
     for m in _PAIR.finditer(text):
         v0, v1 = m.span("v")
-        if any(v0 < at < v1 for at in starts):
+        inside = bisect_right(starts, v0)  # the first number after v0 (starts is sorted)
+        if inside < len(starts) and starts[inside] < v1:
             return False  # a number inside a value, not the value: read each text itself
         label = m.group("k").strip()
         name = names.get(label) or _label_name(label)

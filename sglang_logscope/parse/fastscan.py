@@ -7,11 +7,17 @@ such a block) and the byte pass's marks of a block
 are optional: a build without a C compiler has neither, and every caller then takes its
 Python path, to the same answers (tests compare the two ways). ``LOGSCOPE_NO_FAST_LANE=1``,
 or ``FAST_LANE.on = False``, makes every caller take the Python path here too.
+
+Where the module is not built (the pure ``py3-none-any`` wheel, or an sdist built without a
+compiler), the first caller that would have used it gets one :class:`SlowPathWarning` per
+process (the CLI shows it as one line on stderr); :func:`describe` says which way it is
+(``logscope --version``).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Final
 
 try:  # platform: the C scans are optional (a build without a compiler has none)
@@ -24,19 +30,44 @@ LaneTable = tuple[tuple[tuple[bytes, int], ...], int]
 LaneReading = tuple[int, bytes, bytes, bool, int, int]
 
 
+class SlowPathWarning(UserWarning):
+    """The C fast lane is not built here: big logs are read at Python speed (same answers)."""
+
+
+#: What :class:`SlowPathWarning` says (once per process).
+SLOW_PATH_NOTE: Final = (
+    "the C fast lane is not built for this Python: big logs are read at Python speed "
+    "(same answers); install a wheel built for this platform (cp310-abi3) for the fast lane"
+)
+
+
 class _FastLane:
-    """Whether the C scans are used (off: every caller takes its Python path)."""
+    """Whether the C scans are used (off: every caller takes its Python path), and whether
+    the missing build was announced."""
 
     def __init__(self) -> None:
         self.on = os.environ.get("LOGSCOPE_NO_FAST_LANE", "") in ("", "0")
+        self.announced = False
 
 
 FAST_LANE: Final = _FastLane()
 
 
 def available() -> bool:
-    """Whether the C scans are built here and switched on."""
+    """Whether the C scans are built here and switched on (not built: announced once)."""
+    if _rowscan is None and FAST_LANE.on and not FAST_LANE.announced:
+        FAST_LANE.announced = True
+        warnings.warn(SlowPathWarning(SLOW_PATH_NOTE), stacklevel=2)
     return _rowscan is not None and FAST_LANE.on
+
+
+def describe() -> str:
+    """Which way the scans go here, in words (``logscope --version``)."""
+    if _rowscan is None:
+        return "C fast lane: not built (pure Python; big logs read slower)"
+    if not FAST_LANE.on:
+        return "C fast lane: off (LOGSCOPE_NO_FAST_LANE)"
+    return f"C fast lane: on ({os.path.basename(_rowscan.__file__ or '_rowscan')})"
 
 
 def rows_summary(data: bytes, table: LaneTable) -> LaneReading | None:

@@ -107,7 +107,8 @@ class CheckReport:
             "verdict": self.verdict.value,
             "outcome": run.outcome.value if run else None,
             "failure": run.failure.to_dict() if run and run.failure else None,
-            "runs": len(self.runs),
+            "runs": len(self.runs),  # kept as it was: the count (run_count says it by name)
+            "run_count": len(self.runs),
             "run": run.to_dict(zone, name) if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
             "findings": [f.to_dict() for f in self.findings],
