@@ -398,8 +398,16 @@ def budget_command(
         str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
     ] = None,
     fmt: TextFormatOpt = TextFormat.text,
+    assume_model: Annotated[
+        str | None,
+        typer.Option(
+            "--assume-model",
+            help="Price an unknown model with this bundled profile's shapes (said in the verdict).",
+        ),
+    ] = None,
 ) -> None:
-    """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
+    """SGLang's startup memory budget for a launch command, a log's run, or the command against
+    the run's measured free memory (both); exit 1: does not fit, 2: no figure (model unknown)."""
     # start-up: each command loads only the library and renderer it needs
     from .memory.from_inputs import budget_from_inputs
 
@@ -411,8 +419,13 @@ def budget_command(
         gpus=gpus,
         gpu_memory=gpu_memory,
         sglang_version=sglang_version,
+        assume_model=assume_model,
     )
+    if result.fits is None and fmt is not TextFormat.json:
+        raise LogscopeError(str(result.to_dict()["declined"]))
     emit(result, fmt)
+    if result.fits is None:
+        raise typer.Exit(2)
     if not result.fits:
         raise typer.Exit(1)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..limits import clean, could_not_use
 from .budget_types import Budget, MeasuredFigures, PerGpu
-from .confidence import confidence
+from .confidence import confidence, deciding_assumption
 from .eras import (
     NEWEST_READ,
     Era,
@@ -707,9 +707,20 @@ def _assemble(
         sources=notes.sources,
         warnings=tuple(notes.warnings),
         inputs=resolved,
-        confidence=confidence(x, notes.sources),
+        confidence=_confidence(x, per_gpu, sol.fits, shortfall, notes),
         not_modelled=not_modelled,
     )
+
+
+def _confidence(
+    x: Inputs, g: PerGpu, fits: bool, shortfall: float, notes: _Notes
+) -> dict[str, Any]:
+    """The confidence, with ``deciding`` (the assumption that can flip the verdict) if any."""
+    out = confidence(x, notes.sources)
+    deciding = deciding_assumption(x, g, fits=fits, shortfall=shortfall, sources=notes.sources)
+    if deciding is not None:
+        out["deciding"] = deciding
+    return out
 
 
 def _per_gpu(x: Inputs, hw: _Hardware, sol: Solution) -> PerGpu:

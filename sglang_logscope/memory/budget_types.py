@@ -212,3 +212,45 @@ def concurrency(kv_tokens: int | None, context_len: int) -> float | None:
 
 def _r(value: float | None, nd: int = 3) -> float | None:
     return None if value is None else round(value, nd)
+
+
+@dataclass(frozen=True)
+class DeclinedBudget:
+    """No budget, and why: an input the arithmetic needs has no evidence (the model's shapes).
+    ``fits`` is ``None`` (never a guess); ``advice`` says exactly what to pass."""
+
+    model: str | None
+    reason: str
+    advice: str
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    fits = None
+    suggestions: tuple[Suggestion, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def basis(self) -> str:
+        return f"no figure: pass {self.advice}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "fits": None,
+            "declined": self.reason,
+            "advice": self.advice,
+            "model": self.model,
+            "sources": dict(self.sources),
+            "basis": self.basis,
+            "suggestions": [],
+            "warnings": [],
+        }
+
+
+def declined_budget(exc: Exception) -> DeclinedBudget:
+    """The declined budget for an error saying which evidence is missing (``ModelUnknown``)."""
+    return DeclinedBudget(
+        model=getattr(exc, "model_path", None),
+        reason=str(exc),
+        advice=str(getattr(exc, "advice", "--model-config DIR")),
+        sources={"model": "unknown: no config, cache entry or exact bundled profile"},
+    )

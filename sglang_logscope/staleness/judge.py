@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from ..timing import (
     to_log_time,
     whole_hour_gap,
 )
-from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
+from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff
 from .live import live_findings
 from .out_of_range import out_of_range_findings
 from .release_words import release_flag_findings
@@ -574,27 +574,11 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
 
 
 def _measured(run: Run, intended: LaunchCommand) -> Any:
-    """What the run measured on these GPUs that the intended budget may use: free memory (same
-    tp size), and the weights too when model, tp size and quantization are the same."""
+    """What the run measured on these GPUs that the intended budget may use."""
     # start-up: the memory model loads only for a check that budgets something
-    from ..memory.budget_types import MeasuredFigures
-    from ..memory.from_run import measured_from_run
+    from ..memory.from_run import measured_for_command
 
-    args = run.server_args
-    if args is None or not same_value(args.get("tp_size"), intended.args.get("tp_size")):
-        return None
-    seen = measured_from_run(run)
-    if seen.f0_gib is None:
-        return None
-    same = all(
-        same_value(args.get(k), intended.args.get(k))
-        for k in ("model_path", "tp_size", "quantization")
-    )
-    if same:
-        return replace(seen, origin="log (the checked run, same GPUs)")
-    return MeasuredFigures(
-        f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
-    )
+    return measured_for_command(run, intended.args)
 
 
 def _memory(
@@ -608,7 +592,7 @@ def _memory(
     """The OOM verdict and the intended command's budget (when the memory model can tell)."""
     budget = _intended_budget(run, intended, findings=findings, version=version)
     oom = _oom(run, stale=stale, budget=budget, findings=findings)
-    if budget is not None and not budget.fits:
+    if budget is not None and budget.fits is False:
         findings.append(
             Finding.of(
                 "LS024",
@@ -629,7 +613,9 @@ def _intended_budget(
     """
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
+    from ..memory.budget_types import declined_budget
     from ..memory.from_run import version_for_run
+    from ..memory.models import ModelUnknown
 
     if intended is None:
         return None
@@ -651,6 +637,8 @@ def _intended_budget(
             measured=measured,
             version_source=version_source,
         )
+    except ModelUnknown as exc:  # no figure on another model's shapes: declined, said why
+        return declined_budget(exc)
     except LogscopeError:
         return None
 
