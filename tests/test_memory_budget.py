@@ -216,6 +216,8 @@ def test_to_dict_has_the_issue_keys() -> None:
             "max_running_requests",
             "concurrency_at_context",
             "needs_more_gpus",
+            "warnings",  # issue 32: each suggestion carries its own budget's warnings
+            "confidence",
         ]
         for s in d["suggestions"]
     )

@@ -17,6 +17,7 @@ from .budget_types import Budget, MeasuredFigures, PerGpu
 from .confidence import confidence, deciding_assumption
 from .eras import (
     NEWEST_READ,
+    DefaultMfs,
     Era,
     EraRules,
     decode_graph_batch_sizes,
@@ -178,6 +179,8 @@ class _Notes:
     #: The chunked prefill size the default-mfs heuristic used (None when mfs was given).
     chunked_prefill: int | None = None
     cuda_graph_max_bs: int | None = None
+    #: SGLang's own default mfs for this launch: a slack it would leave itself is not warned of.
+    default_mfs: float | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,9 @@ class _Hardware:
     total_gib: float | None
     capacity_mib: float | None
     n_gpus: int
+    #: Capacity estimated from a logged F0 (F0 + the usual overhead) when none is known: used
+    #: only to judge whether SGLang's own default would leave as little slack, never priced.
+    capacity_estimate_mib: float | None = None
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,8 @@ def _hardware(
     if measured is not None and measured.f0_gib is not None:
         notes.sources["gpu"] = "capacity unknown; the log's free-memory figures are used"
         notes.sources["gpu_basis"] = f"the free memory of {needed} GPU(s) as logged"
-        return _Hardware(None, None, needed)
+        estimate = (measured.f0_gib + F0_OVERHEAD_GIB) * 1024
+        return _Hardware(None, None, needed, estimate)
     g = DEFAULT_GPU
     notes.assumptions.append(
         f"no GPU given: assumed {needed} x 48 GB ({g.name}, {g.total_mib:.0f} MiB), the count from tp x pp"
@@ -337,9 +344,35 @@ def _mfs(
 ) -> float:
     """``--mem-fraction-static`` as given, or as the release computes it when not given."""
     given = args.get("mem_fraction_static")
+    dm = _default_mfs(args, model, rules, hw, spec, mrr_per_dp, explicit)
+    if hw.capacity_mib is not None or hw.capacity_estimate_mib is not None:
+        estimated = replace(hw, capacity_mib=hw.capacity_mib or hw.capacity_estimate_mib)
+        notes.default_mfs = _default_mfs(
+            args, model, rules, estimated, spec, mrr_per_dp, explicit
+        ).value
     if given is not None and (explicit is None or "mem_fraction_static" in explicit):
         notes.sources["mem_fraction_static"] = "args"
         return float(given)
+    notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
+    notes.chunked_prefill = dm.chunked_prefill_size
+    notes.cuda_graph_max_bs = (
+        dm.cuda_graph_max_bs
+        if rules.mfs_rule == "reserve"
+        else early_graph_max_bs(rules, hw.capacity_mib, tp=int(arg_value(args, "tp_size", 1)))
+    )
+    return dm.value
+
+
+def _default_mfs(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    rules: EraRules,
+    hw: _Hardware,
+    spec: _Spec,
+    mrr_per_dp: int | None,
+    explicit: Collection[str] | None,
+) -> DefaultMfs:
+    """SGLang's own ``--mem-fraction-static`` for this launch and release (:func:`default_mfs`)."""
 
     def passed(key: str) -> int | None:
         return _int_or_none(args.get(key) if explicit is None or key in explicit else None)
@@ -351,7 +384,7 @@ def _mfs(
         if model.is_multimodal and rules.vlm_factor
         else None
     )
-    dm = default_mfs(
+    return default_mfs(
         rules,
         capacity_mib=hw.capacity_mib,
         tp=tp,
@@ -365,14 +398,6 @@ def _mfs(
         dp_attention_size=dp_attn,
         piecewise=piecewise_enabled(rules, args, model, spec.raw),
     )
-    notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
-    notes.chunked_prefill = dm.chunked_prefill_size
-    notes.cuda_graph_max_bs = (
-        dm.cuda_graph_max_bs
-        if rules.mfs_rule == "reserve"
-        else early_graph_max_bs(rules, hw.capacity_mib, tp)
-    )
-    return dm.value
 
 
 def _radix(
@@ -679,7 +704,7 @@ def _assemble(
     shortfall = 0.0 if sol.fits else shortfall_gib(x)
     per_gpu = _per_gpu(x, hw, sol)
     if sol.fits:
-        notes.warnings.extend(slack_warnings(x, per_gpu, args))
+        notes.warnings.extend(slack_warnings(x, per_gpu, args, default_mfs=notes.default_mfs))
         notes.warnings.extend(_concurrency_warning(per_gpu.kv_tokens, x.context_len))
     elif sol.failure is None and sol.mrr is not None and sol.mrr <= 0:
         notes.warnings.append(

@@ -104,6 +104,9 @@ class Suggestion:
     max_running_requests: int | None = None
     concurrency_at_context: float | None = None
     needs_more_gpus: bool = False
+    #: The changed command's own budget: its warnings and confidence level.
+    warnings: tuple[str, ...] = ()
+    confidence: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +117,8 @@ class Suggestion:
             "max_running_requests": self.max_running_requests,
             "concurrency_at_context": self.concurrency_at_context,
             "needs_more_gpus": self.needs_more_gpus,
+            "warnings": list(self.warnings),
+            "confidence": self.confidence,
         }
 
 

@@ -75,8 +75,8 @@ def _candidates(
     if x.spec and m.is_hybrid and g.spec_scratch_gib:
         out.append(
             (
-                f"the hybrid speculative scratch ({g.spec_scratch_gib:.2f} GiB from the "
-                "speculative settings; no log prints it)",
+                "the hybrid speculative scratch (sized by the speculative settings; no log "
+                "prints it)",
                 g.spec_scratch_gib,
             )
         )
@@ -84,9 +84,8 @@ def _candidates(
         copies = 2 * m.vocab_size / max(x.tp, 1) * m.hidden_size * m.dtype_bytes / _GIB
         out.append(
             (
-                f"the draft's own embed/lm_head copies ({copies:.2f} GiB per GPU) being freed "
-                "before SGLang profiles free memory (SGLang >= 0.5.15 behaviour, not settled by "
-                "a log)",
+                "the draft's own embed/lm_head copies being freed before SGLang profiles free "
+                "memory (SGLang >= 0.5.15 behaviour, not settled by a log)",
                 copies,
             )
         )
@@ -110,20 +109,5 @@ def deciding_assumption(
         return None
     what, gib = max(flips, key=lambda c: c[1])
     verdict = "fits" if fits else "does not fit"
-    size = "" if gib == float("inf") else f"; it moves {gib:.2f} GiB"
-    return f"{verdict} only if {what} holds (margin {margin:.2f} GiB{size})"
-
-
-def verdict_words(budget: Mapping[str, Any]) -> str:
-    """A budget's (JSON form) one-line verdict: fits / does NOT fit / no figure, its basis, its
-    confidence and the assumption that decides it, as ``check`` prints its memory line."""
-    fits = budget.get("fits")
-    if fits is None:
-        return f"no figure ({budget.get('declined') or budget.get('basis')})"
-    out = f"{'fits' if fits else 'does NOT fit'} ({budget.get('basis')})"
-    conf = budget.get("confidence") or {}
-    if conf.get("level"):
-        out += f"; confidence {conf['level']}"
-    if conf.get("deciding"):
-        out += f"; {conf['deciding']}"
-    return out
+    size = "" if gib == float("inf") else f"{gib:.2f} GiB, "
+    return f"'{verdict}' rests on {what} ({size}more than the {margin:.2f} GiB margin)"

@@ -283,8 +283,14 @@ def shortfall_gib(x: Inputs) -> float:
     return hi
 
 
-def slack_warnings(x: Inputs, g: PerGpu, args: Mapping[str, Any]) -> list[str]:
-    """Pools fit, but is the slack enough for CUDA graphs, activations (and eras A-C the draft)?"""
+def slack_warnings(
+    x: Inputs, g: PerGpu, args: Mapping[str, Any], *, default_mfs: float | None = None
+) -> list[str]:
+    """Pools fit, but is the slack enough for CUDA graphs, activations (and eras A-C the draft)?
+    Not when the launch leaves at least the slack SGLang's own default ``default_mfs`` would:
+    SGLang sizes that slack for its graphs itself, and real runs serve on it (037, 069)."""
+    if default_mfs is not None and x.mfs <= default_mfs + 1e-3:
+        return []
     cpf = int(arg_value(args, "chunked_prefill_size", 4096) or 4096)
     bs = int(arg_value(args, "cuda_graph_max_bs", 0) or 0) or (min(x.mrr, 256) if x.mrr else 160)
     need_mib = 512 + max(cpf, 2048) * 1.5 + bs * 2
