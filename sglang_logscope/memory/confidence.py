@@ -111,3 +111,18 @@ def deciding_assumption(
     verdict = "fits" if fits else "does not fit"
     size = "" if gib == float("inf") else f"{gib:.2f} GiB, "
     return f"'{verdict}' rests on {what} ({size}more than the {margin:.2f} GiB margin)"
+
+
+def verdict_words(budget: Mapping[str, Any]) -> str:
+    """A budget's (JSON form) one-line verdict: fits / does NOT fit / no figure, its basis, its
+    confidence and the assumption that decides it, as ``check`` prints its memory line."""
+    fits = budget.get("fits")
+    if fits is None:
+        return f"no figure ({budget.get('declined') or budget.get('basis')})"
+    out = f"{'fits' if fits else 'does NOT fit'} ({budget.get('basis')})"
+    conf = budget.get("confidence") or {}
+    if conf.get("level"):
+        out += f"; confidence {conf['level']}"
+    if conf.get("deciding"):
+        out += f"; {conf['deciding']}"
+    return out

@@ -41,6 +41,17 @@ class OomPhase(str, enum.Enum):
     POOL_SIZING = "pool_sizing"
     GRAPH_CAPTURE = "graph_capture"
     SERVING = "serving"
+    #: An excerpt with neither start-up lines before the failure nor telling frames.
+    UNKNOWN = "unknown"
+
+
+#: Traceback frames that place an OOM when no start-up line precedes it (an excerpt), in order.
+_FRAMES: tuple[tuple[OomPhase, regex.Pattern[str]], ...] = (
+    (OomPhase.GRAPH_CAPTURE, regex.compile(r"cuda_graph_runner|capture", regex.I)),
+    (OomPhase.POOL_SIZING, regex.compile(r"init_memory_pool|memory_pool\.py|_create_buffers")),
+    (OomPhase.WEIGHT_LOAD, regex.compile(r"load_model|load_weights|weight_loader|create_weights")),
+    (OomPhase.SERVING, regex.compile(r"\bforward|run_batch|event_loop")),
+)
 
 
 def _gib(match: regex.Match[str] | None) -> float | None:
@@ -102,6 +113,9 @@ def oom_phase(run: Run) -> OomPhase:
     def before(kind: EventKind) -> bool:
         return any(e.line < line for e in run.of_kind(kind))
 
+    started = before(EventKind.LOAD_WEIGHT_BEGIN) or before(EventKind.SERVER_ARGS)
+    if not started and not before(EventKind.KV_CACHE_ALLOCATED):
+        return _phase_from_frames(run)
     if before(EventKind.SERVER_READY):
         return OomPhase.SERVING
     if before(EventKind.CUDA_GRAPH_BEGIN) or before(EventKind.CUDA_GRAPH_PROGRESS):
@@ -111,6 +125,18 @@ def oom_phase(run: Run) -> OomPhase:
     if before(EventKind.LOAD_WEIGHT_END) or not before(EventKind.LOAD_WEIGHT_BEGIN):
         return OomPhase.POOL_SIZING
     return OomPhase.WEIGHT_LOAD
+
+
+def _phase_from_frames(run: Run) -> OomPhase:
+    """The phase a traceback's frames name, for an excerpt without start-up lines."""
+    texts = [e.text[-8000:] or e.message[:8000] for e in run.of_kind(EventKind.CUDA_OOM)]
+    if run.failure is not None and run.failure.event is not None:
+        texts.append(run.failure.event.text[-8000:] or run.failure.message[:8000])
+    text = "\n".join(texts)
+    for phase, pattern in _FRAMES:
+        if pattern.search(text):
+            return phase
+    return OomPhase.UNKNOWN
 
 
 def _graph_words(run: Run) -> bool:
@@ -197,28 +223,34 @@ def weight_fixes(
 def after_startup_fixes(args: Mapping[str, Any], f0: float | None) -> list[str]:
     """The flags that size the CUDA graphs and activations, with what SGLang's own reserve
     heuristic prices them at (``1.5 MiB`` per chunked-prefill token, ``2 MiB`` per graph batch
-    size) and what a lower ``--mem-fraction-static`` frees."""
-    out: list[str] = []
+    size) and what a lower ``--mem-fraction-static`` frees; named with the unit figures when
+    the run's values are not in the log."""
     bs = arg_value(args, "cuda_graph_max_bs")
-    if isinstance(bs, int) and bs > 1:
-        out.append(
-            f"--cuda-graph-max-bs {bs // 2} (SGLang's reserve prices the graphs at 2 MiB per "
-            f"batch size: {bs * 2 / 1024:.2f} -> {bs / 1024:.2f} GiB)"
-        )
     cpf = arg_value(args, "chunked_prefill_size")
-    if isinstance(cpf, int) and cpf > 2048:
-        out.append(
-            f"--chunked-prefill-size {cpf // 2} (prefill activations at 1.5 MiB per token: "
-            f"{cpf * 1.5 / 1024:.2f} -> {cpf * 0.75 / 1024:.2f} GiB)"
-        )
     mrr = arg_value(args, "max_running_requests")
+    mfs = arg_value(args, "mem_fraction_static")
+    out = [
+        f"--cuda-graph-max-bs {bs // 2} (SGLang's reserve prices the graphs at 2 MiB per "
+        f"batch size: {bs * 2 / 1024:.2f} -> {bs / 1024:.2f} GiB)"
+        if isinstance(bs, int) and bs > 1
+        else "a lower --cuda-graph-max-bs (SGLang's reserve: 2 MiB per batch size captured)",
+        f"--chunked-prefill-size {cpf // 2} (prefill activations at 1.5 MiB per token: "
+        f"{cpf * 1.5 / 1024:.2f} -> {cpf * 0.75 / 1024:.2f} GiB)"
+        if isinstance(cpf, int) and cpf > 2048
+        else "a lower --chunked-prefill-size (SGLang's reserve: 1.5 MiB per prefill token)",
+    ]
     if isinstance(mrr, int) and mrr > 1:
         out.append(f"--max-running-requests {max(mrr // 2, 1)} (fewer decode batches at once)")
-    mfs = arg_value(args, "mem_fraction_static")
+    else:
+        out.append("a lower --max-running-requests (fewer requests decoding at once)")
     if isinstance(mfs, (int, float)) and f0 is not None and mfs > 0.55:
         lower = round(float(mfs) - 0.05, 2)
         out.append(
             f"--mem-fraction-static {lower} (leaves {0.05 * f0:.2f} GiB more outside the pools "
             f"of the {f0:.2f} GiB free)"
+        )
+    else:
+        out.append(
+            "a lower --mem-fraction-static (each 0.01 leaves 1 % of the free memory outside the pools)"
         )
     return out

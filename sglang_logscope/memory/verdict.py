@@ -158,7 +158,7 @@ def oom_verdict(
         if phase is OomPhase.WEIGHT_LOAD:
             return _weight_load_verdict(what, run, model)
         rb = _run_budget(run, model, sglang_version)
-        return replace(_cuda_oom_verdict(what, run, rb), phase=phase)
+        return replace(_cuda_oom_verdict(what, run, rb, phase), phase=phase)
     rb = _run_budget(run, model, sglang_version)
     return replace(_pool_sizing_verdict(what, run, rb), phase=OomPhase.POOL_SIZING)
 
@@ -183,7 +183,15 @@ def _weight_load_verdict(what: str, run: Run, model: ModelFacts | None) -> OomVe
     )
 
 
-def _cuda_oom_verdict(what: str, run: Run, rb: Budget | None) -> OomVerdict:
+_WHEN = {
+    OomPhase.POOL_SIZING: "it struck after the weights loaded, while the pools were sized",
+    OomPhase.GRAPH_CAPTURE: "it struck while CUDA graphs were captured",
+    OomPhase.SERVING: "it struck while serving (activations, requests)",
+    OomPhase.UNKNOWN: "the log does not show when in start-up it struck",
+}
+
+
+def _cuda_oom_verdict(what: str, run: Run, rb: Budget | None, phase: OomPhase) -> OomVerdict:
     """A CUDA OOM after the weights loaded (graph capture, first requests): real when the
     run's own budget warns or does not fit, else unexplained; either way the flags that size
     the graphs and activations, with their figures."""
@@ -209,7 +217,7 @@ def _cuda_oom_verdict(what: str, run: Run, rb: Budget | None) -> OomVerdict:
             if rb is not None
             else " (the run's figures are not all in the log)"
         )
-        + "; it struck after the weights loaded (CUDA graphs, activations, requests)."
+        + f"; {_WHEN.get(phase, _WHEN[OomPhase.UNKNOWN])}."
         + held
         + (tail or " Look at the request load, context lengths and CUDA-graph sizes."),
         rb,
