@@ -406,8 +406,10 @@ def budget_command(
         ),
     ] = None,
 ) -> None:
-    """SGLang's startup memory budget for a launch command, a log's run, or the command against
-    the run's measured free memory (both); exit 1: does not fit, 2: no figure (model unknown)."""
+    """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit).
+
+    With both, the command against the run's measured free memory and release; exit 2 and no
+    figure when the model's shapes are not known (pass --model-config DIR)."""
     # start-up: each command loads only the library and renderer it needs
     from .memory.from_inputs import budget_from_inputs
 

@@ -326,3 +326,27 @@ def test_the_memory_line_says_confidence_and_the_deciding_assumption() -> None:
     )
     assert "deciding" not in plain.confidence
     assert verdict_words(plain.to_dict()).endswith("confidence high")
+
+
+# ---------------------------------------------------------- item 6: one command reader
+
+
+def test_budget_and_args_read_the_seeds_one_line_ssh_paste_as_check_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """fixtures/demo/command.txt (the seed's ssh/pct one-liner with flattened '\\ --flag'
+    continuations): budget -e reads it as a file and pasted as text, as check -e does."""
+    file = str(ROOT / "fixtures/demo/command.txt")
+    text = (ROOT / "fixtures/demo/command.txt").read_text(encoding="utf-8").strip()
+    docs = []
+    for e in (file, text):
+        argv = ["budget", "-e", e, "--sglang-version", "0.5.9", "--gpus", "2"]
+        code, out, _ = _run([*argv, "--gpu-memory", "a6000", "--format", "json"], capsys)
+        docs.append(json.loads(out))
+        assert code == 1, e[:40]
+    assert docs[0] == docs[1]
+    b = docs[0]
+    assert b["model"] == "Qwen3.6-27B" and b["shortfall_gib"] == pytest.approx(1.40, abs=0.01)
+    assert any(a.startswith("command read as meant") for a in b["assumptions"])
+    code, out, _ = _run(["args", text, "--format", "json"], capsys)
+    assert json.loads(out)["meant_argv"][:2] == ["--model-path", "/root/models/Qwen3.6-27B"]

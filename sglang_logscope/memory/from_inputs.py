@@ -17,6 +17,12 @@ from .from_run import budget_for_run, measured_for_command, version_for_run
 from .gpus import gpu_list
 from .models import ModelUnknown, resolve_model
 
+_MEANT = (
+    "command read as meant: words starting with a space ('\\ --flag' in a flattened paste) "
+    "stripped; typed as is, bash passes them with the space and SGLang's argparse refuses them "
+    "(`logscope args` and `preflight` say so)"
+)
+
 
 def budget_from_inputs(
     *,
@@ -70,7 +76,8 @@ def _command_budget(
 ) -> Budget:
     """The command's budget; with a run, against its measured free memory and its release."""
     text, base = read_command_file(expect_args)
-    cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
+    typed = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
+    cmd = typed.meant or typed  # '\\ --tp 2' in a flattened paste: as its author meant it
     model = resolve_model(cmd.args, model_config, assume_model=assume_model)
     from_log = version_for_run(run, None)[0] if run is not None and not sglang_version else None
     version = sglang_version or from_log or cmd.sglang_version
@@ -87,6 +94,8 @@ def _command_budget(
     )
     if cmd.out_of_range:
         b = replace(b, assumptions=(*could_not_use(cmd.out_of_range), *b.assumptions))
+    if typed.meant is not None:
+        b = replace(b, assumptions=(_MEANT, *b.assumptions))
     if source == "assumed":
         b = replace(
             b,
