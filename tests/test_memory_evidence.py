@@ -350,3 +350,27 @@ def test_budget_and_args_read_the_seeds_one_line_ssh_paste_as_check_does(
     assert any(a.startswith("command read as meant") for a in b["assumptions"])
     code, out, _ = _run(["args", text, "--format", "json"], capsys)
     assert json.loads(out)["meant_argv"][:2] == ["--model-path", "/root/models/Qwen3.6-27B"]
+
+
+# ------------------------------------------------- item 4: the draft's copies, per era
+
+
+def test_the_budget_follows_the_recorded_startup_order_per_era() -> None:
+    """fixtures/memory/startup-order.json (a static reading of the 0.5.15 and 0.5.23 wheels):
+    the draft's embed/lm_head copies are resident when the target profiles; the budget counts
+    them with the draft weights in those releases, and not in 0.5.9 (draft after the pools)."""
+    from sglang_logscope.command.parse import parse_launch_command
+    from sglang_logscope.memory.estimates import draft_head_copies_gib
+
+    golden = json.loads((ROOT / "fixtures/memory/startup-order.json").read_text(encoding="utf-8"))
+    cmd = parse_launch_command(SEED)
+    gpus = [PRESETS["a6000"]] * 2
+    base = budget(cmd.args, gpus=gpus, sglang_version="0.5.9", explicit=cmd.explicit)
+    copies = draft_head_copies_gib(resolve_model(cmd.args), 2)
+    assert copies == pytest.approx(2.37, abs=0.01)
+    assert set(golden["eras"]) == {"0.5.15", "0.5.23"}
+    for version, era in golden["eras"].items():
+        b = budget(cmd.args, gpus=gpus, sglang_version=version, explicit=cmd.explicit)
+        held = copies if era["draft_copies_resident_at_profiling"] else 0.0
+        assert b.per_gpu.draft_weights_gib == pytest.approx(base.per_gpu.draft_weights_gib + held)
+        assert "set_embed_and_head" in era["order"][-1]

@@ -33,6 +33,7 @@ from .estimates import (
     GIB,
     WEIGHTS_OVERHEAD_GIB,
     arg_value,
+    draft_head_copies_gib,
     estimate_draft_gib,
     estimate_weights_gib,
     kv_cell_bytes,
@@ -485,7 +486,7 @@ def _budget(
     mrr = _max_running_requests(args, spec, notes)
     mrr_per_dp = int(mrr) // dp if mrr is not None else None
     mfs = _mfs(args, model, rules, hw, spec, mrr_per_dp, explicit, sglang_version, notes)
-    free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
+    free_after, draft_weights = _draft_copies_at_profiling(measured, model, tp, spec, rules, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes = _kv_bytes(args, model, notes)
     swa = _swa(args, model, rules, tp, dp, kv_bytes, notes)
@@ -641,27 +642,38 @@ def _pool_args(args: Mapping[str, Any], model: ModelFacts) -> dict[str, Any]:
     }
 
 
-def _draft_line_transient(
-    measured: MeasuredFigures | None, model: ModelFacts, tp: int, spec: _Spec, notes: _Notes
+def _draft_copies_at_profiling(
+    measured: MeasuredFigures | None,
+    model: ModelFacts,
+    tp: int,
+    spec: _Spec,
+    rules: EraRules,
+    notes: _Notes,
 ) -> tuple[float | None, float]:
-    """(free memory after weights, draft weights). Era D logs the MTP draft's ``Load weight
-    end`` before the draft's own embed/lm_head copies are swapped for the target's and freed
-    (``set_embed_and_head``): that transient is added back to the free memory SGLang profiles."""
+    """(free memory after weights, draft weights) as SGLang profiles them. From 0.5.14 the MTP
+    draft loads before the pools, and its own embed/lm_head copies are still resident when the
+    target's ``alloc_memory_pool`` profiles free memory: they are freed later, in the draft's
+    ``alloc_memory_pool`` -> ``init_lm_head`` -> ``set_embed_and_head`` (read in the 0.5.15 and
+    0.5.23 wheels; ``fixtures/memory/startup-order.json``). So they count as draft weights; a
+    log's draft ``Load weight end`` already shows them held, and is used as it is."""
     free_after = measured.free_after_weights_gib if measured is not None else None
     draft = spec.draft_weights
-    if (
-        measured is None
-        or free_after is None
-        or not measured.from_draft_line
-        or not model.mtp_layers
-    ):
+    copies = draft_head_copies_gib(model, tp)
+    if rules.era is not Era.D or spec.norm not in EAGLE_FAMILY or not copies:
         return free_after, draft
-    transient = 2 * model.vocab_size / tp * model.hidden_size * model.dtype_bytes / GIB
+    if measured is not None and measured.from_draft_line:
+        notes.assumptions.append(
+            f"the draft's embed/lm_head copies ({copies:.2f} GiB per GPU) are still held when "
+            "SGLang profiles, as at the draft's Load weight end line (SGLang >= 0.5.14 order)"
+        )
+        return free_after, draft
+    if measured is not None and measured.draft_weights_gib is not None:
+        return free_after, draft  # measured some other way: it already holds what it held
     notes.assumptions.append(
-        f"the draft's embed/lm_head copies ({transient:.2f} GiB per GPU), still held at its "
-        "Load weight end line, are freed before profiling: added back to the free memory"
+        f"the draft's own embed/lm_head copies ({copies:.2f} GiB per GPU) are held until after "
+        "SGLang profiles free memory (SGLang >= 0.5.14 order): counted with the draft weights"
     )
-    return free_after + transient, max(draft - transient, 0.0)
+    return free_after, draft + copies
 
 
 def _version(sglang_version: str | None, version_source: str | None, notes: _Notes) -> str:

@@ -25,8 +25,11 @@ def unvalidated_terms(x: Inputs) -> list[str]:
         out.append("draft layers priced into the KV cell (era D)")
     elif x.spec:
         out.append("draft weights and draft KV taken from the slack")
-    if x.spec and x.free_after_weights is not None and x.rules.era is Era.D and m.mtp_layers:
-        out.append("draft embed/lm_head transient read from the draft's Load weight end (no log)")
+    if x.spec and x.rules.era is Era.D and m.mtp_layers:
+        # the start-up order is read from SGLang's source (fixtures/memory/startup-order.json)
+        out.append(
+            "draft embed/lm_head copies held at profiling (SGLang's order; no log prints it)"
+        )
     if x.dp > 1:
         out.append("DP attention pools (log 027 checks the KV cell only)")
     if x.pp > 1:
@@ -69,7 +72,8 @@ def _candidates(
     x: Inputs, g: PerGpu, sources: Mapping[str, str], *, fits: bool
 ) -> list[tuple[str, float]]:
     """(an assumption the figures rest on, the GiB it moves): the terms no log has settled
-    (the draft's copies only ever take memory away, so they can flip only a "fits")."""
+    (the draft's embed/lm_head copies are not among them: SGLang's start-up order settles
+    them, see :func:`~.estimates.draft_head_copies_gib`)."""
     m = x.model
     out: list[tuple[str, float]] = []
     if x.spec and m.is_hybrid and g.spec_scratch_gib:
@@ -78,15 +82,6 @@ def _candidates(
                 "the hybrid speculative scratch (sized by the speculative settings; no log "
                 "prints it)",
                 g.spec_scratch_gib,
-            )
-        )
-    if fits and x.spec and m.mtp_layers and x.rules.era is Era.D:
-        copies = 2 * m.vocab_size / max(x.tp, 1) * m.hidden_size * m.dtype_bytes / _GIB
-        out.append(
-            (
-                "the draft's own embed/lm_head copies being freed before SGLang profiles free "
-                "memory (SGLang >= 0.5.15 behaviour, not settled by a log)",
-                copies,
             )
         )
     if sources.get("f0") == "assumed":

@@ -11,7 +11,7 @@ from typing import Any
 from ..log.runs import FailureKind
 from .budget_types import PerGpu
 from .eras import Era, EraRules
-from .estimates import GIB, arg_value, kv_cell_bytes, mamba_slot_bytes
+from .estimates import GIB, arg_value, draft_head_copies_gib, kv_cell_bytes, mamba_slot_bytes
 from .models import ModelFacts
 from .swa import SwaPool
 
@@ -297,11 +297,9 @@ def slack_warnings(
     parts = [f"~{need_mib / 1024:.1f} GiB graphs + activations"]
     need = need_mib / 1024
     if x.spec in EAGLE_FAMILY and (x.rules.era is not Era.D or not x.draft_layers):
-        transient = (
-            2 * x.model.vocab_size / x.tp * x.model.hidden_size * 2 / GIB
-            if x.model.mtp_layers
-            else 0.0
-        )
+        # before era D the draft (and its embed/lm_head copies) load after profiling, from
+        # the slack; from era D they are held at profiling, priced with the draft weights
+        transient = draft_head_copies_gib(x.model, x.tp) if x.rules.era is not Era.D else 0.0
         draft = g.draft_weights_gib if x.rules.era is not Era.D else 0.0
         need += draft + g.draft_kv_gib + transient
         parts.append(
