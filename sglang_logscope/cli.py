@@ -423,11 +423,11 @@ def budget_command(
         sglang_version=sglang_version,
         assume_model=assume_model,
     )
-    if result.fits is None and fmt is not TextFormat.json:
+    if result.fits is None:  # no figure: the JSON document says why, stderr one line, exit 2
+        if fmt is TextFormat.json:
+            emit(result, fmt)
         raise LogscopeError(str(result.to_dict()["declined"]))
     emit(result, fmt)
-    if result.fits is None:
-        raise typer.Exit(2)
     if not result.fits:
         raise typer.Exit(1)
 

@@ -151,9 +151,10 @@ def test_an_unknown_model_gets_fits_null_and_what_to_pass(
     argv = ["budget", "-e", str(tmp_path / "cmd.txt"), "--gpus", "2", "--gpu-memory", "a6000"]
     code, out, err = _run(argv, capsys)
     assert code == 2 and out == "" and "--model-config DIR" in err
-    code, out, _ = _run([*argv, "--format", "json"], capsys)
+    code, out, err = _run([*argv, "--format", "json"], capsys)
     doc = json.loads(out)
     assert code == 2 and doc["fits"] is None and "--model-config" in doc["advice"]
+    assert err.count("\n") == 1 and "--model-config DIR" in err
     assert "unknown model" in doc["declined"] and "per_gpu" not in doc
     code, out, _ = _run([*argv, "--format", "json", "--assume-model", "Qwen3.5-27B"], capsys)
     doc = json.loads(out)
