@@ -531,8 +531,18 @@ def budget_command(
         str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
     ] = None,
     fmt: TextFormatOpt = TextFormat.text,
+    assume_model: Annotated[
+        str | None,
+        typer.Option(
+            "--assume-model",
+            help="Price an unknown model with this bundled profile's shapes (said in the verdict).",
+        ),
+    ] = None,
 ) -> None:
-    """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit)."""
+    """SGLang's startup memory budget for a launch command or a log's run (exit 1: does not fit).
+
+    With both, the command against the run's measured free memory and release; exit 2 and no
+    figure when the model's shapes are not known (pass --model-config DIR)."""
     # start-up: each command loads only the library and renderer it needs
     from .memory.from_inputs import budget_from_inputs
 
@@ -544,7 +554,12 @@ def budget_command(
         gpus=gpus,
         gpu_memory=gpu_memory,
         sglang_version=sglang_version,
+        assume_model=assume_model,
     )
+    if result.fits is None:  # no figure: the JSON document says why, stderr one line, exit 2
+        if fmt is TextFormat.json:
+            emit(result, fmt)
+        raise LogscopeError(str(result.to_dict()["declined"]))
     emit(result, fmt)
     if not result.fits:
         raise typer.Exit(1)

@@ -24,6 +24,7 @@ from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.tail import CHECK_KINDS, TailLog, read_last_run
 from sglang_logscope.memory.from_inputs import budget_from_inputs
 from sglang_logscope.memory.from_run import budget_for_run
+from sglang_logscope.memory.models import ModelUnknown
 from sglang_logscope.staleness.judge import check
 
 ARGPARSE = (
@@ -143,6 +144,10 @@ def test_budget_of_a_logs_run_is_the_full_scans(
         gpu_memory=None,
         sglang_version=None,
     )
+    if got.fits is None:  # issue 32: a model without evidence is declined, by both paths
+        with pytest.raises(ModelUnknown):
+            budget_for_run(full)
+        return
     assert got.to_dict() == budget_for_run(full).to_dict()
 
 

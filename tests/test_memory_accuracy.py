@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from sglang_logscope.log.reader import read_log
-from sglang_logscope.memory.accuracy import END, START, evaluate_all, render_table
+from sglang_logscope.memory.accuracy import (
+    END,
+    FAMILY_END,
+    FAMILY_START,
+    START,
+    evaluate_all,
+    render_families,
+    render_table,
+)
 from sglang_logscope.memory.from_run import budget_for_run
 from sglang_logscope.memory.models import profile_facts
 
@@ -20,6 +28,16 @@ def test_doc_table_is_current() -> None:
         "docs/memory-accuracy.md is out of date: run "
         "`python -m sglang_logscope.memory.accuracy fixtures/memory/cases` and paste the table"
     )
+
+
+def test_doc_family_table_is_current_and_has_a_declined_row() -> None:
+    """Issue 32: a row per family and a row "declined" (the cases given no figure)."""
+    doc = (ROOT / "docs" / "memory-accuracy.md").read_text(encoding="utf-8")
+    table = doc.split(FAMILY_START, 1)[1].split(FAMILY_END, 1)[0].strip()
+    rows = evaluate_all(CASES)
+    assert table == render_families(rows)
+    families = {line.split("|")[1].strip() for line in table.splitlines()[2:]}
+    assert families == {r.category for r in rows} | {"declined"}
 
 
 def test_dense_and_mla_within_one_percent_and_hybrid_explained() -> None:

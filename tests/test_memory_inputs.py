@@ -18,6 +18,7 @@ from sglang_logscope.memory.gpus import (
     parse_size_mib,
 )
 from sglang_logscope.memory.models import (
+    ModelUnknown,
     bundled_profiles,
     facts_from_config,
     match_profile,
@@ -179,9 +180,10 @@ def test_model_config_from_the_local_hf_cache(
         resolve_model({"model_path": "someone/not-cached-7B"})
 
 
-def test_model_from_the_logs_own_architecture_when_nothing_else_exists(tmp_path: Path) -> None:
-    """Corpus 069 with its model path made unknown: the log's ``Load weight end ...
-    type=Qwen3_5ForConditionalGeneration`` picks the bundled profile of that architecture."""
+def test_an_unknown_model_gets_no_figure_unless_a_substitute_is_asked_for(tmp_path: Path) -> None:
+    """Issue 32 (replaces the nearest-profile-by-architecture fallback): corpus 069 with its
+    model path made unknown is declined, not priced as the bundled profile of the log's
+    architecture; ``assume_model`` substitutes on request, and says so."""
     src = Path(__file__).resolve().parent.parent / "fixtures/memory/cases/069/server.log"
     text = src.read_text(encoding="utf-8")
     old = "/data/cache/huggingface/hub/models--mattbucci--Qwen3.6-27B-AWQ/snapshots/f541031dfc1bf5da3f198b52b9bf44cbd5ceee49"
@@ -189,15 +191,10 @@ def test_model_from_the_logs_own_architecture_when_nothing_else_exists(tmp_path:
     log = tmp_path / "server.log"
     log.write_text(text.replace(old, "/data/ckpt/local-run-7"), encoding="utf-8")
     run = read_log(str(log)).runs[0]
-    b = budget_for_run(run, sglang_version="0.5.15")
-    assert "of the log's architecture (Qwen3_5ForConditionalGeneration)" in b.assumptions[0]
+    with pytest.raises(ModelUnknown, match="--model-config DIR"):
+        budget_for_run(run, sglang_version="0.5.15")
+    b = budget_for_run(run, sglang_version="0.5.15", assume_model="Qwen3.6-27B")
+    assert b.sources["model"].startswith("assumed: bundled profile Qwen3.6-27B (--assume-model")
+    assert any("model assumed on request" in a for a in b.assumptions)
     known = budget_for_run(read_log(str(src)).runs[0], sglang_version="0.5.15")
     assert b.per_gpu.kv_tokens == known.per_gpu.kv_tokens  # same shapes, same measured figures
-    log.write_text(
-        text.replace(old, "/data/ckpt/local-run-7").replace(
-            "type=Qwen3_5ForConditionalGeneration", "type=SomethingElseForCausalLM"
-        ),
-        encoding="utf-8",
-    )
-    with pytest.raises(LogscopeError, match="unknown model"):
-        budget_for_run(read_log(str(log)).runs[0], sglang_version="0.5.15")

@@ -208,12 +208,27 @@ def _nothing_found(text: str) -> str:
 
 
 def read_command_file(path: str) -> tuple[str, Path | None]:
-    """The text of a command file ('-' = stdin) and the folder ``--config`` is resolved against."""
+    """The text of a command file ('-' = stdin) and the folder ``--config`` is resolved against.
+    A ``path`` that is no file but a pasted command (it holds a space or a line break, as
+    ``check -e`` accepts) is that command's text: every ``-e`` reads the same forms."""
     if path == "-":
         return sys.stdin.read(), Path.cwd()
+    if _pasted_command(path):
+        return path, Path.cwd()
     p = Path(path)
     raw = read_regular(p, COMMAND_MAX_BYTES, "a command file", pipes=True)  # no /dev/zero
     try:
         return raw.decode("utf-8", errors="replace"), p.resolve().parent
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _pasted_command(text: str) -> bool:
+    """A command pasted where a file name was expected: a space or line break, and no file of
+    that name (a name over 4096 characters is never a file)."""
+    if not any(c in text for c in " \n\t"):
+        return False
+    try:
+        return len(text) >= 4096 or not Path(text).exists()
+    except (OSError, ValueError):
+        return True

@@ -19,6 +19,8 @@ from .models import facts_from_config, load_config, profile_facts
 
 START = "<!-- accuracy-table:start -->"
 END = "<!-- accuracy-table:end -->"
+FAMILY_START = "<!-- accuracy-families:start -->"
+FAMILY_END = "<!-- accuracy-families:end -->"
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,45 @@ def render_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def _abs_max(values: list[float]) -> str:
+    return f"{max(abs(v) for v in values):.2f}%" if values else "-"
+
+
+def render_families(rows: list[Row]) -> str:
+    """One row per family (the cases' ``category``): cases, recomputed, the largest token and
+    slot errors; then ``declined``: the cases that get no figure, and why."""
+    lines = [
+        "| family | cases | recomputed | largest #tokens error | largest slots error | cases |",
+        "|---|---|---|---|---|---|",
+    ]
+    done = [r for r in rows if r.predicted_tokens is not None]
+    for family in sorted({r.category for r in rows}):
+        mine = [r for r in done if r.category == family]
+        tokens = [r.tokens_error_pct for r in mine if r.tokens_error_pct is not None]
+        slots = [r.slots_error_pct for r in mine if r.slots_error_pct is not None]
+        lines.append(
+            f"| {family} | {sum(r.category == family for r in rows)} | {len(mine)} | "
+            f"{_abs_max(tokens)} | {_abs_max(slots)} | {', '.join(r.case for r in mine) or '-'} |"
+        )
+    declined = [r for r in rows if r.predicted_tokens is None]
+    lines.append(
+        f"| declined | {len(declined)} | 0 | - | - | "
+        f"{', '.join(r.case for r in declined) or '-'} (no figure: {_declined_why(declined)}) |"
+    )
+    return "\n".join(lines)
+
+
+def _declined_why(rows: list[Row]) -> str:
+    whys = sorted({r.note.removeprefix("not recomputable: ").split(",")[0] for r in rows})
+    return "; ".join(whys) or "-"
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     folder = Path(args[0] if args else "fixtures/memory/cases")
-    sys.stdout.write(f"{START}\n{render_table(evaluate_all(folder))}\n{END}\n")
+    rows = evaluate_all(folder)
+    sys.stdout.write(f"{START}\n{render_table(rows)}\n{END}\n\n")
+    sys.stdout.write(f"{FAMILY_START}\n{render_families(rows)}\n{FAMILY_END}\n")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ from typing import Any
 
 from ..limits import clean, could_not_use
 from .budget_types import Budget, MeasuredFigures, PerGpu
-from .confidence import confidence
+from .confidence import confidence, deciding_assumption
 from .eras import (
     NEWEST_READ,
+    DefaultMfs,
     Era,
     EraRules,
     decode_graph_batch_sizes,
@@ -32,6 +33,7 @@ from .estimates import (
     GIB,
     WEIGHTS_OVERHEAD_GIB,
     arg_value,
+    draft_head_copies_gib,
     estimate_draft_gib,
     estimate_weights_gib,
     kv_cell_bytes,
@@ -178,6 +180,8 @@ class _Notes:
     #: The chunked prefill size the default-mfs heuristic used (None when mfs was given).
     chunked_prefill: int | None = None
     cuda_graph_max_bs: int | None = None
+    #: SGLang's own default mfs for this launch: a slack it would leave itself is not warned of.
+    default_mfs: float | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +189,9 @@ class _Hardware:
     total_gib: float | None
     capacity_mib: float | None
     n_gpus: int
+    #: Capacity estimated from a logged F0 (F0 + the usual overhead) when none is known: used
+    #: only to judge whether SGLang's own default would leave as little slack, never priced.
+    capacity_estimate_mib: float | None = None
 
 
 @dataclass(frozen=True)
@@ -232,7 +239,8 @@ def _hardware(
     if measured is not None and measured.f0_gib is not None:
         notes.sources["gpu"] = "capacity unknown; the log's free-memory figures are used"
         notes.sources["gpu_basis"] = f"the free memory of {needed} GPU(s) as logged"
-        return _Hardware(None, None, needed)
+        estimate = (measured.f0_gib + F0_OVERHEAD_GIB) * 1024
+        return _Hardware(None, None, needed, estimate)
     g = DEFAULT_GPU
     notes.assumptions.append(
         f"no GPU given: assumed {needed} x 48 GB ({g.name}, {g.total_mib:.0f} MiB), the count from tp x pp"
@@ -337,9 +345,35 @@ def _mfs(
 ) -> float:
     """``--mem-fraction-static`` as given, or as the release computes it when not given."""
     given = args.get("mem_fraction_static")
+    dm = _default_mfs(args, model, rules, hw, spec, mrr_per_dp, explicit)
+    if hw.capacity_mib is not None or hw.capacity_estimate_mib is not None:
+        estimated = replace(hw, capacity_mib=hw.capacity_mib or hw.capacity_estimate_mib)
+        notes.default_mfs = _default_mfs(
+            args, model, rules, estimated, spec, mrr_per_dp, explicit
+        ).value
     if given is not None and (explicit is None or "mem_fraction_static" in explicit):
         notes.sources["mem_fraction_static"] = "args"
         return float(given)
+    notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
+    notes.chunked_prefill = dm.chunked_prefill_size
+    notes.cuda_graph_max_bs = (
+        dm.cuda_graph_max_bs
+        if rules.mfs_rule == "reserve"
+        else early_graph_max_bs(rules, hw.capacity_mib, tp=int(arg_value(args, "tp_size", 1)))
+    )
+    return dm.value
+
+
+def _default_mfs(
+    args: Mapping[str, Any],
+    model: ModelFacts,
+    rules: EraRules,
+    hw: _Hardware,
+    spec: _Spec,
+    mrr_per_dp: int | None,
+    explicit: Collection[str] | None,
+) -> DefaultMfs:
+    """SGLang's own ``--mem-fraction-static`` for this launch and release (:func:`default_mfs`)."""
 
     def passed(key: str) -> int | None:
         return _int_or_none(args.get(key) if explicit is None or key in explicit else None)
@@ -351,7 +385,7 @@ def _mfs(
         if model.is_multimodal and rules.vlm_factor
         else None
     )
-    dm = default_mfs(
+    return default_mfs(
         rules,
         capacity_mib=hw.capacity_mib,
         tp=tp,
@@ -365,14 +399,6 @@ def _mfs(
         dp_attention_size=dp_attn,
         piecewise=piecewise_enabled(rules, args, model, spec.raw),
     )
-    notes.sources["mem_fraction_static"] = f"default of {sglang_version}: {dm.explanation}"
-    notes.chunked_prefill = dm.chunked_prefill_size
-    notes.cuda_graph_max_bs = (
-        dm.cuda_graph_max_bs
-        if rules.mfs_rule == "reserve"
-        else early_graph_max_bs(rules, hw.capacity_mib, tp)
-    )
-    return dm.value
 
 
 def _radix(
@@ -460,7 +486,7 @@ def _budget(
     mrr = _max_running_requests(args, spec, notes)
     mrr_per_dp = int(mrr) // dp if mrr is not None else None
     mfs = _mfs(args, model, rules, hw, spec, mrr_per_dp, explicit, sglang_version, notes)
-    free_after, draft_weights = _draft_line_transient(measured, model, tp, spec, notes)
+    free_after, draft_weights = _draft_copies_at_profiling(measured, model, tp, spec, rules, notes)
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes = _kv_bytes(args, model, notes)
     swa = _swa(args, model, rules, tp, dp, kv_bytes, notes)
@@ -616,27 +642,38 @@ def _pool_args(args: Mapping[str, Any], model: ModelFacts) -> dict[str, Any]:
     }
 
 
-def _draft_line_transient(
-    measured: MeasuredFigures | None, model: ModelFacts, tp: int, spec: _Spec, notes: _Notes
+def _draft_copies_at_profiling(
+    measured: MeasuredFigures | None,
+    model: ModelFacts,
+    tp: int,
+    spec: _Spec,
+    rules: EraRules,
+    notes: _Notes,
 ) -> tuple[float | None, float]:
-    """(free memory after weights, draft weights). Era D logs the MTP draft's ``Load weight
-    end`` before the draft's own embed/lm_head copies are swapped for the target's and freed
-    (``set_embed_and_head``): that transient is added back to the free memory SGLang profiles."""
+    """(free memory after weights, draft weights) as SGLang profiles them. From 0.5.14 the MTP
+    draft loads before the pools, and its own embed/lm_head copies are still resident when the
+    target's ``alloc_memory_pool`` profiles free memory: they are freed later, in the draft's
+    ``alloc_memory_pool`` -> ``init_lm_head`` -> ``set_embed_and_head`` (read in the 0.5.15 and
+    0.5.23 wheels; ``fixtures/memory/startup-order.json``). So they count as draft weights; a
+    log's draft ``Load weight end`` already shows them held, and is used as it is."""
     free_after = measured.free_after_weights_gib if measured is not None else None
     draft = spec.draft_weights
-    if (
-        measured is None
-        or free_after is None
-        or not measured.from_draft_line
-        or not model.mtp_layers
-    ):
+    copies = draft_head_copies_gib(model, tp)
+    if rules.era is not Era.D or spec.norm not in EAGLE_FAMILY or not copies:
         return free_after, draft
-    transient = 2 * model.vocab_size / tp * model.hidden_size * model.dtype_bytes / GIB
+    if measured is not None and measured.from_draft_line:
+        notes.assumptions.append(
+            f"the draft's embed/lm_head copies ({copies:.2f} GiB per GPU) are still held when "
+            "SGLang profiles, as at the draft's Load weight end line (SGLang >= 0.5.14 order)"
+        )
+        return free_after, draft
+    if measured is not None and measured.draft_weights_gib is not None:
+        return free_after, draft  # measured some other way: it already holds what it held
     notes.assumptions.append(
-        f"the draft's embed/lm_head copies ({transient:.2f} GiB per GPU), still held at its "
-        "Load weight end line, are freed before profiling: added back to the free memory"
+        f"the draft's own embed/lm_head copies ({copies:.2f} GiB per GPU) are held until after "
+        "SGLang profiles free memory (SGLang >= 0.5.14 order): counted with the draft weights"
     )
-    return free_after + transient, max(draft - transient, 0.0)
+    return free_after, draft + copies
 
 
 def _version(sglang_version: str | None, version_source: str | None, notes: _Notes) -> str:
@@ -679,7 +716,7 @@ def _assemble(
     shortfall = 0.0 if sol.fits else shortfall_gib(x)
     per_gpu = _per_gpu(x, hw, sol)
     if sol.fits:
-        notes.warnings.extend(slack_warnings(x, per_gpu, args))
+        notes.warnings.extend(slack_warnings(x, per_gpu, args, default_mfs=notes.default_mfs))
         notes.warnings.extend(_concurrency_warning(per_gpu.kv_tokens, x.context_len))
     elif sol.failure is None and sol.mrr is not None and sol.mrr <= 0:
         notes.warnings.append(
@@ -707,9 +744,20 @@ def _assemble(
         sources=notes.sources,
         warnings=tuple(notes.warnings),
         inputs=resolved,
-        confidence=confidence(x, notes.sources),
+        confidence=_confidence(x, per_gpu, sol.fits, shortfall, notes),
         not_modelled=not_modelled,
     )
+
+
+def _confidence(
+    x: Inputs, g: PerGpu, fits: bool, shortfall: float, notes: _Notes
+) -> dict[str, Any]:
+    """The confidence, with ``deciding`` (the assumption that can flip the verdict) if any."""
+    out = confidence(x, notes.sources)
+    deciding = deciding_assumption(x, g, fits=fits, shortfall=shortfall, sources=notes.sources)
+    if deciding is not None:
+        out["deciding"] = deciding
+    return out
 
 
 def _per_gpu(x: Inputs, hw: _Hardware, sol: Solution) -> PerGpu:

@@ -104,6 +104,9 @@ class Suggestion:
     max_running_requests: int | None = None
     concurrency_at_context: float | None = None
     needs_more_gpus: bool = False
+    #: The changed command's own budget: its warnings and confidence level.
+    warnings: tuple[str, ...] = ()
+    confidence: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +117,8 @@ class Suggestion:
             "max_running_requests": self.max_running_requests,
             "concurrency_at_context": self.concurrency_at_context,
             "needs_more_gpus": self.needs_more_gpus,
+            "warnings": list(self.warnings),
+            "confidence": self.confidence,
         }
 
 
@@ -212,3 +217,45 @@ def concurrency(kv_tokens: int | None, context_len: int) -> float | None:
 
 def _r(value: float | None, nd: int = 3) -> float | None:
     return None if value is None else round(value, nd)
+
+
+@dataclass(frozen=True)
+class DeclinedBudget:
+    """No budget, and why: an input the arithmetic needs has no evidence (the model's shapes).
+    ``fits`` is ``None`` (never a guess); ``advice`` says exactly what to pass."""
+
+    model: str | None
+    reason: str
+    advice: str
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    fits = None
+    suggestions: tuple[Suggestion, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def basis(self) -> str:
+        return f"no figure: pass {self.advice}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "fits": None,
+            "declined": self.reason,
+            "advice": self.advice,
+            "model": self.model,
+            "sources": dict(self.sources),
+            "basis": self.basis,
+            "suggestions": [],
+            "warnings": [],
+        }
+
+
+def declined_budget(exc: Exception) -> DeclinedBudget:
+    """The declined budget for an error saying which evidence is missing (``ModelUnknown``)."""
+    return DeclinedBudget(
+        model=getattr(exc, "model_path", None),
+        reason=str(exc),
+        advice=str(getattr(exc, "advice", "--model-config DIR")),
+        sources={"model": "unknown: no config, cache entry or exact bundled profile"},
+    )

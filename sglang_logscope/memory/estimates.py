@@ -99,6 +99,16 @@ def estimate_draft_gib(model: ModelFacts, *, tp: int, quant: str | None) -> floa
     return (model.params_mtp_replicated * model.dtype_bytes + sharded * qb / tp) / GIB
 
 
+def draft_head_copies_gib(model: ModelFacts, tp: int) -> float:
+    """The MTP draft's own embedding and lm_head per rank (vocab-parallel over tp, in the
+    model's dtype): SGLang builds them with the draft and frees them only when the draft's
+    ``init_lm_head`` / ``set_embed_and_head`` shares the target's (0 without an MTP head).
+    Where that happens relative to the memory profiling: ``fixtures/memory/startup-order.json``."""
+    if not model.mtp_layers:
+        return 0.0
+    return 2 * model.vocab_size / max(tp, 1) * model.hidden_size * model.dtype_bytes / GIB
+
+
 def kv_element_bytes(dtype: str | None, model: ModelFacts) -> tuple[float, str | None]:
     """Bytes per KV element for ``--kv-cache-dtype`` (and a note when the price is an estimate)."""
     d = (dtype or "auto").lower()

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import LogscopeError
 from ..limits import could_not_use
+from ..log.runs import Run
 from ..log.tail import CHECK_KINDS, read_last_run
 from .budget import budget
-from .budget_types import Budget
-from .from_run import budget_for_run
+from .budget_types import Budget, DeclinedBudget, declined_budget
+from .from_run import budget_for_run, measured_for_command, version_for_run
 from .gpus import gpu_list
-from .models import resolve_model
+from .models import ModelUnknown, resolve_model
+
+_MEANT = (
+    "command read as meant: words starting with a space ('\\ --flag' in a flattened paste) "
+    "stripped; typed as is, bash passes them with the space and SGLang's argparse refuses them "
+    "(`logscope args` and `preflight` say so)"
+)
 
 
 def budget_from_inputs(
@@ -25,41 +33,32 @@ def budget_from_inputs(
     gpus: int | None,
     gpu_memory: str | None,
     sglang_version: str | None,
+    assume_model: str | None = None,
     command_text: str | None = None,
-) -> Budget:
-    """The one library call behind ``logscope budget`` (and the agent's ``budget`` tool, which
-    passes the command as ``command_text`` instead of a file)."""
-    inputs = [x for x in (expect_args, command_text, log) if x is not None]
-    if len(inputs) != 1:
-        raise LogscopeError("give exactly one of --expect-args FILE or --log LOG")
+) -> Budget | DeclinedBudget:
+    """The one library call behind ``logscope budget``: the command's budget (``expect_args``,
+    or ``command_text`` from the agent's ``budget`` tool), a run's own (``log``), or the
+    command's against the run's measured free memory and release (both). Without evidence of
+    the model's shapes the budget is declined, never guessed."""
+    if expect_args is not None and command_text is not None:
+        raise LogscopeError("give the command as a file or as text, not both")
+    command = read_command_file(expect_args) if expect_args is not None else None
+    if command_text is not None:
+        command = (command_text, None)
+    if command is None and log is None:
+        raise LogscopeError("give --expect-args FILE, --log LOG, or both")
     hardware = gpu_list(gpus, gpu_memory)
-    if expect_args is not None or command_text is not None:
-        text, base = (
-            read_command_file(expect_args) if expect_args is not None else (command_text, None)
-        )
-        assert text is not None
-        cmd = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
-        model = resolve_model(cmd.args, model_config)
-        b = budget(
-            cmd.args,
-            gpus=hardware,
-            model=model,
-            sglang_version=sglang_version or cmd.sglang_version,
-            explicit=cmd.explicit,
-            version_source="given" if sglang_version is not None else "assumed",
-        )
-        if cmd.out_of_range:
-            b = replace(b, assumptions=(*could_not_use(cmd.out_of_range), *b.assumptions))
-        if sglang_version is None:
-            b = replace(
-                b,
-                assumptions=(
-                    f"SGLang version not given: {cmd.sglang_version} assumed",
-                    *b.assumptions,
-                ),
-            )
-        return b
-    assert log is not None
+    run = _run_of(log, run_index) if log is not None else None
+    try:
+        if command is None:
+            assert run is not None
+            return _run_budget(run, hardware, model_config, sglang_version, assume_model)
+        return _command_budget(command, run, hardware, model_config, sglang_version, assume_model)
+    except ModelUnknown as exc:
+        return declined_budget(exc)
+
+
+def _run_of(log: str, run_index: int | None) -> Run:
     index = -1 if run_index is None else run_index
     # The last run: read from the file's end; another: every run streamed. Either way the
     # serving lines are folded, never held (the budget reads only startup events).
@@ -67,14 +66,64 @@ def budget_from_inputs(
     if not parsed.runs:
         raise LogscopeError(f"{parsed.name}: no runs found")
     try:
-        run = parsed.runs[index]
+        return parsed.runs[index]
     except IndexError:
         raise LogscopeError(f"{parsed.name}: no run {index} (it has {len(parsed.runs)})") from None
+
+
+def _command_budget(
+    command: tuple[str, Path | None],
+    run: Run | None,
+    hardware: Any,
+    model_config: Path | None,
+    sglang_version: str | None,
+    assume_model: str | None,
+) -> Budget:
+    """The command's budget; with a run, against its measured free memory and its release."""
+    text, base = command
+    typed = parse_launch_command(text, sglang_version=sglang_version, base_dir=base)
+    cmd = typed.meant or typed  # '\\ --tp 2' in a flattened paste: as its author meant it
+    model = resolve_model(cmd.args, model_config, assume_model=assume_model)
+    from_log = version_for_run(run, None)[0] if run is not None and not sglang_version else None
+    version = sglang_version or from_log or cmd.sglang_version
+    source = "given" if sglang_version else ("log" if from_log else "assumed")
+    measured = measured_for_command(run, cmd.args) if run is not None else None
+    b = budget(
+        cmd.args,
+        gpus=hardware,
+        model=model,
+        sglang_version=version,
+        explicit=cmd.explicit,
+        measured=measured,
+        version_source=source,
+    )
+    if cmd.out_of_range:
+        b = replace(b, assumptions=(*could_not_use(cmd.out_of_range), *b.assumptions))
+    if typed.meant is not None:
+        b = replace(b, assumptions=(_MEANT, *b.assumptions))
+    if source == "assumed":
+        b = replace(
+            b,
+            assumptions=(f"SGLang version not given: {cmd.sglang_version} assumed", *b.assumptions),
+        )
+    return b
+
+
+def _run_budget(
+    run: Run,
+    hardware: Any,
+    model_config: Path | None,
+    sglang_version: str | None,
+    assume_model: str | None,
+) -> Budget:
     if run.server_args is None:
         raise LogscopeError(
-            f"run {run.index} of {parsed.name} has no server_args line; use --expect-args with the launch command"
+            f"run {run.index} has no server_args line; add --expect-args FILE with the launch "
+            "command (it is budgeted against this run's free memory and release)"
         )
-    # without --model-config the run's budget resolves the model itself (and, as a last
-    # resort, from the log's own architecture)
-    given = resolve_model(run.server_args, model_config) if model_config is not None else None
+    given = (
+        resolve_model(run.server_args, model_config, assume_model=assume_model)
+        if model_config is not None or assume_model is not None
+        else None
+    )
     return budget_for_run(run, gpus=hardware, model=given, sglang_version=sglang_version)

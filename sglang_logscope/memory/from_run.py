@@ -19,9 +19,8 @@ from ..log.runs import FailureKind, Run
 from .budget import budget
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, parse_version, rules_for
-from .estimates import arg_value, estimate_weights_gib
 from .gpus import GpuSpec
-from .models import ModelFacts, bundled_profiles, facts_from_config, resolve_model
+from .models import ModelFacts, resolve_model
 
 _TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
 
@@ -173,47 +172,6 @@ def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
     )
 
 
-def model_for_run(
-    run: Run, args: Mapping[str, Any], measured: MeasuredFigures
-) -> tuple[ModelFacts, str | None]:
-    """The launch's model (config dir, HF cache, bundled profile by name); when none matches,
-    the bundled profile of the log's own architecture (``Load weight end ... type=``) whose
-    estimated weights are nearest to what the run measured. Raises when neither exists."""
-    end = run.first(EventKind.LOAD_WEIGHT_END)
-    fields = end.fields if end is not None else {}
-    arch = fields.get("model_class")
-    try:
-        return resolve_model(args), None
-    except LogscopeError:
-        candidates = [
-            p for p in bundled_profiles() if (p.config.get("architectures") or [None])[0] == arch
-        ]
-        if not candidates or measured.weights_gib is None:
-            raise
-    tp = int(arg_value(args, "tp_size", 1))
-    pp = int(arg_value(args, "pp_size", 1))
-    quant = str(args.get("quantization") or fields.get("quant") or "").lower() or None
-    quant = None if quant in ("none", "bf16") else quant
-
-    def estimate(p: Any) -> float:
-        f = facts_from_config(p.config, name=p.name, source=p.source, quantization=quant)
-        return estimate_weights_gib(f, tp=tp, pp=pp, quant=quant)[0]
-
-    best = min(candidates, key=lambda p: abs(estimate(p) - float(measured.weights_gib or 0)))
-    facts = facts_from_config(
-        best.config,
-        name=best.name,
-        source=f"bundled profile {best.name} chosen by the log's architecture {arch}",
-        quantization=quant,
-    )
-    note = (
-        f"model {args.get('model_path')!r} not known: the shapes of {best.name} are used, the "
-        f"bundled profile of the log's architecture ({arch}) whose estimated weights "
-        f"({estimate(best):.2f} GiB) are nearest to the run's measured {measured.weights_gib:.2f} GiB"
-    )
-    return facts, note
-
-
 def budget_for_run(
     run: Run,
     *,
@@ -222,11 +180,14 @@ def budget_for_run(
     model: ModelFacts | None = None,
     sglang_version: str | None = None,
     model_config: Any = None,
+    assume_model: str | None = None,
 ) -> Budget:
     """The budget of a run from its own numbers (banner args, F0, weights), with what SGLang
     printed about its pools returned alongside as ``reported`` (never used for the prediction).
 
-    ``args`` fills what the banner lacks (a log without a ``server_args`` line).
+    ``args`` fills what the banner lacks (a log without a ``server_args`` line). The model is
+    resolved by evidence only (:func:`~.models.resolve_model`); without any it raises
+    :class:`~.models.ModelUnknown` unless ``assume_model`` names the profile to price it with.
     """
     merged = _merged_args(run, args)
     version, note = version_for_run(run, sglang_version)
@@ -234,9 +195,8 @@ def budget_for_run(
     spec = bool(merged.get("speculative_algorithm"))
 
     measured = measured_from_run(run, era=rules.era, spec=spec)
-    guessed_note = None
     if model is None and model_config is None:
-        model, guessed_note = model_for_run(run, merged, measured)
+        model = resolve_model(merged, assume_model=assume_model)
     if measured.f0_gib is None:
         measured = replace(measured, f0_gib=None)
     b = budget(
@@ -255,8 +215,6 @@ def budget_for_run(
     refused = banner.fields.get("rejected", ()) if banner is not None else ()
     if refused:
         b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
-    if guessed_note:
-        b = replace(b, assumptions=(guessed_note, *b.assumptions))
     reported = _reported_with_errors(run, b)
     flags = prediction_mismatches(reported)
     reported["mismatches"] = flags
@@ -318,3 +276,34 @@ def prediction_mismatches(reported: Mapping[str, Any]) -> list[str]:
                 f"{reported.get(key)}): an input or rule differs from this run's"
             )
     return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two launch values alike (paths without a trailing ``/``, numbers by value)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.rstrip("/") == b.rstrip("/")
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return float(a) == float(b)
+    return bool(a == b)
+
+
+def measured_for_command(run: Run, args: Mapping[str, Any]) -> MeasuredFigures | None:
+    """What ``run`` measured on its GPUs that a budget of the command ``args`` may use: the free
+    memory before weights (per GPU, whatever the model), and the weights too when the run
+    printed its arguments and model, tp size and quantization are the command's. None when the
+    run measured no free memory, or ran with another tp size."""
+    seen = measured_from_run(run)
+    if seen.f0_gib is None:
+        return None
+    banner = run.server_args
+    if banner is None:  # no arguments printed: its GPUs' free memory is still evidence
+        return MeasuredFigures(
+            f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
+        )
+    if not _same(banner.get("tp_size"), args.get("tp_size", 1)):
+        return None
+    if all(_same(banner.get(k), args.get(k)) for k in ("model_path", "quantization")):
+        return replace(seen, origin="log (the checked run, same GPUs)")
+    return MeasuredFigures(
+        f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
+    )

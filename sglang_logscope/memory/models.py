@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from ..errors import LogscopeError
 from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
 from .quant import QuantScheme, scheme_for
@@ -514,17 +516,40 @@ def profile_facts(name: str, *, quantization: str | None = None) -> ModelFacts:
     raise LogscopeError(f"no bundled model profile named {name!r}")
 
 
+#: Name endings that leave a checkpoint's shapes as the base model's (a chat/instruct tune, a
+#: dated re-release, a quantised copy whose scheme is then read from the name): stripped, one at
+#: a time from the end, before a name is compared with a profile's.
+_SAME_SHAPE_SUFFIXES = regex.compile(
+    r"-(?:instruct|chat|base|it|hf|thinking|think|\d{4}|fp8|awq|gptq|int4|int8|w4a16|w8a8|"
+    r"dynamic|bf16|fp16)$"
+)
+
+
+def model_name_of(model_path: str) -> str:
+    """The model's own name in a path or id: the ``NAME`` of an HF cache folder
+    (``models--ORG--NAME``), else the last path component; lower case, ``_`` as ``-``."""
+    parts = [p for p in model_path.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+    for part in parts:
+        if part.startswith("models--"):
+            return part.split("--")[-1].lower().replace("_", "-")
+    return (parts[-1] if parts else "").lower().replace("_", "-")
+
+
 def match_profile(model_path: str) -> Profile | None:
-    """The bundled profile whose name (or alias) occurs in ``model_path``; longest match wins."""
-    text = model_path.lower().replace("_", "-")
-    best: tuple[int, Profile] | None = None
-    for p in bundled_profiles():
-        if any(x in text for x in p.exclude):
-            continue
-        for key in (p.name.lower(), *p.aliases):
-            if key in text and (best is None or len(key) > best[0]):
-                best = (len(key), p)
-    return best[1] if best else None
+    """The bundled profile whose name (or alias) *is* the model's name (:func:`model_name_of`),
+    after stripping same-shape endings (``-Instruct``, ``-2507``, ``-AWQ``). Never the nearest
+    profile: a Qwen3-14B is not a Qwen3-32B, a pruned Qwen3-Coder-Next-REAM not an 80B."""
+    name = model_name_of(model_path)
+    profiles = [p for p in bundled_profiles() if not any(x in name for x in p.exclude)]
+    while name:
+        for p in profiles:
+            if name in (p.name.lower(), *p.aliases):
+                return p
+        stripped = _SAME_SHAPE_SUFFIXES.sub("", name)
+        if stripped == name:
+            return None
+        name = stripped
+    return None
 
 
 def quantization_from_name(model_path: str) -> str | None:
@@ -552,64 +577,165 @@ def load_config(path: Path) -> dict[str, Any]:
     return data
 
 
-def hf_cache_config(model_id: str) -> Path | None:
-    """``config.json`` of ``ORG/NAME`` in the local Hugging Face cache (``HF_HUB_CACHE``, else
-    ``HF_HOME/hub``, else ``~/.cache/huggingface/hub``), the newest snapshot; never the network."""
+class ModelUnknown(LogscopeError):
+    """No evidence of the model's shapes: no config given, none on this machine, no bundled
+    profile of exactly this model. Budgets built on it are declined (``"fits": null``), never
+    priced with another model's shapes."""
+
+    def __init__(self, model_path: str | None) -> None:
+        self.model_path = model_path
+        self.advice = "--model-config DIR (the model's config.json or its folder)"
+        what = f"unknown model {model_path!r}" if model_path else "no model (no --model-path)"
+        super().__init__(
+            f"no figure: {what}: its shapes are not known here (no --model-config, no "
+            f"config.json at the path or in the Hugging Face / ModelScope cache, no bundled "
+            f"profile of exactly this model); pass {self.advice}, or --assume-model NAME to "
+            f"price it as a bundled profile (bundled: {', '.join(profile_names())})"
+        )
+
+
+def profile_names() -> list[str]:
+    return [p.name for p in bundled_profiles()]
+
+
+def _org_name(model_id: str) -> tuple[str, str] | None:
     parts = model_id.strip("/").split("/")
     if len(parts) != 2 or not all(parts) or any(p in (".", "..") for p in parts):
+        return None
+    return parts[0], parts[1]
+
+
+def _newest(configs: list[Path]) -> Path | None:
+    """The most recently written of ``configs`` that is a file; an unreadable entry is skipped."""
+    out: list[tuple[float, Path]] = []
+    for c in configs:
+        try:
+            if c.is_file():
+                out.append((c.stat().st_mtime, c))
+        except OSError:
+            continue
+    return max(out)[1] if out else None
+
+
+def hf_cache_config(model_id: str) -> Path | None:
+    """``config.json`` of ``ORG/NAME`` in the local Hugging Face cache (``HF_HUB_CACHE``, else
+    ``HF_HOME/hub``, else ``~/.cache/huggingface/hub``), the newest snapshot; never the network.
+    An unreadable cache reads as no config."""
+    org_name = _org_name(model_id)
+    if org_name is None:
         return None
     env = os.environ
     hub = env.get("HF_HUB_CACHE") or (
         str(Path(env["HF_HOME"]) / "hub") if env.get("HF_HOME") else None
     )
     root = Path(hub) if hub else Path.home() / ".cache" / "huggingface" / "hub"
-    snapshots = root / f"models--{parts[0]}--{parts[1]}" / "snapshots"
-    configs = [p for p in snapshots.glob("*/config.json") if p.is_file()]
-    return max(configs, key=lambda p: p.stat().st_mtime) if configs else None
+    snapshots = root / f"models--{org_name[0]}--{org_name[1]}" / "snapshots"
+    try:
+        return _newest(list(snapshots.glob("*/config.json")))
+    except OSError:
+        return None
 
 
-def resolve_model(args: Mapping[str, Any], model_config: Path | None = None) -> ModelFacts:
-    """Model facts for a launch: ``model_config`` > a local ``--model-path`` directory > the
-    local Hugging Face cache > a bundled profile matched by name. No network. Raises
-    LogscopeError when none applies."""
+def modelscope_cache_config(model_id: str) -> Path | None:
+    """``config.json`` of ``ORG/NAME`` in ModelScope's local cache (``MODELSCOPE_CACHE``, else
+    ``~/.cache/modelscope/hub``; both its ``models/ORG/NAME`` and older ``ORG/NAME`` layouts)."""
+    org_name = _org_name(model_id)
+    if org_name is None:
+        return None
+    env = os.environ.get("MODELSCOPE_CACHE")
+    root = Path(env) if env else Path.home() / ".cache" / "modelscope" / "hub"
+    org, name = org_name
+    candidates = [root / "models" / org / name / "config.json", root / org / name / "config.json"]
+    # ModelScope writes a '.' in a name as '___' in its folder names
+    candidates += [c.parent.with_name(name.replace(".", "___")) / "config.json" for c in candidates]
+    return _newest(candidates)
+
+
+def local_config(model_path: str) -> tuple[Path, str] | None:
+    """(config.json, where it was found) for a model path on this machine: the path itself
+    when it is a folder holding one, else the Hugging Face cache, else ModelScope's."""
+    local = Path(model_path)
+    try:
+        if local.is_dir() and (local / "config.json").is_file():
+            return local / "config.json", "the model path's config.json"
+    except OSError:
+        pass
+    hf = hf_cache_config(model_path)
+    if hf is not None:
+        return hf, "the Hugging Face cache"
+    ms = modelscope_cache_config(model_path)
+    if ms is not None:
+        return ms, "the ModelScope cache"
+    return None
+
+
+def resolve_model(
+    args: Mapping[str, Any], model_config: Path | None = None, *, assume_model: str | None = None
+) -> ModelFacts:
+    """Model facts for a launch, by evidence in this order: ``model_config``; the config.json
+    at ``--model-path`` on this machine; the Hugging Face then ModelScope cache; a bundled
+    profile of exactly this model; the bundled profile ``assume_model`` when the caller asked
+    for that substitution. No network. Raises :class:`ModelUnknown` when none applies."""
     quant = args.get("quantization")
     quant = str(quant).lower() if quant else None
+    model_path = str(args.get("model_path") or "") or None
     if model_config is not None:
         cfg = load_config(model_config)
-        name = str(args.get("model_path") or model_config.name)
+        name = model_path or model_config.name
         return facts_from_config(
-            cfg, name=Path(name).name or name, source=str(model_config), quantization=quant
-        )
-    model_path = args.get("model_path")
-    if not model_path:
-        raise LogscopeError(
-            "no model: the arguments have no --model-path; pass --model-config PATH"
-        )
-    local = Path(str(model_path))
-    found = local / "config.json" if local.is_dir() else hf_cache_config(str(model_path))
-    if found is not None and found.is_file():
-        return facts_from_config(
-            load_config(found),
-            name=local.name,
-            source=str(found),
+            cfg,
+            name=Path(name).name or name,
+            source=str(model_config),
             quantization=quant,
         )
-    profile = match_profile(str(model_path))
-    if profile is None:
-        known = ", ".join(p.name for p in bundled_profiles())
-        raise LogscopeError(
-            f"unknown model {model_path!r}: no local config.json and no bundled profile matches "
-            f"(bundled: {known}); pass --model-config PATH"
+    found = local_config(model_path) if model_path else None
+    if found is not None:
+        return facts_from_config(
+            load_config(found[0]),
+            name=Path(str(model_path)).name,
+            source=str(found[0]),
+            quantization=quant,
         )
-    guessed = quant or quantization_from_name(str(model_path))
+    profile = match_profile(model_path) if model_path else None
+    how = "bundled profile {name} (exact model match; {src})"
+    if profile is None and assume_model:
+        profile = _profile_named(assume_model)
+        how = "assumed: bundled profile {name} (--assume-model; {src})"
+    if profile is None:
+        raise ModelUnknown(model_path)
+    return _profile_model(profile, how, quant, model_path)
+
+
+def _profile_named(name: str) -> Profile:
+    for p in bundled_profiles():
+        if name.lower() in (p.name.lower(), *p.aliases):
+            return p
+    raise LogscopeError(
+        f"--assume-model {name!r}: no bundled profile of that name ({', '.join(profile_names())})"
+    )
+
+
+def _profile_model(
+    profile: Profile, how: str, quant: str | None, model_path: str | None
+) -> ModelFacts:
+    guessed = quant or (quantization_from_name(model_path) if model_path else None)
     facts = facts_from_config(
         profile.config,
         name=profile.name,
-        source=f"bundled profile {profile.name} ({profile.source})",
+        source=how.format(name=profile.name, src=profile.source),
         quantization=guessed,
     )
     if guessed and not quant:
         facts = replace(
             facts, notes=(*facts.notes, f"quantization {guessed} guessed from the model name")
+        )
+    if how.startswith("assumed"):
+        facts = replace(
+            facts,
+            notes=(
+                *facts.notes,
+                f"model assumed on request: {model_path!r} priced with the shapes of "
+                f"{profile.name} (--assume-model)",
+            ),
         )
     return facts

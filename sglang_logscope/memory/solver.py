@@ -11,7 +11,7 @@ from typing import Any
 from ..log.runs import FailureKind
 from .budget_types import PerGpu
 from .eras import Era, EraRules
-from .estimates import GIB, arg_value, kv_cell_bytes, mamba_slot_bytes
+from .estimates import GIB, arg_value, draft_head_copies_gib, kv_cell_bytes, mamba_slot_bytes
 from .models import ModelFacts
 from .swa import SwaPool
 
@@ -283,19 +283,23 @@ def shortfall_gib(x: Inputs) -> float:
     return hi
 
 
-def slack_warnings(x: Inputs, g: PerGpu, args: Mapping[str, Any]) -> list[str]:
-    """Pools fit, but is the slack enough for CUDA graphs, activations (and eras A-C the draft)?"""
+def slack_warnings(
+    x: Inputs, g: PerGpu, args: Mapping[str, Any], *, default_mfs: float | None = None
+) -> list[str]:
+    """Pools fit, but is the slack enough for CUDA graphs, activations (and eras A-C the draft)?
+    Not when the launch leaves at least the slack SGLang's own default ``default_mfs`` would:
+    SGLang sizes that slack for its graphs itself, and real runs serve on it (037, 069)."""
+    if default_mfs is not None and x.mfs <= default_mfs + 1e-3:
+        return []
     cpf = int(arg_value(args, "chunked_prefill_size", 4096) or 4096)
     bs = int(arg_value(args, "cuda_graph_max_bs", 0) or 0) or (min(x.mrr, 256) if x.mrr else 160)
     need_mib = 512 + max(cpf, 2048) * 1.5 + bs * 2
     parts = [f"~{need_mib / 1024:.1f} GiB graphs + activations"]
     need = need_mib / 1024
     if x.spec in EAGLE_FAMILY and (x.rules.era is not Era.D or not x.draft_layers):
-        transient = (
-            2 * x.model.vocab_size / x.tp * x.model.hidden_size * 2 / GIB
-            if x.model.mtp_layers
-            else 0.0
-        )
+        # before era D the draft (and its embed/lm_head copies) load after profiling, from
+        # the slack; from era D they are held at profiling, priced with the draft weights
+        transient = draft_head_copies_gib(x.model, x.tp) if x.rules.era is not Era.D else 0.0
         draft = g.draft_weights_gib if x.rules.era is not Era.D else 0.0
         need += draft + g.draft_kv_gib + transient
         parts.append(

@@ -4,7 +4,8 @@ A suggestion ``fits`` only when SGLang starts *and* its KV pool holds at least o
 the context length. Ranking: fitting first, then changes within the GPUs given, then those that
 keep the context length, then the most requests of that length served at once, then keeping
 speculative decoding; a raise of ``--mem-fraction-static`` that leaves a thin slack ranks last
-among the fitting ones.
+among the fitting ones, and so does one whose own budget warns (each suggestion is the full
+budget of the changed command and carries that budget's warnings).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class _Candidate:
             not s.fits,
             s.needs_more_gpus,
             self.risky,
+            bool(s.warnings),  # the changed command's own budget warns (a later CUDA OOM)
             not self.keeps_context,
             -int(served),
             not self.keeps_spec,
@@ -93,6 +95,8 @@ def _make(
         max_running_requests=r.max_running_requests,
         concurrency_at_context=r.concurrency_at_context,
         needs_more_gpus=bool(kw.get("needs_more_gpus", False)),
+        warnings=tuple(r.warnings),
+        confidence=str(r.confidence.get("level", "")) or None,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 import regex
@@ -11,10 +11,18 @@ import regex
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..log.runs import FailureKind, Run
-from .budget_types import Budget
+from .budget_types import Budget, DeclinedBudget
+from .estimates import arg_value, estimate_weights_gib
 from .from_run import budget_for_run, measured_from_run
-from .gpus import F0_OVERHEAD_GIB
-from .models import ModelFacts
+from .models import ModelFacts, resolve_model
+from .oom_phase import (
+    OomPhase,
+    after_startup_fixes,
+    contention_gap,
+    oom_figures,
+    oom_phase,
+    weight_load_words,
+)
 
 #: Ranks whose free memory differs by more than this fraction point to another process
 #: (SGLang's own "memory capacity is unbalanced" check uses 0.9).
@@ -37,16 +45,26 @@ class OomVerdict:
     verdict: OomVerdictKind
     explanation: str
     run_budget: Budget | None = None
+    #: When in start-up it struck (:class:`~.oom_phase.OomPhase`), None for a ghost.
+    phase: OomPhase | None = None
 
     def to_dict(self) -> OomReading:
-        return {"verdict": self.verdict.value, "explanation": self.explanation}
+        out: OomReading = {"verdict": self.verdict.value, "explanation": self.explanation}
+        if self.phase is not None:
+            out["phase"] = self.phase.value
+        return out
 
 
-class OomReading(TypedDict):
-    """An out-of-memory verdict, JSON-ready (``oom`` of ``check``): ghost, real, contention."""
-
+class _OomWords(TypedDict):
     verdict: str
     explanation: str
+
+
+class OomReading(_OomWords, total=False):
+    """An out-of-memory verdict, JSON-ready (``oom`` of ``check``): ghost, real, contention;
+    ``phase`` where it is known when in start-up it struck."""
+
+    phase: str
 
 
 def _gib(text: Any) -> float | None:
@@ -59,9 +77,11 @@ def _gib(text: Any) -> float | None:
     return float(m.group(1)) * scale
 
 
-def _intended_text(b: Budget | None) -> str:
+def _intended_text(b: Budget | DeclinedBudget | None) -> str:
     if b is None:
         return ""
+    if isinstance(b, DeclinedBudget):
+        return f" Your intended command has no memory figure ({b.basis})."
     if b.fits:
         mrr = f", max_running_requests {b.max_running_requests}" if b.max_running_requests else ""
         tokens = (
@@ -102,15 +122,8 @@ def _contention(run: Run, intended: Budget | None) -> str | None:
             f"{max(ranks.values()):.2f} GiB): another process holds memory on that GPU."
         )
     cap = _capacity(run, intended)
-    if (
-        cap is not None
-        and m.f0_gib is not None
-        and cap - m.f0_gib > F0_OVERHEAD_GIB + CONTENTION_GAP_GIB
-    ):
-        return (
-            f"only {m.f0_gib:.2f} GiB was free before the weights loaded on a {cap:.2f} GiB GPU: "
-            f"{cap - m.f0_gib:.2f} GiB were held by something else (another server, a stale process)."
-        )
+    if cap is not None and m.f0_gib is not None:
+        return contention_gap(cap, m.f0_gib, oom_figures(run))
     return None
 
 
@@ -127,7 +140,7 @@ def oom_verdict(
     run: Run,
     *,
     stale: bool,
-    intended_budget: Budget | None,
+    intended_budget: Budget | DeclinedBudget | None,
     model: ModelFacts | None = None,
     sglang_version: str | None = None,
 ) -> OomVerdict | None:
@@ -149,22 +162,67 @@ def oom_verdict(
             f"The {what} belongs to a run that is not the launch you made (a stale log or different arguments)."
             + _intended_text(intended_budget),
         )
-    contention = _contention(run, intended_budget)
+    contention = _contention(
+        run, intended_budget if isinstance(intended_budget, Budget) else None
+    )  # a declined budget knows no GPU
     if contention is not None:
         return OomVerdict(OomVerdictKind.CONTENTION, f"The {what} is contention: {contention}")
-    rb = _run_budget(run, model, sglang_version)
     if failure.kind is FailureKind.CUDA_OOM:
-        return _cuda_oom_verdict(what, rb)
-    return _pool_sizing_verdict(what, run, rb)
+        phase = oom_phase(run)
+        if phase is OomPhase.WEIGHT_LOAD:
+            return _weight_load_verdict(what, run, model)
+        rb = _run_budget(run, model, sglang_version)
+        return replace(_cuda_oom_verdict(what, run, rb, phase), phase=phase)
+    rb = _run_budget(run, model, sglang_version)
+    return replace(_pool_sizing_verdict(what, run, rb), phase=OomPhase.POOL_SIZING)
 
 
-def _cuda_oom_verdict(what: str, rb: Budget | None) -> OomVerdict:
-    """A CUDA OOM can strike after startup, so the arithmetic showing it fits does not clear
-    it: real when the run's own budget warns or does not fit, else unexplained."""
+def _weight_load_verdict(what: str, run: Run, model: ModelFacts | None) -> OomVerdict:
+    """Out of memory before ``Load weight end``: the weights per GPU against the free memory,
+    from the model's config when there is one, else from the OOM message's own figures."""
+    args = run.server_args or {}
+    weights: float | None = None
+    how = ""
+    try:
+        facts = model if model is not None else resolve_model(args)
+        quant = str(args.get("quantization") or "").lower() or None
+        tp, pp = int(arg_value(args, "tp_size", 1)), int(arg_value(args, "pp_size", 1))
+        weights = estimate_weights_gib(facts, tp=tp, pp=pp, quant=quant)[0]
+        how = f"estimated from {facts.source}"
+    except LogscopeError:
+        pass
+    words = weight_load_words(oom_figures(run), measured_from_run(run).f0_gib, args, weights, how)
+    return OomVerdict(
+        OomVerdictKind.REAL, f"The {what} is real: {words}", None, OomPhase.WEIGHT_LOAD
+    )
+
+
+_WHEN = {
+    OomPhase.POOL_SIZING: "it struck after the weights loaded, while the pools were sized",
+    OomPhase.GRAPH_CAPTURE: "it struck while CUDA graphs were captured",
+    OomPhase.SERVING: "it struck while serving (activations, requests)",
+    OomPhase.UNKNOWN: "the log does not show when in start-up it struck",
+}
+
+
+def _cuda_oom_verdict(what: str, run: Run, rb: Budget | None, phase: OomPhase) -> OomVerdict:
+    """A CUDA OOM after the weights loaded (graph capture, first requests): real when the
+    run's own budget warns or does not fit, else unexplained; either way the flags that size
+    the graphs and activations, with their figures."""
+    args = run.server_args or {}
+    fixes = after_startup_fixes(args, measured_from_run(run).f0_gib)
+    tail = (" Flags that size what it ran out of: " + "; ".join(fixes) + ".") if fixes else ""
     if rb is not None and rb.warnings:
-        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {rb.warnings[0]}", rb)
+        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {rb.warnings[0]}{tail}", rb)
     if rb is not None and not rb.fits:
-        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {_short(rb)}", rb)
+        return OomVerdict(OomVerdictKind.REAL, f"The {what} is real: {_short(rb)}{tail}", rb)
+    figures = oom_figures(run)
+    held = ""
+    if figures is not None and figures.allocated is not None and figures.capacity:
+        held = (
+            f" PyTorch held {figures.allocated:.2f} GiB of the GPU's {figures.capacity:.2f} GiB "
+            f"when it asked for {figures.tried or 0.0:.2f} GiB more."
+        )
     return OomVerdict(
         OomVerdictKind.UNEXPLAINED,
         f"The {what} is not explained by the startup arithmetic"
@@ -173,7 +231,9 @@ def _cuda_oom_verdict(what: str, rb: Budget | None) -> OomVerdict:
             if rb is not None
             else " (the run's figures are not all in the log)"
         )
-        + "; look at the request load, context lengths and CUDA-graph sizes.",
+        + f"; {_WHEN.get(phase, _WHEN[OomPhase.UNKNOWN])}."
+        + held
+        + (tail or " Look at the request load, context lengths and CUDA-graph sizes."),
         rb,
     )
 

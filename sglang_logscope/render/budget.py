@@ -95,6 +95,8 @@ def render_budget(con: Console, b: Budget) -> None:
         )
     )
     con.print(plain(f"  on {b.basis}; confidence {b.confidence.get('level', '-')}"))
+    if b.confidence.get("deciding"):
+        con.print(plain(f"  {b.confidence['deciding']}", style="yellow"))
     con.print(plain("per GPU:"))
     con.print(_bar(b))
     con.print(_legend())
@@ -145,6 +147,8 @@ def _notes(con: Console, b: Budget) -> None:
         con.print(plain("suggestions (each alone, best first):", style="bold"))
         for s in b.suggestions:
             con.print(plain(f"  {s.change}: {s.effect}"))
+            for w in s.warnings:
+                con.print(plain(f"    warning: {w}", style="yellow"))
     for w in b.warnings:
         con.print(plain(f"warning: {w}", style="yellow"))
     if b.assumptions:

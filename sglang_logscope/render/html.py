@@ -229,7 +229,10 @@ def _memory_section(r: CheckReport, rb: RunBudget) -> str:
         )
     if r.budget is not None:
         out.append("<h3>Your intended command</h3>")
-        out.append(budget_block(r.budget, {}))
+        if r.budget.fits is None:  # declined: no evidence of the model's shapes
+            out.append(f"<p class='muted'>No figure: {esc(r.budget.reason)}</p>")
+        else:
+            out.append(budget_block(r.budget, {}))
     out.append("</section>")
     return "\n".join(out)
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import _text
+from ..memory.confidence import verdict_words
 from ..watch.phases import PHASES, PhaseState, figures_text
 from ..watch.result import Note, Sink, WatchOutcome, WatchResult
 from . import text as report
@@ -256,9 +257,13 @@ def render_forensics(console: Console, data_report: CheckReport) -> None:
         )
     budget = data.get("budget")
     if budget:
-        fits = "fits" if budget.get("fits") else "does NOT fit"
-        basis = report.plain(f" ({budget.get('basis')})", limit=300)
-        _line(console, Text.assemble(("Your command's memory budget: ", "bold"), fits, basis))
+        words = verdict_words(budget)
+        _line(
+            console,
+            Text.assemble(
+                ("Your command's memory budget: ", "bold"), report.plain(words, limit=600)
+            ),
+        )
         for s in (budget.get("suggestions") or [])[:5]:
             _line(
                 console,

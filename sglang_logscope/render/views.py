@@ -10,6 +10,7 @@ from rich.text import Text
 
 from .. import _text
 from ..log.select import Summaries
+from ..memory.confidence import verdict_words
 from ..staleness.verdict import CheckReport
 from . import text as report
 from .tables import release_text
@@ -256,9 +257,12 @@ def _check_failure(con: Console, data: dict[str, Any]) -> None:
         )
     budget = data.get("budget")
     if budget:
-        fits = "fits" if budget.get("fits") else "does NOT fit"
-        basis = report.plain(f" ({budget.get('basis')})", limit=300)
-        con.print(Text.assemble(("Your command's memory budget: ", "bold"), fits, basis))
+        words = verdict_words(budget)
+        con.print(
+            Text.assemble(
+                ("Your command's memory budget: ", "bold"), report.plain(words, limit=600)
+            )
+        )
         for s in budget.get("suggestions", [])[:5]:
             con.print(
                 Text.assemble(

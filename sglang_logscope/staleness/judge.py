@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ from ..timing import (
     to_log_time,
     whole_hour_gap,
 )
-from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff, same_value
+from .argdiff import NOT_GIVEN_PREFIX, ArgDiff, DiffStatus, arg_diff
 from .live import live_findings
 from .out_of_range import out_of_range_findings
 from .release_words import release_flag_findings
@@ -47,7 +47,7 @@ from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
 
 if TYPE_CHECKING:
-    from ..memory.budget_types import Budget
+    from ..memory.budget_types import Budget, DeclinedBudget
     from ..memory.verdict import OomReading
 
 
@@ -578,27 +578,11 @@ def _argparse_from_intended(run: Run, intended: LaunchCommand | None) -> list[st
 
 
 def _measured(run: Run, intended: LaunchCommand) -> Any:
-    """What the run measured on these GPUs that the intended budget may use: free memory (same
-    tp size), and the weights too when model, tp size and quantization are the same."""
+    """What the run measured on these GPUs that the intended budget may use."""
     # start-up: the memory model loads only for a check that budgets something
-    from ..memory.budget_types import MeasuredFigures
-    from ..memory.from_run import measured_from_run
+    from ..memory.from_run import measured_for_command
 
-    args = run.server_args
-    if args is None or not same_value(args.get("tp_size"), intended.args.get("tp_size")):
-        return None
-    seen = measured_from_run(run)
-    if seen.f0_gib is None:
-        return None
-    same = all(
-        same_value(args.get(k), intended.args.get(k))
-        for k in ("model_path", "tp_size", "quantization")
-    )
-    if same:
-        return replace(seen, origin="log (the checked run, same GPUs)")
-    return MeasuredFigures(
-        f0_gib=seen.f0_gib, f0_by_rank=seen.f0_by_rank, origin="log (free memory of these GPUs)"
-    )
+    return measured_for_command(run, intended.args)
 
 
 def _memory(
@@ -608,11 +592,11 @@ def _memory(
     stale: bool,
     findings: list[Finding],
     version: str | None,
-) -> tuple[OomReading | None, Budget | None]:
+) -> tuple[OomReading | None, Budget | DeclinedBudget | None]:
     """The OOM verdict and the intended command's budget (when the memory model can tell)."""
     budget = _intended_budget(run, intended, findings=findings, version=version)
     oom = _oom(run, stale=stale, budget=budget, findings=findings)
-    if budget is not None and not budget.fits:
+    if budget is not None and budget.fits is False:
         findings.append(
             Finding.of(
                 "LS024",
@@ -624,7 +608,7 @@ def _memory(
 
 def _intended_budget(
     run: Run, intended: LaunchCommand | None, *, findings: list[Finding], version: str | None
-) -> Budget | None:
+) -> Budget | DeclinedBudget | None:
     """The intended command's budget, or ``None`` (no command, not a GPU launch, or inputs the
     memory model cannot price).
 
@@ -633,7 +617,9 @@ def _intended_budget(
     """
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
+    from ..memory.budget_types import declined_budget
     from ..memory.from_run import version_for_run
+    from ..memory.models import ModelUnknown
 
     if intended is None:
         return None
@@ -655,12 +641,14 @@ def _intended_budget(
             measured=measured,
             version_source=version_source,
         )
+    except ModelUnknown as exc:  # no figure on another model's shapes: declined, said why
+        return declined_budget(exc)
     except LogscopeError:
         return None
 
 
 def _oom(
-    run: Run, *, stale: bool, budget: Budget | None, findings: list[Finding]
+    run: Run, *, stale: bool, budget: Budget | DeclinedBudget | None, findings: list[Finding]
 ) -> OomReading | None:
     """For a run that died out of memory: real OOM, ghost or contention (with its finding)."""
     # start-up: the memory model loads only for a check that budgets something
@@ -697,7 +685,7 @@ def _report(
     run: Run | None,
     j: _Judgement,
     oom: OomReading | None = None,
-    budget: Budget | None = None,
+    budget: Budget | DeclinedBudget | None = None,
 ) -> CheckReport:
     steps = next_steps(
         verdict,

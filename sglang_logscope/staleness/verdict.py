@@ -18,7 +18,7 @@ from .argdiff import ArgDiff
 if TYPE_CHECKING:
     from ..log.release import ReleaseUsed
     from ..log.tail import Scan
-    from ..memory.budget_types import Budget
+    from ..memory.budget_types import Budget, DeclinedBudget
     from ..memory.verdict import OomReading
 
 
@@ -56,7 +56,7 @@ class CheckReport:
     matched_args: tuple[str, ...] = ()
     unverified_args: tuple[str, ...] = ()
     oom: OomReading | None = None
-    budget: Budget | None = field(default=None, repr=False)
+    budget: Budget | DeclinedBudget | None = field(default=None, repr=False)
     process: Mapping[str, Any] | None = None
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
