@@ -46,7 +46,7 @@ class CheckReport:
     process: Mapping[str, Any] | None = None
     server: Mapping[str, Any] | None = None
     remote: Mapping[str, str] | None = None
-    cause: Mapping[str, str] | None = None
+    cause: Mapping[str, Any] | None = None
     scan: Mapping[str, Any] | None = None
     release: Mapping[str, Any] | None = None  # the release read with (issue 17)
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown

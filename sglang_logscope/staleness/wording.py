@@ -31,29 +31,62 @@ def _by_code(findings: list[Finding], *codes: str) -> list[Finding]:
     return [f for f in findings if f.code in codes]
 
 
-def _cause_findings(findings: list[Finding]) -> list[Finding]:
-    """Argparse and lint findings, most likely cause first."""
+def _hits_of(findings: list[Finding], lint: tuple[LintHit, ...]) -> dict[int, LintHit]:
+    """The lint hit behind each lint finding (by the finding's place in ``findings``)."""
+    by_message = {h.finding().message: h for h in lint}
+    return {i: by_message[f.message] for i, f in enumerate(findings) if f.message in by_message}
+
+
+def _cause_findings(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> list[Finding]:
+    """Argparse and lint findings in the order bash meets them, the cause first.
+
+    The cause is the first thing that stops the script as bash runs it: a command that kills
+    its own shell (LS030, before the launch) comes before the launch's own exit (argparse:
+    LS007, LS006, the ``\\ `` paste LS037). Each code is listed once (a second self-killing
+    ``pkill`` never runs: it is a finding, not a next step); LS031 (the proof that the shell
+    died early) follows the cause."""
+    hits = _hits_of(findings, lint)
+    order = {id(f): hits[i].step if i in hits else 1 << 20 for i, f in enumerate(findings)}
+    stops = {id(f) for i, f in enumerate(findings) if i in hits and hits[i].stops}
+    lint_f = sorted((f for f in findings if f.code in LINT), key=lambda f: order[id(f)])
+    killers = [f for f in lint_f if f.code == "LS030" and id(f) in stops]
     argparse = _by_code(findings, *ARGPARSE)
-    lint = [f for f in findings if f.code in LINT and f.code != "LS037"]
-    errors = [f for f in lint if f.severity is Severity.ERROR]
-    warnings = [f for f in lint if f.severity is not Severity.ERROR]
-    if _by_code(findings, "LS031") and _by_code(findings, "LS030"):
-        proof = [*_by_code(findings, "LS030"), *_by_code(findings, "LS031")]
-        rest = [f for f in errors if f.code not in ("LS030", "LS031")]
-        return [*proof, *argparse, *rest, *warnings]
-    return [*argparse, *errors, *warnings]
+    if killers and "LS037" in {f.code for f in argparse}:  # a killer after the launch's exit
+        at = order[id(_by_code(argparse, "LS037")[0])]
+        killers = [f for f in killers if order[id(f)] < at]
+    errors = [f for f in lint_f if f.severity is Severity.ERROR and f.code != "LS037"]
+    warnings = [f for f in lint_f if f.severity is not Severity.ERROR]
+    proof = _by_code(findings, "LS031") if killers else []
+    ordered = [*killers[:1], *proof, *argparse, *errors, *warnings]
+    seen: set[str] = set()
+    out = []
+    for f in ordered:
+        if f.code not in seen:
+            seen.add(f.code)
+            out.append(f)
+    return out
 
 
-def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[str, str] | None:
-    """The likely root cause: the first argparse or lint error, in one line, with its fix."""
-    short = {h.code: h for h in lint}
-    for f in _cause_findings(findings):
+def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[str, Any] | None:
+    """The root cause: the first thing that stops the script (argparse or lint error), in one
+    line, with its fix and what it keeps from running (``prevents``)."""
+    hits = {id(findings[i]): h for i, h in _hits_of(findings, lint).items()}
+    for f in _cause_findings(findings, lint):
         if f.severity is Severity.ERROR and f.code != "LS031":
             message, _, fix = f.message.partition(FIXED)
-            hit = short.get(f.code)
+            hit = hits.get(id(f))
+            prevents: list[str] = []
             if hit is not None:
                 message, fix = hit.short or hit.message, hit.fix
-            return {"code": f.code, "message": message, "fix": fix or CODES[f.code].action}
+                prevents = list(hit.prevents)
+            elif f.code in ARGPARSE:
+                prevents = ["the server itself (argparse exits with status 2 before any log line)"]
+            return {
+                "code": f.code,
+                "message": message,
+                "fix": fix or CODES[f.code].action,
+                "prevents": prevents,
+            }
     return None
 
 
@@ -111,9 +144,10 @@ def next_steps(
     lint: tuple[LintHit, ...] = (),
 ) -> list[str]:
     """What to do, most likely cause first (see the module docstring)."""
-    short = {h.code: h.step_text() for h in lint}
+    hits = {id(findings[i]): h.step_text() for i, h in _hits_of(findings, lint).items()}
     steps = [
-        _cause_step(f, i == 0, short.get(f.code)) for i, f in enumerate(_cause_findings(findings))
+        _cause_step(f, i == 0, hits.get(id(f)))
+        for i, f in enumerate(_cause_findings(findings, lint))
     ]
     explained = bool(_by_code(findings, *EXPLAINS_SILENCE))
     if verdict is Verdict.NO_RUN:
