@@ -293,7 +293,7 @@ def check(
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
 ) -> None:
-    """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise."""
+    """Is this log (its last run) the launch you intended? Without one: how did the last run end? Exit 0 fresh (or, nothing expected, ready/stopped), 1 otherwise."""
     # start-up: each command loads only the library and renderer it needs
     from .staleness.judge import check as run_check
 

@@ -60,3 +60,55 @@ def test_without_a_killer_the_paste_is_the_cause(stale_log: Path) -> None:
     report = check(stale_log, text, LAUNCHED)
     assert report.cause is not None and report.cause["code"] == "LS037"
     assert report.cause["prevents"] and "status 2" in report.cause["prevents"][0]
+
+
+# ------------------------------------------------- item 1: the outcome first; item 6: dead
+
+
+REAL = ROOT / "fixtures" / "real"
+
+
+@pytest.mark.parametrize(
+    ("case", "first_word", "code"),
+    [("069", "READY since 2026-05-25 17:43:44", 0), ("053", "COMPLETED", 0), ("040", "CRASHED", 1)],
+)
+def test_without_a_launch_the_first_line_is_the_outcome(case: str, first_word: str, code: int) -> None:
+    report = check(REAL / case / "server.log", live=False)
+    assert not report.expected and report.to_dict()["expected"] is False
+    assert report.headline.startswith(first_word)
+    assert "INCONCLUSIVE" not in report.headline
+    assert report.exit_code == code and report.to_dict()["exit_code"] == code
+    assert any("pass --expect-args" in s for s in report.next_steps)
+
+
+def test_a_crash_says_when_and_why_on_line_one(stale_log: Path) -> None:
+    report = check(stale_log, live=False)
+    assert report.headline.startswith(
+        "CRASHED at 2026-05-09 09:18:31: not enough memory for the KV pool "
+        "(mem_fraction_static=0.85)"
+    )
+    assert report.exit_code == 1
+
+
+def test_every_failure_kind_has_words() -> None:
+    from sglang_logscope.log.runs import FailureKind
+    from sglang_logscope.staleness.wording import FAILURE_WORDS
+
+    assert set(FAILURE_WORDS) == set(FailureKind)
+
+
+def test_the_exit_table_is_what_check_returns(stale_log: Path, tmp_path: Path) -> None:
+    """Each row of EXIT_CODES (docs/cli.md renders it) against a report of that kind."""
+    from sglang_logscope.staleness.verdict import EXIT_CODES
+
+    assert [c for _, _, c in EXIT_CODES] == [0, 1, 0, 1, 1, 2]
+    assert check(REAL / "069" / "server.log", live=False).exit_code == EXIT_CODES[0][2]
+    assert check(stale_log, live=False).exit_code == EXIT_CODES[1][2]
+    stale = check(stale_log, STORY, LAUNCHED, live=False)
+    assert stale.verdict.value == "stale" and stale.exit_code == EXIT_CODES[3][2]
+    junk = tmp_path / "junk.log"
+    junk.write_text("hello\nworld\n")
+    assert check(junk, live=False).verdict.value == "no_run"
+    assert check(junk, live=False).exit_code == EXIT_CODES[4][2]
+    docs = (ROOT / "docs" / "cli.md").read_text()
+    assert all(answer.split(":")[0] in docs for _, answer, _ in EXIT_CODES)

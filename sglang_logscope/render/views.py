@@ -98,7 +98,10 @@ _VERDICT_STYLE = {
     "mismatch": "bold red",
     "no_run": "bold red",
     "inconclusive": "bold yellow",
+    "exited": "bold red",
 }
+#: The first word of an outcome-first headline (nothing expected) and its style.
+_OUTCOME_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
@@ -112,18 +115,23 @@ def render_check(con: Console, data: dict[str, Any]) -> None:
     _check_findings(con, data)
 
 
-def _verdict_line(verdict: str, headline: str) -> Text:
+def _verdict_line(verdict: str, headline: str, expected: bool = True) -> Text:
     """The headline with its verdict word styled; a badge before it only where the headline
     does not begin with the verdict (``NO_RUN  No SGLang run…``), so no word is said twice."""
     style = _VERDICT_STYLE.get(verdict, "bold")
     label, colon, rest = headline.partition(":")
-    if colon and label.upper().startswith(verdict.upper()):
+    word = label.split(" ", 1)[0].rstrip(",")
+    if colon and not expected:  # the outcome first: READY / CRASHED / STOPPED ...
+        return Text.assemble(
+            (label + colon, _OUTCOME_STYLE.get(word, "bold red")), report.plain(rest)
+        )
+    if colon and verdict.upper() in label.upper():
         return Text.assemble((label + colon, style), report.plain(rest))
     return Text.assemble((verdict.upper(), style), "  ", report.plain(headline))
 
 
 def _check_header(con: Console, data: dict[str, Any]) -> None:
-    con.print(_verdict_line(data["verdict"], data["headline"]))
+    con.print(_verdict_line(data["verdict"], data["headline"], data.get("expected", True)))
     cause = data.get("cause")
     if cause:
         con.print(

@@ -271,6 +271,8 @@ def _judge(inp: _Inputs) -> CheckReport:
     _outcome_findings(run, j)
     _lint(inp, verdict, j)
     _live_evidence(inp, run, j)
+    if verdict is Verdict.FRESH and any(f.code == "LS045" for f in j.findings):
+        verdict = Verdict.EXITED  # dead is not fresh: a script testing `verdict` sees it
     oom, budget = (None, None)
     if inp.with_budget:
         oom, budget = _memory(
@@ -703,7 +705,8 @@ def _report(
         inp.intended,
         j.extra.get("lint", ()),
     )
-    headline = headline_for(verdict, run, j.diffs, j.launch, j.findings)
+    expected = inp.intended is not None or j.launch is not None
+    headline = headline_for(verdict, run, j.diffs, j.launch, j.findings, expected)
     return CheckReport(
         log=inp.log.name,
         verdict=verdict,
@@ -728,4 +731,5 @@ def _report(
         release=release_used(inp.log, inp.version),
         log_tz=inp.zone,
         log_tz_name=inp.zone_name,
+        expected=expected,
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..command.lint import LintHit
 from ..command.parse import LaunchCommand
+from ..events import EventKind
 from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
@@ -90,12 +91,59 @@ def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> dict[st
     return None
 
 
+#: What each failure means, in the words of the first line (a test holds every kind to a row).
+FAILURE_WORDS: dict[FailureKind, str] = {
+    FailureKind.NOT_ENOUGH_MEMORY: "not enough memory for the KV pool",
+    FailureKind.WEIGHTS_LEAVE_NO_MEMORY: "the weights leave no memory for the KV pool",
+    FailureKind.MAMBA_STATE_TOO_SMALL: "the memory left is too small for the mamba state pool",
+    FailureKind.CUDA_OOM: "CUDA out of memory",
+    FailureKind.ARGPARSE_ERROR: "SGLang's argparse rejected the command",
+    FailureKind.PORT_IN_USE: "the port is already in use",
+    FailureKind.NCCL_ERROR: "an NCCL error",
+    FailureKind.EXCEPTION: "an exception",
+}
+
+
+def _hms(value: datetime | None) -> str | None:
+    return f"{value:%Y-%m-%d %H:%M:%S}" if value is not None and value.year != 1900 else None
+
+
+def outcome_headline(run: Run, findings: list[Finding]) -> str:
+    """The first line when nothing was expected: the last run's outcome and why it ended
+    (``CRASHED at 09:17:45: not enough memory for the KV pool (mem_fraction_static=0.85)``)."""
+    started = _hms(run.started_at) or "at an unknown time"
+    failure = run.failure
+    if failure is not None:
+        event = failure.event
+        at = _hms(event.timestamp if event is not None else None) or _hms(run.ended_at)
+        values = ", ".join(f"{k}={v}" for k, v in list(failure.effective.items())[:3])
+        what = FAILURE_WORDS[failure.kind] + (f" ({values})" if values else "")
+        begun = f"; the run started {_hms(run.started_at)}" if _hms(run.started_at) else ""
+        return f"CRASHED{f' at {at}' if at else ''}: {what} (line {failure.line}{begun})."
+    gone = _by_code(findings, "LS045")
+    if gone:
+        said = gone[0].message
+        return f"EXITED: the last run (started {started}) {said[:1].lower()}{said[1:]}"
+    if run.outcome is Outcome.READY:
+        ready = run.first(EventKind.SERVER_READY)
+        since = _hms(ready.timestamp) if ready is not None else None
+        return f"READY{f' since {since}' if since else ''}: the last run (started {started}) is up."
+    if run.outcome in (Outcome.STOPPED, Outcome.COMPLETED):
+        end = _hms(run.ended_at)
+        word = "STOPPED" if run.outcome is Outcome.STOPPED else "COMPLETED"
+        return f"{word}{f' at {end}' if end else ''}: the last run (started {started}) ended without a failure."
+    if run.outcome is Outcome.STARTING:
+        return f"STARTING: the last run (started {started}) has not reached ready yet."
+    return f"UNKNOWN: the last run started {started}; the log does not show how it ended."
+
+
 def headline_for(
     verdict: Verdict,
     run: Run | None,
     diffs: tuple[ArgDiff, ...],
     launch: datetime | None,
     findings: list[Finding],
+    expected: bool = True,
 ) -> str:
     unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
     shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
@@ -114,8 +162,10 @@ def headline_for(
         return head + ". Your launch has not written here."
     if verdict is Verdict.MISMATCH:
         return f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
-    if verdict is Verdict.FRESH:
+    if verdict in (Verdict.FRESH, Verdict.EXITED):
         return _fresh_headline(run, started, findings)
+    if not expected:
+        return outcome_headline(run, findings)
     return f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
 
 
@@ -157,7 +207,8 @@ def next_steps(
             )
     else:
         assert run is not None
-        steps.extend(_evidence_steps(verdict, run, findings, launch_given, explained))
+        expected = intended is not None or launch_given
+        steps.extend(_evidence_steps(verdict, run, findings, launch_given, explained, expected))
     steps.extend(_live_steps(findings))
     if oom is not None:
         fixed = (
@@ -178,7 +229,12 @@ def _cause_step(f: Finding, first: bool, short: str | None) -> str:
 
 
 def _evidence_steps(
-    verdict: Verdict, run: Run, findings: list[Finding], launch_given: bool, explained: bool
+    verdict: Verdict,
+    run: Run,
+    findings: list[Finding],
+    launch_given: bool,
+    explained: bool,
+    expected: bool = True,
 ) -> list[str]:
     codes = {f.code for f in findings}
     steps: list[str] = []
@@ -214,7 +270,7 @@ def _evidence_steps(
                 )
         else:
             steps.append(f"Fix the failure at line {run.failure.line} ({run.failure.kind.value}).")
-    elif verdict is not Verdict.FRESH:
+    elif verdict not in (Verdict.FRESH, Verdict.EXITED):
         if "LS008" in codes:
             steps.append(
                 "Give --log-tz (the server's time zone) or --launched-at in the server's local time."
@@ -222,6 +278,9 @@ def _evidence_steps(
         elif not launch_given:
             steps.append(
                 "Pass --launched-at with the time you ran the launch (`now` or `-5m` work too) to decide by time."
+                if expected
+                else "To tell whether this run is your launch: pass --expect-args CMD_FILE and "
+                "--launched-at (`now` or `-5m` work too)."
             )
     return steps
 
