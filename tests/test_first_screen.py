@@ -72,7 +72,9 @@ REAL = ROOT / "fixtures" / "real"
     ("case", "first_word", "code"),
     [("069", "READY since 2026-05-25 17:43:44", 0), ("053", "COMPLETED", 0), ("040", "CRASHED", 1)],
 )
-def test_without_a_launch_the_first_line_is_the_outcome(case: str, first_word: str, code: int) -> None:
+def test_without_a_launch_the_first_line_is_the_outcome(
+    case: str, first_word: str, code: int
+) -> None:
     report = check(REAL / case / "server.log", live=False)
     assert not report.expected and report.to_dict()["expected"] is False
     assert report.headline.startswith(first_word)
@@ -112,3 +114,93 @@ def test_the_exit_table_is_what_check_returns(stale_log: Path, tmp_path: Path) -
     assert check(junk, live=False).exit_code == EXIT_CODES[4][2]
     docs = (ROOT / "docs" / "cli.md").read_text()
     assert all(answer.split(":")[0] in docs for _, answer, _ in EXIT_CODES)
+
+
+# ------------------------------------------------------------- item 4: one corrected command
+
+COMMANDS = sorted(
+    [
+        *(ROOT / "fixtures" / "commands").glob("*.txt"),
+        *(ROOT / "fixtures" / "commands").glob("*.sh"),
+        *(ROOT / "fixtures" / "commands" / "scripts").glob("*.sh"),
+    ]
+)
+DEMOS = sorted(DEMO.glob("command*.txt"))
+
+
+def _errors(text: str, script: str | None = None) -> list[str]:
+    from sglang_logscope.command.lint import lint
+    from sglang_logscope.findings import CODES, Severity
+
+    return [h.code for h in lint(text, script=script) if CODES[h.code].severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: p.name)
+def test_every_fixture_command_comes_back_lint_clean(path: Path) -> None:
+    from sglang_logscope import fix_command
+
+    fixed = fix_command(path)
+    assert _errors(fixed.text, str(path)) == []
+    if not _errors(path.read_text(), str(path)) and not fixed.changes:
+        assert fixed.text == path.read_text()  # nothing to fix: the command as it was
+
+
+@pytest.mark.parametrize("path", DEMOS, ids=lambda p: p.name)
+def test_the_demo_commands_come_back_clean_and_fitting(path: Path, stale_log: Path) -> None:
+    """The corrected command passes the tool's own lint (no error, and no self-kill, no `\\ `,
+    no outer `$!`, no fixed sleep) and fits by the tool's own budget on the logged GPUs."""
+    from sglang_logscope import fix_command
+    from sglang_logscope.command.lint import lint
+
+    before = check(stale_log, path, LAUNCHED, live=False)
+    assert before.budget is not None and before.budget.fits is False
+    fixed = fix_command(path, stale_log)
+    assert _errors(fixed.text) == [] and [h.code for h in lint(fixed.text)] == []
+    after = check(stale_log, fixed.text, LAUNCHED, live=False)
+    assert after.budget is not None and after.budget.fits is True
+    codes = {c.code for c in fixed.changes}
+    assert {"LS030", "LS033", "LS036", "LS024"} <= codes
+    assert ("LS037" in codes) is (path.name == "command.txt")
+    text = fixed.text
+    assert text.count("ssh root@gpu-box 'pct exec 129 -- bash -c \"") == 1  # the form kept
+    assert "echo PID=\\$!" in text and "sleep 5" not in text
+    assert text.count("pkill -9") == 1  # one kill for the whole block
+    assert text.index("nvidia-smi") < text.index("rm -f /root/sglang-serve.log")
+    assert "--max-running-requests 11" in text
+    if path.name == "command-multiline.txt":
+        assert text.count("\n") == path.read_text().count("\n")  # still one flag a line
+    assert check(stale_log, path, LAUNCHED, live=False).to_dict()["fixed_command"] == {
+        "text": text,
+        "changes": [c.to_dict() for c in fixed.changes],
+        "unfixed": [],
+    }
+
+
+def test_every_lint_rule_has_an_edit_or_a_reason() -> None:
+    from sglang_logscope.command.fix import FIXED_CODES, NO_EDIT
+    from sglang_logscope.command.lint import RULES
+
+    assert {r.code for r in RULES} == set(FIXED_CODES) | set(NO_EDIT)
+
+
+def test_redirect_order_and_background_are_fixed() -> None:
+    from sglang_logscope import fix_command
+
+    text = "ssh gpu 'python -m sglang.launch_server --model-path m 2>&1 > s.log &'"
+    fixed = fix_command(text)
+    assert {c.code for c in fixed.changes} == {"LS034", "LS032"}
+    assert "> s.log 2>&1" in fixed.text and "nohup setsid python -m" in fixed.text
+    assert _errors(fixed.text) == []
+
+
+def test_fix_cli_prints_the_command_alone_on_stdout(
+    stale_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sglang_logscope.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["fix", "-e", str(DEMO / "command.txt"), str(stale_log)])
+    assert done.value.code == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("ssh root@gpu-box 'pct exec 129 -- bash -c \"")
+    assert out.count("\n") == 1 and "# LS030:" in err and "# LS024:" in err

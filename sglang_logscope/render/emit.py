@@ -43,6 +43,7 @@ RENDERERS: dict[tuple[str, Format], str] = {
     ("Preflight", Format.TEXT): "machine:preflight_text",
     ("LaunchCommand", Format.TEXT): "command:command_text",
     ("LaunchCommand", Format.JSON): "command:command_json",
+    ("FixedCommand", Format.TEXT): "command:fixed_text",
     ("Budget", Format.TEXT): "budget:budget_text",
 }
 

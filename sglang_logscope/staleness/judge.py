@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .._text import zone_name
+from ..command.fix import fixed_for
 from ..command.lint import LogFacts, lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
@@ -706,6 +707,10 @@ def _report(
         j.extra.get("lint", ()),
     )
     expected = inp.intended is not None or j.launch is not None
+    fixed = None
+    if inp.text is not None:
+        fixed = fixed_for(inp.text, j.extra.get("lint", ()), budget, inp.command_file)
+        fixed = fixed if fixed.changes else None
     headline = headline_for(verdict, run, j.diffs, j.launch, j.findings, expected)
     return CheckReport(
         log=inp.log.name,
@@ -732,4 +737,5 @@ def _report(
         log_tz=inp.zone,
         log_tz_name=inp.zone_name,
         expected=expected,
+        fixed_command=fixed,
     )

@@ -86,6 +86,8 @@ class CheckReport:
     #: a launch was given to compare with (a command, a launch time or a launch record);
     #: without one the check answers "how did the last run end" (issue 27)
     expected: bool = True
+    #: the whole corrected launch (``command.fix.FixedCommand``); ``None``: nothing to change
+    fixed_command: Any = field(default=None, repr=False)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -155,5 +157,6 @@ class CheckReport:
             "scan": dict(self.scan) if self.scan is not None else None,
             "sglang_release_used": dict(self.release) if self.release is not None else None,
             "expected": self.expected,
+            "fixed_command": self.fixed_command.to_dict() if self.fixed_command else None,
             "exit_code": self.exit_code,
         }
