@@ -292,6 +292,14 @@ def check(
     here: _CheckHere = False,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Text: everything (runs, argument table, findings, next steps), not the short screen.",
+        ),
+    ] = False,
 ) -> None:
     """Is this log (its last run) the launch you intended? Without one: how did the last run end? Exit 0 fresh (or, nothing expected, ready/stopped), 1 otherwise."""
     # start-up: each command loads only the library and renderer it needs
@@ -310,7 +318,7 @@ def check(
             server=server,
             here=here,
         )
-    emit(result, fmt)
+    emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
     raise typer.Exit(result.exit_code)
 
 

@@ -204,3 +204,76 @@ def test_fix_cli_prints_the_command_alone_on_stdout(
     out, err = capsys.readouterr()
     assert out.startswith("ssh root@gpu-box 'pct exec 129 -- bash -c \"")
     assert out.count("\n") == 1 and "# LS030:" in err and "# LS024:" in err
+
+
+# ------------------------------------------------------------ item 3: a short default screen
+
+
+def _screen(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *argv: str) -> str:
+    from sglang_logscope.cli import main
+
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit):
+        main(["check", *argv])
+    return capsys.readouterr().out
+
+
+def _rows(out: str, width: int = 100) -> int:
+    """Lines on a terminal ``width`` columns wide (a long line wraps)."""
+    return sum(max(1, -(-len(line) // width)) for line in out.splitlines())
+
+
+def _repeated(out: str) -> list[str]:
+    from sglang_logscope.render.views import sentences
+
+    seen: set[str] = set()
+    twice = []
+    for sentence in sentences(out.replace("\n", " ")):
+        if len(sentence) >= 30 and sentence in seen:
+            twice.append(sentence)
+        seen.add(sentence)
+    return twice
+
+
+@pytest.mark.parametrize("name", ["command-story.txt", "command.txt", "command-multiline.txt"])
+def test_the_short_screen_of_the_story(
+    name: str,
+    stale_log: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = _screen(
+        capsys, monkeypatch, "-e", str(DEMO / name), "--launched-at", LAUNCHED, str(stale_log)
+    )
+    lines = out.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("Corrected command")))
+    end = next(i for i in range(at, len(lines)) if lines[i].startswith("Runs on "))
+    if name != "command-multiline.txt":  # the seed story as pasted: one line
+        assert _rows(out) <= 25, out
+    assert _rows("\n".join(lines[:at] + lines[end:])) <= 18, out  # the rest, in any form
+    assert lines[0].startswith("STALE: the last run started 2026-05-09 09:17:42")
+    assert any(line.startswith("Cause (LS030): `pkill -9 -f sglang") for line in lines)
+    assert any(line.startswith("Memory: ghost") for line in lines) and "Confidence low" in out
+    assert lines[at + 1].startswith("ssh root@gpu-box 'pct exec 129 -- bash -c")
+    assert lines[-1].startswith("more: --verbose")
+    assert "Findings" not in lines and "Runs in this file" not in out
+    assert _repeated(out) == []
+
+
+def test_verbose_prints_everything_each_sentence_once(
+    stale_log: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["-e", str(STORY), "--launched-at", LAUNCHED, str(stale_log)]
+    out = _screen(capsys, monkeypatch, "--verbose", *argv)
+    for part in (
+        "Runs in this file",
+        "Argument differences",
+        "Findings",
+        "Next",
+        "try --max-running-requests 11",
+        "Corrected command",
+    ):
+        assert part in out
+    assert out.count("LS030 error") == 3  # every finding is listed ...
+    assert _repeated(out) == []  # ... but no sentence twice
+    assert _screen(capsys, monkeypatch, "-v", *argv) == out

@@ -63,9 +63,10 @@ def renderer(result: object, fmt: Format | str) -> Callable[[Any], None]:
     )
 
 
-def emit(result: object, fmt: Format | str) -> None:
-    """Write ``result`` to stdout in ``fmt``: the one rendering call of every command."""
-    renderer(result, fmt)(result)
+def emit(result: object, fmt: Format | str, **options: Any) -> None:
+    """Write ``result`` to stdout in ``fmt``: the one rendering call of every command.
+    ``options`` go to the renderer (``verbose`` for the check's text)."""
+    renderer(result, fmt)(result, **options)
 
 
 def _json(result: Any) -> None:
