@@ -277,3 +277,13 @@ def test_verbose_prints_everything_each_sentence_once(
     assert out.count("LS030 error") == 3  # every finding is listed ...
     assert _repeated(out) == []  # ... but no sentence twice
     assert _screen(capsys, monkeypatch, "-v", *argv) == out
+
+
+def test_a_log_without_a_run_still_gets_the_command_fixed(tmp_path: Path) -> None:
+    from sglang_logscope import fix_command
+
+    junk = tmp_path / "sglang-serve.log"
+    junk.write_text("hello\nworld\n")
+    fixed = fix_command(DEMO / "command.txt", junk)
+    assert {"LS030", "LS037", "LS036", "LS033"} <= {c.code for c in fixed.changes}
+    assert _errors(fixed.text) == []

@@ -279,7 +279,7 @@ NO_EDIT = {
 
 
 def fixed_for(
-    text: str, hits: tuple[LintHit, ...], budget: Any, script: str | None = None
+    text: str, hits: tuple[LintHit, ...] | None, budget: Any, script: str | None = None
 ) -> FixedCommand:
     """``text`` with ``hits`` fixed and, when ``budget`` does not fit, its first suggestion that
     fits on the GPUs given (and sets flags rather than dropping them)."""

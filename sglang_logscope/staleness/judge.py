@@ -709,7 +709,7 @@ def _report(
     expected = inp.intended is not None or j.launch is not None
     fixed = None
     if inp.text is not None:
-        fixed = fixed_for(inp.text, j.extra.get("lint", ()), budget, inp.command_file)
+        fixed = fixed_for(inp.text, j.extra.get("lint"), budget, inp.command_file)
         fixed = fixed if fixed.changes else None
     headline = headline_for(verdict, run, j.diffs, j.launch, j.findings, expected)
     return CheckReport(
