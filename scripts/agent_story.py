@@ -95,6 +95,11 @@ async def forensics(client: ClientSession, log: Path) -> None:
     doc = await ask(client, "budget", "log='sglang-serve.log'", log=str(log))
     first = doc["suggestions"][0]
     say(f"  fits: {doc['fits']}; try {first['change']}: {first['effect']}")
+    doc = await ask(
+        client, "fix", "command=SEED, log='sglang-serve.log'", command=SEED, log=str(log)
+    )
+    say(f"  changes: {' '.join(c['code'] for c in doc['changes'])}")
+    say(f"  unfixed: {' '.join(doc['unfixed']) or 'none'}")
 
 
 async def relaunch(

@@ -15,6 +15,7 @@ import typer
 
 from sglang_logscope.cli import app
 from sglang_logscope.errors import EXIT_CODES
+from sglang_logscope.staleness.verdict import EXIT_CODES as CHECK_EXIT_CODES
 
 try:
     from scripts._gendoc import generate
@@ -98,6 +99,10 @@ def render() -> str:
             [f"logscope {name}", *(["[OPTIONS]"] if opts else []), *(p.name.upper() for p in args)]
         )
         out += [f"## logscope {name}", "", "```", usage, "```", "", (cmd.help or "").strip(), ""]
+        if name == "check":  # its exit codes, from the one table the code follows
+            out += ["| expected | answer | exit |", "|---|---|---|"]
+            out += [f"| {_cell(e)} | {_cell(a)} | `{c}` |" for e, a, c in CHECK_EXIT_CODES]
+            out.append("")
         if args:
             out += ["| argument | help |", "|---|---|"]
             out += [f"| `{p.name.upper()}` | {_cell(p.help or '')} |" for p in args]

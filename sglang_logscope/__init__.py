@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .command.argtable import ArgOption, ArgTable, available_versions, load_arg_table
+    from .command.fix import FixedCommand
     from .command.parse import LaunchCommand, parse_launch_command
     from .errors import CommandError, InputError, LogscopeError
     from .events import Event, EventKind, Rank
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .parse.lines import iter_events
     from .parse.messages import CATALOG
     from .staleness.argdiff import ArgDiff, DiffStatus
+    from .staleness.fixing import fix_command
     from .staleness.judge import check
     from .staleness.launch_check import LaunchCheck, check_launch
     from .staleness.verdict import CheckReport, Verdict
@@ -50,6 +52,8 @@ _WHERE: dict[str, str] = {
     ),
     **dict.fromkeys(("MessageSpec", "Sample"), "parse.catalog"),
     "check": "staleness.judge",
+    "fix_command": "staleness.fixing",
+    "FixedCommand": "command.fix",
     **dict.fromkeys(("CheckReport", "Verdict"), "staleness.verdict"),
     **dict.fromkeys(("LaunchCommand", "parse_launch_command"), "command.parse"),
     **dict.fromkeys(("CommandError", "InputError", "LogscopeError"), "errors"),
@@ -104,6 +108,7 @@ __all__ = [
     "Failure",
     "FailureKind",
     "Finding",
+    "FixedCommand",
     "GpuReport",
     "GpuSpec",
     "InputError",
@@ -130,6 +135,7 @@ __all__ = [
     "check",
     "check_launch",
     "events_frame",
+    "fix_command",
     "iter_events",
     "load_arg_table",
     "oom_verdict",

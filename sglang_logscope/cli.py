@@ -385,8 +385,17 @@ def check(
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
     recursive: RecursiveOpt = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Text: everything (runs, argument table, findings, next steps), not the short screen.",
+        ),
+    ] = False,
 ) -> None:
-    """Is this log (its last run) the launch you intended? Exit 0 fresh and not crashed, 1 otherwise.
+    """Is this log (its last run) the launch you intended? Without one: how did the last run end?
+    Exit 0 fresh (or, nothing expected, ready/stopped), 1 otherwise.
 
     Of several logs: each file, and the launches they make (a node from an older launch is stale).
     """
@@ -424,7 +433,7 @@ def check(
             server=server,
             here=here,
         )
-    emit(result, fmt)
+    emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
     raise typer.Exit(result.exit_code)
 
 
@@ -502,6 +511,38 @@ def args_command(
     emit(cmd, fmt)
     if cmd.rejected:
         raise typer.Exit(1)
+
+
+@app.command("fix")
+def fix_command_cli(
+    expect_args: Annotated[
+        str,
+        typer.Option(
+            "--expect-args", "-e", help="File holding the launch command ('-' for stdin)."
+        ),
+    ],
+    log: Annotated[
+        str | None,
+        typer.Argument(help="The log the command was checked against (its memory figures)."),
+    ] = None,
+    fmt: TextFormatOpt = TextFormat.text,
+) -> None:
+    """The whole corrected launch, in the form pasted: every lint fix, and the budget's first memory fix (with LOG). Exit 1 if an error stays."""
+    # start-up: each command loads only the library and renderer it needs
+    from .command.lint import lint
+    from .command.parse import read_command_file
+    from .findings import CODES, Severity
+    from .staleness.fixing import fix_command
+
+    if expect_args == "-":
+        text, _ = read_command_file("-")
+        fixed = fix_command(text, log)
+    else:
+        read_command_file(expect_args)  # one clear line for a missing or unreadable file
+        fixed = fix_command(Path(expect_args), log)
+    emit(fixed, fmt)
+    errors = [h for h in lint(fixed.text) if CODES[h.code].severity is Severity.ERROR]
+    raise typer.Exit(1 if errors else 0)
 
 
 @app.command("budget")

@@ -160,6 +160,28 @@ def test_the_tools_are_listed_with_their_schemas(env: dict[str, str], tmp_path: 
     run(env, tmp_path, body)
 
 
+def test_fix_is_the_cli_document_and_lints_clean(
+    env: dict[str, str], demo: Path, tmp_path: Path
+) -> None:
+    """``fix`` returns what ``logscope fix --format json`` prints, from the command's text, and
+    its corrected command has no error finding left (the shell-killing pkill is gone)."""
+    want = cli_json("fix", "-e", "command.txt", cwd=tmp_path)
+    want_with_log = cli_json("fix", "-e", "command.txt", str(demo), cwd=tmp_path)
+
+    async def body(client: ClientSession) -> None:
+        got = await call(client, "fix", command=DEMO_COMMAND)
+        assert got == want
+        codes = {c["code"] for c in got["changes"]}
+        assert "LS030" in codes and got["unfixed"] == []
+        assert got["text"] != DEMO_COMMAND and "pct exec 129" in got["text"]  # the form kept
+        with_log = await call(client, "fix", command=DEMO_COMMAND, log=str(demo))
+        assert with_log == want_with_log
+        assert "--max-running-requests" in with_log["text"]  # the budget's fix: it did not fit
+        assert "'-' (stdin)" in await error(client, "fix", command=DEMO_COMMAND, log="-")
+
+    run(env, tmp_path, body)
+
+
 def test_check_budget_summary_are_the_cli_documents(
     env: dict[str, str], demo: Path, tmp_path: Path
 ) -> None:
@@ -173,6 +195,7 @@ def test_check_budget_summary_are_the_cli_documents(
     (tmp_path / "gemma.txt").write_text("python -m sglang.launch_server --model-path g --tp 2\n")
     want_sized = cli_json("budget", "--expect-args", "gemma.txt", *sized, cwd=tmp_path)
     want_summary = cli_json("summary", str(demo), cwd=tmp_path)
+    want_seed = cli_json("budget", "--expect-args", "command.txt", cwd=tmp_path)
 
     async def body(client: ClientSession) -> None:
         got = await call(client, "check", log=str(demo), expect_args=DEMO_COMMAND, launched_at=when)
@@ -191,8 +214,11 @@ def test_check_budget_summary_are_the_cli_documents(
             client, "budget", command=gemma, gpus=2, gpu_memory="a6000", model_config=str(config)
         )
         assert sized == want_sized
-        no_model = await error(client, "budget", command=DEMO_COMMAND)
-        assert "--model-config" in no_model
+        seed = await call(client, "budget", command=DEMO_COMMAND)  # the one-line ssh paste
+        assert seed == want_seed and seed["fits"] is not None  # priced, on its exact profile
+        unknown = "python -m sglang.launch_server --model-path /nowhere/NoSuchModel-7B --tp 2"
+        declined = await call(client, "budget", command=unknown)  # no evidence: no figure
+        assert declined["fits"] is None and "--model-config" in declined["advice"]
         summary = await call(client, "summary", paths=[str(demo)])
         assert summary == {"summaries": [want_summary]}
 

@@ -241,7 +241,8 @@ def test_check_after_the_launched_process_exited(tmp_path: Path) -> None:
     }
     (tmp_path / "serve.log.launch.json").write_text(json.dumps(record))
     report = check(log, READY_CMD, "2026-05-09 09:31:05")
-    assert report.verdict is Verdict.FRESH
+    assert report.verdict is Verdict.EXITED  # issue 27: dead is never fresh
+    assert report.to_dict()["verdict"] == "exited"
     assert report.headline.startswith("FRESH, EXITED")
     assert f"its process {gone.pid} (from the launch record) has exited" in report.headline
     assert report.process is not None and report.process["alive"] is False

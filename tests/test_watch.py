@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -273,9 +274,16 @@ def _kinds(notes: list[Note]) -> list[str]:
     return [n.kind for n in notes]
 
 
+def _long_ago(text: str) -> str:
+    """Output stamped now, moved to the day of ``OLD_RUN`` (long before any watch)."""
+    return re.sub(r"\d{4}-\d{2}-\d{2} ", "2026-05-09 ", text)
+
+
 def test_without_launch_time_everything_already_there_is_ignored(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
-    log.write_text(OLD_RUN + server_output("ready"))  # even a ready run: it was there before
+    # even a ready run: it was there long before (issue 27: a run that started just before the
+    # watch is joined instead, test_a_run_just_started_is_joined_from_its_first_line)
+    log.write_text(OLD_RUN + _long_ago(server_output("ready")))
     w = Watcher(log, _opts(), start=0.0)
     notes = w.step(0.0)
     assert "ignoring" in _kinds(notes)
@@ -436,7 +444,7 @@ def test_dead_process_settles_a_crash_at_once(tmp_path: Path) -> None:
 
 def test_old_server_still_serving_is_not_a_launch(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
-    log.write_text(server_output("ready"))
+    log.write_text(_long_ago(server_output("ready")))  # started long ago (issue 27: not joined)
     w = Watcher(log, _opts(timeout=1.0), start=0.0)
     w.step(0.0)
     decode = (
@@ -559,3 +567,26 @@ def test_live_view_on_a_terminal(tmp_path: Path) -> None:
     assert result.outcome is WatchOutcome.CRASHED
     assert "KV / mamba pools" in text and "CUDA graphs" in text and "CRASHED" in text
     assert "Failure cuda_oom" in text
+
+
+def test_a_run_just_started_is_joined_from_its_first_line(tmp_path: Path) -> None:
+    """Issue 27: ``watch`` started a few seconds after the launch (no launch time, no record)
+    reads the run already in the file from its banner, not a "new run" from its middle."""
+    log = tmp_path / "serve.log"
+    out = server_output("crash", "not_enough_memory")
+    lines = out.splitlines(keepends=True)
+    log.write_text(OLD_RUN + "".join(lines[:4]))  # the banner and the first lines are written
+    w = Watcher(log, _opts(), start=0.0)
+    notes = w.step(0.0)
+    started = [n for n in notes if n.kind == "run_started"]
+    assert started and started[0].message.startswith("joined the run already in the file")
+    assert started[0].data["line"] == OLD_RUN.count("\n") + 1 and started[0].data["joined"]
+    ignoring = [n for n in notes if n.kind == "ignoring"]
+    assert ignoring and "1 earlier run" in ignoring[0].message
+    t = run_until(w, 0.0, ["".join(lines[4:])], log)
+    w.step(t + 1.0)
+    assert w.result is not None and w.result.outcome is WatchOutcome.CRASHED
+    assert w.result.run is not None and w.result.run.first_line == OLD_RUN.count("\n") + 1
+    later = [n for n in w.step(t + 2.0)]
+    assert not [n for n in later if n.kind == "run_started"]
+    assert w.result.check is not None and w.result.check.oom is not None  # with its arithmetic

@@ -27,7 +27,7 @@ from sglang_logscope.render.schema import check_text, errors, load_schema
 from sglang_logscope.watch import loop as watch_mod
 from sglang_logscope.watch.launch import LaunchRecord, record_path, write_record
 from sglang_logscope.watch.watcher import WatchOptions
-from tests.test_watch import OLD_RUN, _opts, append, server_output
+from tests.test_watch import OLD_RUN, _long_ago, _opts, append, server_output
 
 ROOT = Path(__file__).resolve().parent.parent
 WATCH = ROOT / "sglang_logscope" / "watch"
@@ -99,7 +99,7 @@ def _crash_after_old_content(tmp: Path) -> str:
     """No launch time: what the file held is ignored; the relaunch appended runs out of memory
     (the check of it against the intended command is in the result)."""
     log = tmp / "serve.log"
-    log.write_text(OLD_RUN + server_output("ready"))
+    log.write_text(OLD_RUN + _long_ago(server_output("ready")))  # long before (issue 27)
     model = "--model-path /root/models/Qwen3.6-27B --tp 2"  # a bundled profile: a budget
     intended = parse_launch_command(
         f"python -m sglang.launch_server {model} --mem-fraction-static 0.92"

@@ -169,6 +169,25 @@ def _budget(_: Launches, a: Args) -> dict[str, Any]:
     )
 
 
+def _fix(_: Launches, a: Args) -> dict[str, Any]:
+    return tools.fix_document(a["command"], a.get("log"))
+
+
+def _fix_output() -> dict[str, Any]:
+    change = _object(
+        ["code", "before", "after", "why"], code=_STR, before=_STR, after=_STR, why=_STR
+    )
+    return {
+        "type": "object",
+        "required": ["text", "changes", "unfixed"],
+        "properties": {
+            "text": {"type": "string", "description": "The corrected launch, ready to paste."},
+            "changes": {"type": "array", "items": change},
+            "unfixed": {"type": "array", "items": _STR},
+        },
+    }
+
+
 def _summary(_: Launches, a: Args) -> dict[str, Any]:
     return tools.summary_document(a["paths"])
 
@@ -221,6 +240,22 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         _schema("check"),
         _check,
+    ),
+    ToolSpec(
+        "fix",
+        "The whole corrected launch in the form it was pasted (ssh/pct exec/bash -c/docker and "
+        "line breaks kept): every lint fix applied (an anchored pkill, rm after the kill is "
+        "confirmed, nohup ... > LOG 2>&1 &, $! for the right shell, no '\\ ' before a flag) "
+        "and, with log, the memory budget's first fix when the command would not fit. The "
+        "`logscope fix --format json` document: text, changes (code, before, after, why), "
+        "unfixed (lint codes no edit could fix).",
+        _object(
+            ["command"],
+            command={"type": "string", "description": "The launch command's text, as pasted."},
+            log={"type": "string", "description": "The log it was checked against (optional)."},
+        ),
+        _fix_output,
+        _fix,
     ),
     ToolSpec(
         "budget",

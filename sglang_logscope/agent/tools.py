@@ -28,6 +28,7 @@ from ..errors import CommandError, InputError
 from ..findings import ALL_CODES, Code, doc_page
 from ..log.select import summaries
 from ..memory.from_inputs import budget_from_inputs
+from ..staleness.fixing import fix_command
 from ..staleness.judge import check
 from ..timing import parse_launched_at
 from ..watch import launch as launcher
@@ -113,6 +114,15 @@ def budget_document(
         sglang_version=sglang_version,
     )
     out: dict[str, Any] = _document(result.to_dict())
+    return out
+
+
+def fix_document(command: str, log: str | None = None) -> dict[str, Any]:
+    """``logscope fix --format json``: the whole corrected launch in the form it was pasted,
+    each edit (``changes``) and the lint codes no edit could fix (``unfixed``); with ``log``,
+    checked against it first (its memory figures pick the budget's fix)."""
+    fixed = fix_command(command, _file(log) if log is not None else None)
+    out: dict[str, Any] = _document(fixed.to_dict())
     return out
 
 

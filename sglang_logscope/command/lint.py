@@ -50,6 +50,10 @@ class LintHit:
     fix: str
     step: int  # order of the offending command in the script (earlier = happens first)
     short: str = ""  # one line for the next steps
+    #: the commands it keeps from running (a shell killed here runs nothing after it)
+    prevents: tuple[str, ...] = ()
+    #: it stops the script where bash runs it (kills the shell, or makes the launch exit)
+    stops: bool = False
 
     def finding(self) -> Finding:
         return Finding.of(
@@ -183,7 +187,8 @@ def _self_match(ctx: Context) -> list[LintHit]:
             seen = target if full else shell.comm or target.split(" ", 1)[0].rsplit("/", 1)[-1]
             if not _matches(pattern, seen) or shell.size < 2:
                 continue
-            skipped = [s.line for s in _later(ctx, step)][:4]
+            later = [s.line for s in _later(ctx, step)]
+            skipped = later[:4]
             shells = _enclosing(ctx.walk, step)
             pattern_fix, why = _kill_pattern(ctx.launch, shells, pattern) or ("", "")
             fixed = (
@@ -212,10 +217,12 @@ def _self_match(ctx: Context) -> list[LintHit]:
                         else "kill the server by the pid you saved at launch (`kill PID`)."
                     ),
                     _order(ctx, step),
+                    prevents=tuple(later),
+                    stops=True,
                     short=f"`{step.line}` kills its own shell (`{_short(shell.cmdline, 40)}`), so nothing after it ran"
                     + (
-                        f": not {', '.join(f'`{_short(s, 30)}`' for s in skipped[1:3])}"
-                        if len(skipped) > 1
+                        f": not {', '.join(f'`{_short(s, 40)}`' for s in _weighty(ctx, step))}"
+                        if later
                         else ""
                     )
                     + ".",
@@ -223,6 +230,14 @@ def _self_match(ctx: Context) -> list[LintHit]:
             )
             break
     return hits
+
+
+def _weighty(ctx: Context, step: Step) -> list[str]:
+    """What a shell killed at ``step`` most visibly never ran: its deletions and the launch
+    (else the next two commands)."""
+    later = _later(ctx, step)
+    chosen = [s.line for s in later if s.head in _REMOVE or s is ctx.launch]
+    return chosen[:2] or [s.line for s in later[:2]]
 
 
 def _short(text: str | None, limit: int = 60) -> str:
@@ -473,6 +488,8 @@ def _space_before_flag(ctx: Context) -> list[LintHit]:
             + " (or put each `\\` at the end of its line).",
             _order(ctx, launch),
             short="`\\ ` before flags: bash passes them with a leading space and SGLang's argparse exits 2.",
+            prevents=("the server itself (it exits with status 2 before its first log line)",),
+            stops=True,
         )
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from .._text import SCHEMA_VERSION
+from ..command.fix import FixedCommand
 from ..command.parse import LaunchCommand
 from .text import console, plain, write_json
 
@@ -67,3 +68,19 @@ def command_text(cmd: LaunchCommand) -> None:
 
 def command_json(cmd: LaunchCommand) -> None:
     write_json({"schema_version": SCHEMA_VERSION, **cmd.to_dict()})
+
+
+def fixed_text(fixed: FixedCommand) -> None:
+    """``logscope fix``: the corrected command alone on stdout (to paste or to save as a
+    script), and each edit on stderr."""
+    # the command is the user's own text with edits: written as it is (no terminal markup),
+    # control characters made visible
+    out = console()
+    out.print(plain(fixed.text.rstrip("\n")), soft_wrap=True)
+    err = console(stderr=True)
+    if not fixed.changes:
+        err.print(plain("nothing to change: the command has no lint finding this tool can fix"))
+    for c in fixed.changes:
+        err.print(plain(f"# {c.code}: {c.before} -> {c.after} ({c.why})"), soft_wrap=True)
+    for code in fixed.unfixed:
+        err.print(plain(f"# {code}: not fixed here (see `logscope check`)"))

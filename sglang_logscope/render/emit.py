@@ -43,6 +43,7 @@ RENDERERS: dict[tuple[str, Format], str] = {
     ("Preflight", Format.TEXT): "machine:preflight_text",
     ("LaunchCommand", Format.TEXT): "command:command_text",
     ("LaunchCommand", Format.JSON): "command:command_json",
+    ("FixedCommand", Format.TEXT): "command:fixed_text",
     ("Budget", Format.TEXT): "budget:budget_text",
     ("Launches", Format.TEXT): "launches:launches_text",
     ("Launches", Format.TABLE): "launches:launches_text",
@@ -67,9 +68,10 @@ def renderer(result: object, fmt: Format | str) -> Callable[[Any], None]:
     )
 
 
-def emit(result: object, fmt: Format | str) -> None:
-    """Write ``result`` to stdout in ``fmt``: the one rendering call of every command."""
-    renderer(result, fmt)(result)
+def emit(result: object, fmt: Format | str, **options: Any) -> None:
+    """Write ``result`` to stdout in ``fmt``: the one rendering call of every command.
+    ``options`` go to the renderer (``verbose`` for the check's text)."""
+    renderer(result, fmt)(result, **options)
 
 
 def _json(result: Any) -> None:

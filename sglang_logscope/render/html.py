@@ -48,6 +48,7 @@ _VERDICT_COLOUR = {
     "mismatch": "#c62828",
     "no_run": "#c62828",
     "inconclusive": "#ef6c00",
+    "exited": "#c62828",
 }
 _SERIES = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f", "#ff9da7")
 #: Log records shown at the end of the report (the checked run's last ones).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import regex
 from rich.console import Console
 from rich.text import Text
 
@@ -99,34 +100,157 @@ _VERDICT_STYLE = {
     "mismatch": "bold red",
     "no_run": "bold red",
     "inconclusive": "bold yellow",
+    "exited": "bold red",
 }
+#: The first word of an outcome-first headline (nothing expected) and its style.
+_OUTCOME_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
-def render_check(con: Console, data: dict[str, Any]) -> None:
-    """The five-second read: verdict, likely cause, runs, arg diff, failure, memory, next."""
-    _check_header(con, data)
+def render_check(con: Console, data: dict[str, Any], verbose: bool = False) -> None:
+    """The five-second read: the answer, the cause, memory with its confidence, the corrected
+    command, where to run the check, "more: --verbose". ``verbose``: everything — runs, the
+    argument table, the live evidence, failure and memory options, findings, next steps — each
+    sentence once (a finding or step already said above is not repeated)."""
+    said: set[str] = set()
+    if not verbose:
+        _check_short(con, data)
+        return
+    _check_header(con, data, said)
     _check_runs(con, data)
     _check_args(con, data)
     _check_live(con, data)
-    _check_failure(con, data)
-    _check_findings(con, data)
+    _check_failure(con, data, said)
+    _check_fixed(con, data)
+    _check_findings(con, data, said)
 
 
-def _verdict_line(verdict: str, headline: str) -> Text:
+def _check_short(con: Console, data: dict[str, Any]) -> None:
+    """At most about 25 lines at 100 columns for the seed story (tests/test_first_screen.py)."""
+    con.print(_verdict_line(data["verdict"], data["headline"], data.get("expected", True)))
+    _assumed(con, data)
+    cause, fixed = data.get("cause"), data.get("fixed_command")
+    if cause:
+        parts: list[Any] = [
+            ("Cause ", "bold"),
+            f"({cause['code']}): ",
+            report.plain(cause["message"], limit=400),
+        ]
+        if not fixed:
+            parts += [("  fixed: ", "bold"), report.plain(cause["fix"], limit=400)]
+        con.print(Text.assemble(*parts))
+    failure = data.get("failure")
+    if failure and not data.get("oom") and not data["headline"].startswith("CRASHED"):
+        con.print(Text.assemble(
+            ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}: ",
+            report.plain(" ".join(failure["message"].split()), limit=160),
+        ))  # fmt: skip
+    _process_line(con, data)
+    memory = _memory_line(data)
+    if memory is not None:
+        con.print(memory)
+    _check_fixed(con, data)
+    _remote_line(con, data)
+    shown = [
+        f"{len(data.get('earlier_runs', [])) + (1 if data.get('run') else 0)} run(s)",
+        f"{len(data['arg_diff'])} argument difference(s)" if data["arg_diff"] else "",
+        f"{len(data['findings'])} finding(s)",
+        f"{len(data['next_steps'])} next step(s)" if data["next_steps"] else "",
+    ]
+    con.print(Text.assemble(("more: --verbose ", "dim"), f"({', '.join(s for s in shown if s)})"))
+
+
+def _memory_line(data: dict[str, Any]) -> Text | None:
+    """The memory verdict in one paragraph, with the confidence the budget (or the verdict)
+    states, whatever it holds."""
+    oom, budget = data.get("oom"), data.get("budget")
+    if oom:
+        head: list[Any] = [
+            ("Memory: ", "bold"),
+            (str(oom["verdict"]), "red"),
+            " — ",
+            report.plain(str(oom["explanation"]), limit=500),
+        ]
+    elif budget:
+        fits = "fits" if budget.get("fits") else "does NOT fit"
+        head = [
+            ("Your command's memory: ", "bold"),
+            fits,
+            report.plain(f" ({budget.get('basis')})", limit=300),
+        ]
+    else:
+        return None
+    confidence = _confidence(oom, budget)
+    if confidence:
+        head += [" ", ("Confidence ", "bold"), report.plain(confidence, limit=200)]
+    return Text.assemble(*head)
+
+
+def _confidence(oom: Mapping[str, Any] | None, budget: Mapping[str, Any] | None) -> str:
+    for source in (oom, budget):
+        found = (source or {}).get("confidence")
+        if isinstance(found, Mapping) and found.get("level"):
+            why = [str(w) for w in (found.get("unvalidated") or found.get("deciding") or [])][:1]
+            return f"{found['level']}" + (f" ({why[0]})." if why else ".")
+        if isinstance(found, str) and found:
+            return found + "."
+    return ""
+
+
+def _check_fixed(con: Console, data: dict[str, Any]) -> None:
+    fixed = data.get("fixed_command")
+    if not fixed:
+        return
+    codes = ", ".join(dict.fromkeys(c["code"] for c in fixed["changes"]))
+    con.print(Text.assemble(
+        ("Corrected command ", "bold"), f"({codes}; each edit and why: logscope fix -e CMD LOG):",
+    ))  # fmt: skip
+    body = "\n".join(line for line in fixed["text"].splitlines() if not line.startswith("#"))
+    con.print(report.plain(body), soft_wrap=True)
+
+
+def _assumed(con: Console, data: dict[str, Any]) -> None:
+    for f in data["findings"]:
+        if f["code"] in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
+            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
+    index = (data.get("scan") or {}).get("index")
+    if index:  # the run's middle was not read this time: say so next to the verdict
+        con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
+
+
+def _remote_line(con: Console, data: dict[str, Any]) -> None:
+    remote = data.get("remote")
+    if remote:
+        con.print(
+            Text.assemble(
+                ("Runs on ", "bold"),
+                report.plain(remote["where"]),
+                "; the same check there: ",
+                report.plain(remote["command"]),
+            )
+        )
+
+
+def _verdict_line(verdict: str, headline: str, expected: bool = True) -> Text:
     """The headline with its verdict word styled; a badge before it only where the headline
     does not begin with the verdict (``NO_RUN  No SGLang run…``), so no word is said twice."""
     style = _VERDICT_STYLE.get(verdict, "bold")
     label, colon, rest = headline.partition(":")
-    if colon and label.upper().startswith(verdict.upper()):
+    word = label.split(" ", 1)[0].rstrip(",")
+    if colon and not expected:  # the outcome first: READY / CRASHED / STOPPED ...
+        return Text.assemble(
+            (label + colon, _OUTCOME_STYLE.get(word, "bold red")), report.plain(rest)
+        )
+    if colon and verdict.upper() in label.upper():
         return Text.assemble((label + colon, style), report.plain(rest))
     return Text.assemble((verdict.upper(), style), "  ", report.plain(headline))
 
 
-def _check_header(con: Console, data: dict[str, Any]) -> None:
-    con.print(_verdict_line(data["verdict"], data["headline"]))
+def _check_header(con: Console, data: dict[str, Any], said: set[str]) -> None:
+    con.print(_verdict_line(data["verdict"], data["headline"], data.get("expected", True)))
     cause = data.get("cause")
     if cause:
+        said.update(sentences(cause["message"]) + sentences(cause["fix"]))
         con.print(
             Text.assemble(
                 ("Likely cause ", "bold"),
@@ -136,12 +260,7 @@ def _check_header(con: Console, data: dict[str, Any]) -> None:
                 report.plain(cause["fix"], limit=600),
             )
         )
-    for f in data["findings"]:
-        if f["code"] in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
-            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
-    index = (data.get("scan") or {}).get("index")
-    if index:  # the run's middle was not read this time: say so next to the verdict
-        con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
+    _assumed(con, data)
     used = data.get("sglang_release_used")
     if used and used.get("source") != "given":  # what the tables were read with, and why
         con.print(Text.assemble(("Read as ", "dim"), report.plain(str(used["note"]), limit=400)))
@@ -158,16 +277,7 @@ def _check_header(con: Console, data: dict[str, Any]) -> None:
             ("launched at ", "dim"), _shown(data.get("launched_at"), "-"),
             ("   log last modified ", "dim"), _shown(data.get("log_mtime"), "-"),
         ))  # fmt: skip
-    remote = data.get("remote")
-    if remote:
-        con.print(
-            Text.assemble(
-                ("Runs on ", "bold"),
-                report.plain(remote["where"]),
-                "; the same check there: ",
-                report.plain(remote["command"]),
-            )
-        )
+    _remote_line(con, data)
 
 
 def _check_runs(con: Console, data: dict[str, Any]) -> None:
@@ -213,6 +323,17 @@ def _check_args(con: Console, data: dict[str, Any]) -> None:
 
 
 def _check_live(con: Console, data: dict[str, Any]) -> None:
+    _process_line(con, data)
+    server = data.get("server")
+    if server and server.get("reachable"):
+        differs = len(server.get("arg_diff") or [])
+        verdict = f"{differs} argument(s) differ from yours" if differs else "runs your arguments"
+        con.print(
+            Text.assemble(("Live server ", "bold"), report.plain(server["url"]), f": {verdict}")
+        )
+
+
+def _process_line(con: Console, data: dict[str, Any]) -> None:
     proc = data.get("process")
     if proc:
         state = "alive" if proc["alive"] else "exited"
@@ -227,16 +348,9 @@ def _check_live(con: Console, data: dict[str, Any]) -> None:
                 report.plain(cmd, limit=200),
             )
         )
-    server = data.get("server")
-    if server and server.get("reachable"):
-        differs = len(server.get("arg_diff") or [])
-        verdict = f"{differs} argument(s) differ from yours" if differs else "runs your arguments"
-        con.print(
-            Text.assemble(("Live server ", "bold"), report.plain(server["url"]), f": {verdict}")
-        )
 
 
-def _check_failure(con: Console, data: dict[str, Any]) -> None:
+def _check_failure(con: Console, data: dict[str, Any], said: set[str]) -> None:
     failure = data.get("failure")
     if failure:
         con.print()
@@ -245,8 +359,10 @@ def _check_failure(con: Console, data: dict[str, Any]) -> None:
                 ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}"
             )
         )
+        said.update(sentences(failure["message"]))
         con.print(Text.assemble("  ", report.plain(failure["message"], limit=400)))
     if data.get("oom"):
+        said.update(sentences(str(data["oom"]["explanation"])))
         con.print(
             Text.assemble(
                 ("Out of memory: ", "bold"),
@@ -274,22 +390,52 @@ def _check_failure(con: Console, data: dict[str, Any]) -> None:
             )
 
 
-def _check_findings(con: Console, data: dict[str, Any]) -> None:
+_SENTENCE = regex.compile(r"(?<=[.])\s+(?=\S)")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (after a full stop and a space)."""
+    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+
+
+def _fresh(text: str, said: set[str]) -> str:
+    """``text`` without the sentences already printed (each sentence once on the screen);
+    ``""`` when nothing new is left. What is returned counts as said."""
+    kept = [s for s in sentences(text) if s not in said and s.removeprefix("Fixed: ") not in said]
+    said.update(kept)
+    said.update(s.removeprefix("Fixed: ") for s in kept)
+    return " ".join(kept)
+
+
+def _step_core(step: str) -> str:
+    """A next step without its ``CODE:``/``Memory:``/``Likely root cause (CODE):`` label."""
+    head, colon, rest = step.partition(": ")
+    return rest if colon and len(head) < 40 and head[:1].isupper() else step
+
+
+def _check_findings(con: Console, data: dict[str, Any], said: set[str]) -> None:
     con.print()
     con.print(Text("Findings", style="bold"))
     for f in data["findings"]:
+        message = _fresh(f["message"], said) or "(said above)"
         con.print(
             Text.assemble(
                 "  ",
                 (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")),
                 " ",
-                report.plain(f["message"], limit=700),
+                report.plain(message, limit=700),
             )
         )
-    if data["next_steps"]:
+    steps = []
+    for step in data["next_steps"]:
+        core = _step_core(step)
+        new = _fresh(core, said)
+        if new:
+            steps.append(step[: len(step) - len(core)] + new)
+    if steps:
         con.print()
         con.print(Text("Next", style="bold"))
-        for step in data["next_steps"]:
+        for step in steps:
             con.print(Text.assemble("  → ", report.plain(step, limit=900)))
 
 
@@ -369,5 +515,5 @@ def summaries_text(result: Summaries) -> None:
         render_summary(console(), data)
 
 
-def check_text(result: CheckReport) -> None:
-    render_check(console(), result.to_dict())
+def check_text(result: CheckReport, verbose: bool = False) -> None:
+    render_check(console(), result.to_dict(), verbose)

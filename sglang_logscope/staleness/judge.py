@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._text import zone_name
+from ..command.fix import fixed_for
 from ..command.lint import LogFacts, lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
@@ -275,6 +276,8 @@ def _judge(inp: _Inputs) -> CheckReport:
     _outcome_findings(run, j)
     _lint(inp, verdict, j)
     _live_evidence(inp, run, j)
+    if verdict is Verdict.FRESH and any(f.code == "LS045" for f in j.findings):
+        verdict = Verdict.EXITED  # dead is not fresh: a script testing `verdict` sees it
     oom, budget = (None, None)
     if inp.with_budget:
         oom, budget = _memory(
@@ -697,7 +700,12 @@ def _report(
         inp.intended,
         j.extra.get("lint", ()),
     )
-    headline = headline_for(verdict, run, j.diffs, j.launch, j.findings)
+    expected = inp.intended is not None or j.launch is not None
+    fixed = None
+    if inp.text is not None:
+        fixed = fixed_for(inp.text, j.extra.get("lint"), budget, inp.command_file)
+        fixed = fixed if fixed.changes else None
+    headline = headline_for(verdict, run, j.diffs, j.launch, j.findings, expected)
     return CheckReport(
         log=inp.log.name,
         verdict=verdict,
@@ -722,4 +730,6 @@ def _report(
         release=release_used(inp.log, inp.version),
         log_tz=inp.zone,
         log_tz_name=inp.zone_name,
+        expected=expected,
+        fixed_command=fixed,
     )

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
 
 
 class Cause(TypedDict):
-    """The likely root cause of a failed launch: its finding code, one line, and the fix."""
+    """The likely root cause of a failed launch: its finding code, one line, the fix, and what
+    it keeps from running (``prevents``: the first thing that stops the script is the cause)."""
 
     code: str
     message: str
     fix: str
+    prevents: list[str]
 
 
 class Verdict(str, enum.Enum):
@@ -36,6 +38,37 @@ class Verdict(str, enum.Enum):
     MISMATCH = "mismatch"
     NO_RUN = "no_run"
     INCONCLUSIVE = "inconclusive"
+    #: the run is the launch, but its process is known to have exited (never ``fresh``)
+    EXITED = "exited"
+
+
+#: ``logscope check``'s exit codes: (what was expected, the answer, the code). ``docs/cli.md``
+#: renders this table (``scripts/gen_cli_docs.py``); ``tests/test_first_screen.py`` holds
+#: :attr:`CheckReport.exit_code` to every row.
+EXIT_CODES: tuple[tuple[str, str, int], ...] = (
+    (
+        "nothing (no `--expect-args`, `--launched-at` or launch record)",
+        "the last run is ready (its process not known dead), stopped or completed",
+        0,
+    ),
+    (
+        "nothing",
+        "the last run crashed, is still starting, its end is unknown, or its process has exited while ready",
+        1,
+    ),
+    (
+        "a launch",
+        "`fresh`: the last run is your launch, not crashed, its process alive or not known",
+        0,
+    ),
+    (
+        "a launch",
+        "`stale`, `mismatch`, `inconclusive`, `exited` (your launch, its process dead), or `fresh` but crashed",
+        1,
+    ),
+    ("either", "`no_run`: no SGLang run in the file", 1),
+    ("either", "bad input: no such file, an unreadable command file, a bad `--launched-at`", 2),
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +99,11 @@ class CheckReport:
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
     log_tz: tzinfo | None = field(default=None, repr=False)
     log_tz_name: str | None = None
+    #: a launch was given to compare with (a command, a launch time or a launch record);
+    #: without one the check answers "how did the last run end" (issue 27)
+    expected: bool = True
+    #: the whole corrected launch (``command.fix.FixedCommand``); ``None``: nothing to change
+    fixed_command: Any = field(default=None, repr=False)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -73,8 +111,13 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        """0 when the run is this launch, did not crash and (when known) still runs; 1 otherwise."""
+        """0 when the run is this launch, did not crash and (when known) still runs; with nothing
+        expected, 0 when the last run is ready (and not known dead), stopped or completed; 1
+        otherwise (docs/cli.md has the table)."""
         gone = any(f.code == "LS045" for f in self.findings)
+        if not self.expected and self.verdict is not Verdict.NO_RUN:
+            ended = self.outcome in (Outcome.STOPPED, Outcome.COMPLETED)
+            return 0 if ended or (self.outcome is Outcome.READY and not gone) else 1
         ok = self.verdict is Verdict.FRESH and self.outcome is not Outcome.CRASHED and not gone
         return 0 if ok else 1
 
@@ -130,4 +173,7 @@ class CheckReport:
             "cause": dict(self.cause) if self.cause is not None else None,
             "scan": dict(self.scan) if self.scan is not None else None,
             "sglang_release_used": dict(self.release) if self.release is not None else None,
+            "expected": self.expected,
+            "fixed_command": self.fixed_command.to_dict() if self.fixed_command else None,
+            "exit_code": self.exit_code,
         }

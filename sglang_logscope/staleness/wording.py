@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..command.lint import LintHit
 from ..command.parse import LaunchCommand
+from ..events import EventKind
 from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
@@ -34,30 +35,111 @@ def _by_code(findings: list[Finding], *codes: str) -> list[Finding]:
     return [f for f in findings if f.code in codes]
 
 
-def _cause_findings(findings: list[Finding]) -> list[Finding]:
-    """Argparse and lint findings, most likely cause first."""
+def _hits_of(findings: list[Finding], lint: tuple[LintHit, ...]) -> dict[int, LintHit]:
+    """The lint hit behind each lint finding (by the finding's place in ``findings``)."""
+    by_message = {h.finding().message: h for h in lint}
+    return {i: by_message[f.message] for i, f in enumerate(findings) if f.message in by_message}
+
+
+def _cause_findings(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> list[Finding]:
+    """Argparse and lint findings in the order bash meets them, the cause first.
+
+    The cause is the first thing that stops the script as bash runs it: a command that kills
+    its own shell (LS030, before the launch) comes before the launch's own exit (argparse:
+    LS007, LS006, the ``\\ `` paste LS037). Each code is listed once (a second self-killing
+    ``pkill`` never runs: it is a finding, not a next step); LS031 (the proof that the shell
+    died early) follows the cause."""
+    hits = _hits_of(findings, lint)
+    order = {id(f): hits[i].step if i in hits else 1 << 20 for i, f in enumerate(findings)}
+    stops = {id(f) for i, f in enumerate(findings) if i in hits and hits[i].stops}
+    lint_f = sorted((f for f in findings if f.code in LINT), key=lambda f: order[id(f)])
+    killers = [f for f in lint_f if f.code == "LS030" and id(f) in stops]
     argparse = _by_code(findings, *ARGPARSE)
-    lint = [f for f in findings if f.code in LINT and f.code != "LS037"]
-    errors = [f for f in lint if f.severity is Severity.ERROR]
-    warnings = [f for f in lint if f.severity is not Severity.ERROR]
-    if _by_code(findings, "LS031") and _by_code(findings, "LS030"):
-        proof = [*_by_code(findings, "LS030"), *_by_code(findings, "LS031")]
-        rest = [f for f in errors if f.code not in ("LS030", "LS031")]
-        return [*proof, *argparse, *rest, *warnings]
-    return [*argparse, *errors, *warnings]
+    if killers and "LS037" in {f.code for f in argparse}:  # a killer after the launch's exit
+        at = order[id(_by_code(argparse, "LS037")[0])]
+        killers = [f for f in killers if order[id(f)] < at]
+    errors = [f for f in lint_f if f.severity is Severity.ERROR and f.code != "LS037"]
+    warnings = [f for f in lint_f if f.severity is not Severity.ERROR]
+    proof = _by_code(findings, "LS031") if killers else []
+    ordered = [*killers[:1], *proof, *argparse, *errors, *warnings]
+    seen: set[str] = set()
+    out = []
+    for f in ordered:
+        if f.code not in seen:
+            seen.add(f.code)
+            out.append(f)
+    return out
 
 
 def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> Cause | None:
-    """The likely root cause: the first argparse or lint error, in one line, with its fix."""
-    short = {h.code: h for h in lint}
-    for f in _cause_findings(findings):
+    """The root cause: the first thing that stops the script (argparse or lint error), in one
+    line, with its fix and what it keeps from running (``prevents``)."""
+    hits = {id(findings[i]): h for i, h in _hits_of(findings, lint).items()}
+    for f in _cause_findings(findings, lint):
         if f.severity is Severity.ERROR and f.code != "LS031":
             message, _, fix = f.message.partition(FIXED)
-            hit = short.get(f.code)
+            hit = hits.get(id(f))
+            prevents: list[str] = []
             if hit is not None:
                 message, fix = hit.short or hit.message, hit.fix
-            return {"code": f.code, "message": message, "fix": fix or CODES[f.code].action}
+                prevents = list(hit.prevents)
+            elif f.code in ARGPARSE:
+                prevents = ["the server itself (argparse exits with status 2 before any log line)"]
+            return {
+                "code": f.code,
+                "message": message,
+                "fix": fix or CODES[f.code].action,
+                "prevents": prevents,
+            }
     return None
+
+
+#: What each failure means, in the words of the first line (a test holds every kind to a row).
+FAILURE_WORDS: dict[FailureKind, str] = {
+    FailureKind.NOT_ENOUGH_MEMORY: "not enough memory for the KV pool",
+    FailureKind.WEIGHTS_LEAVE_NO_MEMORY: "the weights leave no memory for the KV pool",
+    FailureKind.MAMBA_STATE_TOO_SMALL: "the memory left is too small for the mamba state pool",
+    FailureKind.CUDA_OOM: "CUDA out of memory",
+    FailureKind.ARGPARSE_ERROR: "SGLang's argparse rejected the command",
+    FailureKind.PORT_IN_USE: "the port is already in use",
+    FailureKind.NCCL_ERROR: "an NCCL error",
+    FailureKind.ENVIRONMENT: "the environment cannot run SGLang (a module, library, driver or path)",
+    FailureKind.EXCEPTION: "an exception",
+    FailureKind.ABORTED: "the process was killed or aborted (a signal, no Python traceback)",
+}
+
+
+def _hms(value: datetime | None) -> str | None:
+    return f"{value:%Y-%m-%d %H:%M:%S}" if value is not None and value.year != 1900 else None
+
+
+def outcome_headline(run: Run, findings: list[Finding]) -> str:
+    """The first line when nothing was expected: the last run's outcome and why it ended
+    (``CRASHED at 09:17:45: not enough memory for the KV pool (mem_fraction_static=0.85)``)."""
+    started = _hms(run.started_at) or "at an unknown time"
+    failure = run.failure
+    if failure is not None:
+        event = failure.event
+        at = _hms(event.timestamp if event is not None else None) or _hms(run.ended_at)
+        values = ", ".join(f"{k}={v}" for k, v in list(failure.effective.items())[:3])
+        what = FAILURE_WORDS[failure.kind] + (f" ({values})" if values else "")
+        begun = f"; the run started {_hms(run.started_at)}" if _hms(run.started_at) else ""
+        return f"CRASHED{f' at {at}' if at else ''}: {what} (line {failure.line}{begun})."
+    gone = _by_code(findings, "LS045")
+    if gone:
+        said = gone[0].message
+        return f"EXITED: the last run (started {started}) {said[:1].lower()}{said[1:]}"
+    if run.outcome is Outcome.READY:
+        ready = run.first(EventKind.SERVER_READY)
+        since = _hms(ready.timestamp) if ready is not None else None
+        return f"READY{f' since {since}' if since else ''}: the last run (started {started}) is up."
+    if run.outcome in (Outcome.STOPPED, Outcome.COMPLETED):
+        end = _hms(run.ended_at)
+        word = "STOPPED" if run.outcome is Outcome.STOPPED else "COMPLETED"
+        return f"{word}{f' at {end}' if end else ''}: the last run (started {started}) ended without a failure."
+    if run.outcome is Outcome.STARTING:
+        return f"STARTING: the last run (started {started}) has not reached ready yet."
+    return f"UNKNOWN: the last run started {started}; the log does not show how it ended."
 
 
 def headline_for(
@@ -66,6 +148,7 @@ def headline_for(
     diffs: tuple[ArgDiff, ...],
     launch: datetime | None,
     findings: list[Finding],
+    expected: bool = True,
 ) -> str:
     unexplained = [d for d in diffs if d.status is DiffStatus.UNEXPLAINED]
     shown = ", ".join(f"{d.arg}={d.effective!r} (you: {d.intended!r})" for d in unexplained[:4])
@@ -84,8 +167,10 @@ def headline_for(
         return head + ". Your launch has not written here."
     if verdict is Verdict.MISMATCH:
         return f"MISMATCH: the last run ({started}) did not run with your arguments: {shown}."
-    if verdict is Verdict.FRESH:
+    if verdict in (Verdict.FRESH, Verdict.EXITED):
         return _fresh_headline(run, started, findings)
+    if not expected:
+        return outcome_headline(run, findings)
     return f"INCONCLUSIVE: the last run started {started}; the evidence cannot tell whether it is your launch."
 
 
@@ -114,9 +199,10 @@ def next_steps(
     lint: tuple[LintHit, ...] = (),
 ) -> list[str]:
     """What to do, most likely cause first (see the module docstring)."""
-    short = {h.code: h.step_text() for h in lint}
+    hits = {id(findings[i]): h.step_text() for i, h in _hits_of(findings, lint).items()}
     steps = [
-        _cause_step(f, i == 0, short.get(f.code)) for i, f in enumerate(_cause_findings(findings))
+        _cause_step(f, i == 0, hits.get(id(f)))
+        for i, f in enumerate(_cause_findings(findings, lint))
     ]
     explained = bool(_by_code(findings, *EXPLAINS_SILENCE))
     if verdict is Verdict.NO_RUN:
@@ -126,7 +212,8 @@ def next_steps(
             )
     else:
         assert run is not None
-        steps.extend(_evidence_steps(verdict, run, findings, launch_given, explained))
+        expected = intended is not None or launch_given
+        steps.extend(_evidence_steps(verdict, run, findings, launch_given, explained, expected))
     steps.extend(_live_steps(findings))
     if oom is not None:
         fixed = (
@@ -147,7 +234,12 @@ def _cause_step(f: Finding, first: bool, short: str | None) -> str:
 
 
 def _evidence_steps(
-    verdict: Verdict, run: Run, findings: list[Finding], launch_given: bool, explained: bool
+    verdict: Verdict,
+    run: Run,
+    findings: list[Finding],
+    launch_given: bool,
+    explained: bool,
+    expected: bool = True,
 ) -> list[str]:
     codes = {f.code for f in findings}
     steps: list[str] = []
@@ -183,7 +275,7 @@ def _evidence_steps(
                 )
         else:
             steps.append(f"Fix the failure at line {run.failure.line} ({run.failure.kind.value}).")
-    elif verdict is not Verdict.FRESH:
+    elif verdict not in (Verdict.FRESH, Verdict.EXITED):
         if "LS008" in codes:
             steps.append(
                 "Give --log-tz (the server's time zone) or --launched-at in the server's local time."
@@ -191,6 +283,9 @@ def _evidence_steps(
         elif not launch_given:
             steps.append(
                 "Pass --launched-at with the time you ran the launch (`now` or `-5m` work too) to decide by time."
+                if expected
+                else "To tell whether this run is your launch: pass --expect-args CMD_FILE and "
+                "--launched-at (`now` or `-5m` work too)."
             )
     return steps
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from dataclasses import dataclass
 
 from ..events import Event
@@ -42,7 +43,10 @@ class Existing:
 def worth_it(path: str) -> bool:
     """Is ``path`` a plain log big enough for :func:`read_existing`?"""
     try:
-        size = os.path.getsize(path)
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the open (the follower refuses it)
+            return False
+        size = st.st_size
         with open(path, "rb") as f:
             magic = f.read(2)
     except OSError:

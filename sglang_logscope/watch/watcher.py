@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from .. import _text
@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
     from ..staleness.verdict import CheckReport
 
-#: A run whose first timestamp is this much before the launch still counts as the launch.
+#: Without a launch time: the file's last run, when it started at most this long before the
+#: watch began (the log's clock read in ``--log-tz``, else this machine's zone), is the run
+#: being watched — ``watch`` started a few seconds after the launch joins it from its first
+#: line instead of reporting a "new run" from its middle (issue 27).
+JOIN_WINDOW = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,8 @@ class Watcher:
     """Decide, one :meth:`step` at a time, what became of the launch that writes ``path``.
 
     Content that was in the file before the launch is ignored: with a launch time, runs that
-    started before it; without one, everything the file held when the watch began; with
+    started before it; without one, everything the file held when the watch began except its
+    last run when that started within :data:`JOIN_WINDOW` before the watch (it is joined); with
     ``fresh_file``, nothing (the launch created the file). Whatever is written after the watch
     began is new, whatever its timestamps say (a log in another time zone is still followed).
     """
@@ -66,11 +71,14 @@ class Watcher:
         self.opt = options
         self.start = start
         self._now = start
-        self._by_time = options.launched_at is not None and not options.fresh_file
-        self._skip = options.launched_at is None and not options.fresh_file
+        #: no launch time: the file's last run is joined when it started just before the watch
+        self._join = options.launched_at is None and not options.fresh_file
+        self._join_now = to_log_time(datetime.now(timezone.utc), options.log_tz)
+        self._by_time = not options.fresh_file
+        self._initial_lines = 0  # what the file held at start (a run there was joined)
         #: A big existing file read as check reads it (serving lines folded), not line by line.
         self._fast = self._by_time and worth_it(self.path)
-        self.follower = Follower(self.path, skip_existing=self._skip or self._fast)
+        self.follower = Follower(self.path, skip_existing=self._fast)
         self.result: WatchResult | None = None
         self._stream = EventStream()
         self._opened = False
@@ -153,15 +161,7 @@ class Watcher:
             if self.follower.existed_at_start:
                 return self._read_existing()
         self._opened = True
-        skipped = self.follower.skipped_lines
-        self._stream = EventStream(first_line=skipped + 1)
-        if self._skip and skipped:
-            self._cut = skipped
-            return [
-                self._note(
-                    "ignoring", f"ignoring the {skipped} line(s) already in the file", lines=skipped
-                )
-            ]
+        self._stream = EventStream(first_line=self.follower.skipped_lines + 1)
         return []
 
     def _accept(self, lines: Sequence[bytes], now: float) -> None:
@@ -239,10 +239,20 @@ class Watcher:
     def _settle_initial(self, runs: list[Run], keep: Run | None, initial_lines: int) -> list[Note]:
         """Cut the content at start before ``keep`` (the launch's run, if it is there)."""
         self._initial = False
+        self._initial_lines = initial_lines
         earlier = [r for r in runs if keep is None or r.first_line < keep.first_line]
         self._cut = keep.first_line - 1 if keep is not None else initial_lines
         self._events = [e for e in self._events if e.line > self._cut]
         self._dirty = True
+        if self._join and keep is None and initial_lines:  # no launch time: as before issue 27
+            return [
+                self._note(
+                    "ignoring",
+                    f"ignoring the {initial_lines} line(s) already in the file (no run in it "
+                    f"started in the {int(JOIN_WINDOW.total_seconds() // 60)} min before the watch)",
+                    lines=initial_lines,
+                )
+            ]
         if earlier:
             last = earlier[-1]
             started = (
@@ -280,6 +290,13 @@ class Watcher:
     def _started_after_launch(self, run: Run, *, last: bool) -> bool:
         """For content that was there at start: did this run start after the launch?"""
         started = run.started_at if run.started_at and run.started_at.year != 1900 else None
+        if self._join:  # the last run, when it started just before the watch
+            now = self._join_now
+            return (
+                last
+                and started is not None
+                and now - JOIN_WINDOW <= started <= now + START_TOLERANCE
+            )
         launch = self._launch_moment(started)
         if launch is None:
             return False
@@ -309,11 +326,14 @@ class Watcher:
         if self._run is None or run.first_line != self._run.first_line:
             self._tracker = PhaseTracker()
             when = _text.when(run.started_at) if run.started_at else "time not printed"
+            joined = run.first_line <= self._initial_lines
+            what = "joined the run already in the file" if joined else "a new run started"
             notes.append(
                 self._note(
                     "run_started",
-                    f"a new run started at line {run.first_line} ({when})",
+                    f"{what} at line {run.first_line} ({when})",
                     line=run.first_line,
+                    **({"joined": True} if joined else {}),
                 )
             )
             self._told_stall = False
@@ -446,7 +466,10 @@ class Watcher:
             return "the launch (a new log file)"
         if self.opt.launched_at is not None:
             return f"the launch at {self.opt.launched_at.text}"
-        return "the watch began (content already in the file is ignored)"
+        return (
+            "the watch began (a run already in the file is joined when it started in the last "
+            f"{int(JOIN_WINDOW.total_seconds() // 60)} min; earlier content is ignored)"
+        )
 
 
 def _headless(ex: Existing) -> bool:
