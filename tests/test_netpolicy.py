@@ -291,7 +291,7 @@ def test_credentials_never_reach_stderr_stdout_or_the_report(tmp_path: Path) -> 
         report = tmp_path / "r.html"
         runs = [
             _cli("summary", f"{url}/missing.log"),
-            _cli("check", f"{url}/sglang-serve.log"),
+            _cli("check", "-v", f"{url}/sglang-serve.log"),  # the long form names the log
             _cli("check", "-f", "json", f"{url}/sglang-serve.log"),
             _cli("summary", "-f", "json", f"{url}/sglang-serve.log"),
             _cli("report", f"{url}/sglang-serve.log", "--html", str(report)),

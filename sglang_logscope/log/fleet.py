@@ -13,12 +13,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.source import Source, describe
 from .launches import Launch, group_launches
-from .reader import SUMMARY_KINDS, iter_runs, run_summary
+from .reader import SUMMARY_KINDS, iter_runs, summary_document
 from .runs import Run
 
 #: The kinds a fleet task keeps of each run: the summary's, and the header grouping reads.
@@ -87,11 +86,7 @@ def fleet_item(source: Source) -> FleetItem:
         runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
-    summary = {
-        "schema_version": SCHEMA_VERSION,
-        "log": describe(source),
-        "runs": [run_summary(r) for r in runs],
-    }
+    summary = summary_document(describe(source), runs)
     return FleetItem(describe(source), summary, runs)
 
 

@@ -270,14 +270,16 @@ def run_summary(run: Run) -> dict[str, Any]:
     }
 
 
+def summary_document(name: str, runs: Iterable[Run]) -> dict[str, Any]:
+    """``{"schema_version", "log", "runs": [...], "run_count"}`` — the ``summary`` JSON of the
+    log ``name`` (the one place its shape is written: summary, streamed summary, fleet)."""
+    rows = [run_summary(r) for r in runs]
+    return {"schema_version": SCHEMA_VERSION, "log": name, "runs": rows, "run_count": len(rows)}
+
+
 def summarize(log: Log) -> dict[str, Any]:
-    """``{"schema_version": 1, "log": ..., "runs": [...]}`` — the ``summary`` JSON."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "log": log.name,
-        "runs": [run_summary(r) for r in log.runs],
-        "run_count": len(log.runs),
-    }
+    """The ``summary`` JSON of a parsed log (:func:`summary_document`)."""
+    return summary_document(log.name, log.runs)
 
 
 #: The event kinds :func:`run_summary` reads from a run (its memory figures and adjustments).
@@ -310,13 +312,7 @@ def iter_runs(
 
 def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
     """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
-    runs = [run_summary(r) for r in iter_runs(source, SUMMARY_KINDS, helper=helper)]
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "log": describe(source),
-        "runs": runs,
-        "run_count": len(runs),
-    }
+    return summary_document(describe(source), iter_runs(source, SUMMARY_KINDS, helper=helper))
 
 
 def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:
