@@ -29,8 +29,8 @@ from sglang_logscope.command.parse import CommandError, parse_launch_command
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.release import choose_release
-from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.message_index import message_index
+from sglang_logscope.parse.versions import release_key
 from sglang_logscope.staleness.release_words import release_flag_findings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,8 +140,8 @@ def measure(folder: Path) -> Row:
     stated = stated_release(meta)
     pin_ok = None
     if stated and pin:
-        v = version_tuple(stated)
-        pin_ok = version_tuple(pin.low) <= v <= version_tuple(pin.high)
+        v = release_key(stated)
+        pin_ok = release_key(pin.low) <= v <= release_key(pin.high)
     expected = (
         _OUTCOME.get(str(meta.get("outcome")))
         if meta.get("outcome_evidence_in_log") == "full"

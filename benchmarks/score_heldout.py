@@ -38,8 +38,8 @@ from sglang_logscope.errors import CommandError
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import Log, read_log
 from sglang_logscope.log.runs import Run
-from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.message_index import message_index
+from sglang_logscope.parse.versions import release_key
 from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ def measure(folder: Path) -> Row:
     known = meta.get("sglang_release_exact")
     pin_ok = None
     if known and pin:
-        pin_ok = version_tuple(pin.low) <= version_tuple(known) <= version_tuple(pin.high)
+        pin_ok = release_key(pin.low) <= release_key(known) <= release_key(pin.high)
     expected = (
         meta.get("expected_outcome") if meta.get("outcome_evidence_in_log") == "full" else None
     )
@@ -114,7 +114,7 @@ def measure(folder: Path) -> Row:
 
 def _table_version(run: Run) -> str | None:
     pin = run.sglang_release
-    return pin.high if pin is not None and version_tuple(pin.high) >= (0, 4) else None
+    return pin.high if pin is not None and release_key(pin.high) >= (0, 4) else None
 
 
 def _false_flags(folder: Path, run: Run | None) -> tuple[str, ...] | None:

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
-from sglang_logscope.parse.catalog import KNOWN_RELEASES, MessageSpec, version_tuple
+from sglang_logscope.parse.catalog import KNOWN_RELEASES, MessageSpec
 from sglang_logscope.parse.messages import CATALOG
+from sglang_logscope.parse.versions import release_key
 
 try:
     from scripts._gendoc import generate
@@ -59,7 +60,7 @@ def observed() -> tuple[dict[str, list[str]], dict[str, Counter[str]]]:
 
 def in_range(spec: MessageSpec, release: str) -> bool:
     low, high = spec.release_range
-    v = version_tuple(release)
+    v = release_key(release)
     return low <= v <= high or (len(high) < len(v) and v[: len(high)] == high)
 
 

@@ -107,6 +107,10 @@ def test_version_resolution() -> None:
     assert load_arg_table("0.5.10").version == "0.5.10"
     assert load_arg_table("0.5.0").version == "0.4.10.post2"  # no 0.5.0 on the index
     assert load_arg_table("v0.5.23").version == "0.5.23"
+    # One version parser (parse/versions.py): a release candidate precedes its release, and
+    # ``post1`` without the dot is the same post-release.
+    assert load_arg_table("0.5.10rc1").version == "0.5.9"
+    assert load_arg_table("0.5.10post1").version == "0.5.10.post1"
     with pytest.raises(LogscopeError):
         load_arg_table("0.1.0")
     with pytest.raises(LogscopeError):

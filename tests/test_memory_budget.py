@@ -13,10 +13,11 @@ from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import FailureKind
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.budget_types import Budget, MeasuredFigures
-from sglang_logscope.memory.eras import Era, default_mfs, era_of, parse_version, rules_for
+from sglang_logscope.memory.eras import Era, default_mfs, era_of, rules_for
 from sglang_logscope.memory.estimates import kv_cell_bytes, mamba_slot_bytes
 from sglang_logscope.memory.gpus import PRESETS, gpu_list
 from sglang_logscope.memory.models import profile_facts
+from sglang_logscope.parse.versions import release_key
 
 A6000x2 = [PRESETS["a6000"]] * 2
 NEXT = {
@@ -413,7 +414,7 @@ def test_bad_inputs_raise_logscope_errors() -> None:
     ],
 )
 def test_eras(version: str, era: Era) -> None:
-    assert era_of(parse_version(version)) is era
+    assert era_of(release_key(version)) is era
 
 
 # Releases 0.5.14-0.5.22, read from the wheels: where each switch of era D begins.
@@ -459,7 +460,7 @@ def test_multimodal_reserve_starts_in_0518(version: str, mib: float) -> None:
 def test_mid_gpu_defaults_change_in_0520(version: str, mfs: float, no_gpu: float) -> None:
     # 32607 MiB GPU, tp 1: 0.5.19 reserves 512 + 2048 x 1.5 + 24 x 2 + 128 + 42 graphs x 8 = 4096 MiB;
     # 0.5.20: 512 + 4096 x 1.5 + 48 x 2 + 128 + 50 x 8 = 7280 MiB.
-    rules = rules_for(parse_version(version))
+    rules = rules_for(release_key(version))
     dm = default_mfs(
         rules,
         capacity_mib=32607,
@@ -479,7 +480,7 @@ def test_mid_gpu_defaults_change_in_0520(version: str, mfs: float, no_gpu: float
 @pytest.mark.parametrize(("version", "bs", "mfs"), [("0.5.21", 32, 0.850), ("0.5.22", 16, 0.851)])
 def test_graph_bs_capped_by_running_requests_from_0522(version: str, bs: int, mfs: float) -> None:
     dm = default_mfs(
-        rules_for(parse_version(version)),
+        rules_for(release_key(version)),
         capacity_mib=49140,
         tp=2,
         pp=1,

@@ -15,8 +15,9 @@ import pytest
 
 from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.budget_types import Budget
-from sglang_logscope.memory.eras import hybrid_rule_of, mamba_ratio, parse_version, rules_for
+from sglang_logscope.memory.eras import hybrid_rule_of, mamba_ratio, rules_for
 from sglang_logscope.memory.gpus import PRESETS
+from sglang_logscope.parse.versions import release_key
 
 GIB = 1 << 30
 H100x4 = [PRESETS["h100"]] * 4
@@ -63,7 +64,7 @@ def _tokens(b: Budget, rest_after_state: float) -> int:
     ],
 )
 def test_each_release_has_its_rule(version: str, rule: str) -> None:
-    assert hybrid_rule_of(parse_version(version)) == rule
+    assert hybrid_rule_of(release_key(version)) == rule
 
 
 def test_before_052_the_state_is_not_modelled() -> None:
@@ -131,7 +132,7 @@ def test_057_reserves_scratch_only_in_the_ratio_split() -> None:
     assert b.max_running_requests == min(48, m // 5)
     given = _run("0.5.7", max_mamba_cache_size=100, **SPEC)
     assert given.per_gpu.mamba_slots == 100 and given.per_gpu.spec_scratch_gib == 0
-    rules = rules_for(parse_version("0.5.7"))
+    rules = rules_for(release_key("0.5.7"))
     assert (
         mamba_ratio(rules, radix_disabled=False, strategy="no_buffer", spec=False, overlap=False)
         == 5

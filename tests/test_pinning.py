@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 from sglang_logscope import read_log
 from sglang_logscope.cli import app
 from sglang_logscope.log.pinning import pin_release
-from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.versions import release_key
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 
 
 def _within(release: str, low: str, high: str) -> bool:
-    return version_tuple(low) <= version_tuple(release) <= version_tuple(high)
+    return release_key(low) <= release_key(release) <= release_key(high)
 
 
 def test_real_logs_pinned_around_their_stated_release() -> None:
@@ -68,7 +68,7 @@ def test_source_line_headers_pin_by_line_number() -> None:
     assert pin.evidence[0].kind == "source_line"
     wide = pin_release([(1, event.message, None)])
     assert wide is not None and wide.evidence[0].kind == "message"
-    assert version_tuple(wide.low) <= version_tuple(pin.low)
+    assert release_key(wide.low) <= release_key(pin.low)
 
 
 def test_disagreeing_evidence_gives_the_majority_and_says_so() -> None:

@@ -14,9 +14,9 @@ from benchmarks.corpus_targets import NOT_SGLANG, measure, stated_release
 from sglang_logscope.log.pinning import release_dates
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.release import choose_release
-from sglang_logscope.parse.catalog import version_tuple
 from sglang_logscope.parse.lines import iter_events
 from sglang_logscope.parse.message_index import message_index
+from sglang_logscope.parse.versions import release_key
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 LOGS = sorted(p for p in REAL.iterdir() if (p / "server.log").is_file())
@@ -60,7 +60,7 @@ def test_a_line_belongs_to_every_template_it_matches() -> None:
     agree, and the range still holds 0.5.15."""
     pin = read_log(REAL / "055" / "server.log").runs[-1].sglang_release
     assert pin is not None and pin.consistent and pin.pieces == 8
-    assert version_tuple(pin.low) <= (0, 5, 15) <= version_tuple(pin.high)
+    assert release_key(pin.low) <= (0, 5, 15) <= release_key(pin.high)
 
 
 def test_a_warnings_line_pins_by_its_file_and_line() -> None:

@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import LogscopeError
+from ..parse.versions import release_key
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
@@ -339,13 +340,6 @@ class ArgTable:
         return self._suggested[head]
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    parts = re.findall(r"\d+", version.replace("post", ".")) or ["0"]
-    if any(len(p) > 9 for p in parts) or len(parts) > 8:
-        raise LogscopeError(f"{version[:40]!r} is not a release version")
-    return tuple(int(p) for p in parts)
-
-
 @cache
 def _releases() -> dict[str, Any]:
     path = resources.files("sglang_logscope") / "data" / "args" / "releases.json"
@@ -411,9 +405,13 @@ def load_arg_table(version: str | None = None) -> ArgTable:
     wanted = version.strip().lstrip("v")
     if wanted in versions:
         return _load(wanted)
-    if not re.fullmatch(r"\d+(\.\d+)*(\.?post\d+)?", wanted):
-        raise LogscopeError(f"not an SGLang version: {version!r} (tabled: {_span(versions)})")
-    older = [v for v in versions if _version_key(v) <= _version_key(wanted)]
+    try:
+        key = release_key(wanted)
+    except LogscopeError:
+        raise LogscopeError(
+            f"not an SGLang version: {version!r} (tabled: {_span(versions)})"
+        ) from None
+    older = [v for v in versions if release_key(v) <= key]
     if not older:
         raise LogscopeError(
             f"no argument table for SGLang {version} or older (tabled: {_span(versions)})"

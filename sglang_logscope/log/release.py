@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
-from ..parse.catalog import parse_release_range, version_tuple
+from ..parse.catalog import parse_release_range
 from ..parse.message_index import message_index
+from ..parse.versions import release_key
 from .pinning import ReleasePin
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class ReleaseChoice:
     def table(self) -> str | None:
         """The argument table's release (``None``: older than every table, the newest is
         read, and :attr:`note` says so)."""
-        return self.high if version_tuple(self.high) >= FIRST_TABLE else None
+        return self.high if release_key(self.high) >= FIRST_TABLE else None
 
     @property
     def era(self) -> str:
@@ -105,7 +106,7 @@ def release_choice(pin: ReleasePin | None, hint: str | None) -> ReleaseChoice | 
 
 def _finish(low: str, high: str, source: str, why: str) -> ReleaseChoice:
     span = low if low == high else f"{low}-{high}"
-    if version_tuple(high) < FIRST_TABLE:
+    if release_key(high) < FIRST_TABLE:
         table = "no argument table before 0.4.0: the newest is read"
     else:
         table = f"argument table {high}"
@@ -115,12 +116,12 @@ def _finish(low: str, high: str, source: str, why: str) -> ReleaseChoice:
 def _hint_range(hint: str) -> tuple[str, str] | None:
     """The index releases within a hint (``0.5.9``, ``0.5.9-0.5.12``, ``>=0.5.3``)."""
     lo, hi = parse_release_range(hint[2:] + "-" if hint.startswith(">=") else hint)
-    names = [r for r in message_index().releases if lo <= version_tuple(r)[: len(hi)] <= hi]
-    names = [r for r in names if version_tuple(r) >= lo]
+    names = [r for r in message_index().releases if lo <= release_key(r)[: len(hi)] <= hi]
+    names = [r for r in names if release_key(r) >= lo]
     return (names[0], names[-1]) if names else None
 
 
 def _overlap(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str] | None:
-    low = max(a[0], b[0], key=version_tuple)
-    high = min(a[1], b[1], key=version_tuple)
-    return (low, high) if version_tuple(low) <= version_tuple(high) else None
+    low = max(a[0], b[0], key=release_key)
+    high = min(a[1], b[1], key=release_key)
+    return (low, high) if release_key(low) <= release_key(high) else None

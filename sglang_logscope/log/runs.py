@@ -15,7 +15,8 @@ from .._text import printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
 from ..parse.bulk import Rows, row_time
-from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range, version_tuple
+from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range
+from ..parse.versions import release_key
 from .pinning import Clue, ClueCollector, ReleasePin, clues_of, pin_release
 
 #: A timestamp this far behind the previous one starts a new run (logs glued together).
@@ -340,7 +341,7 @@ class _ReleaseSpan:
 def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
     if low > high:
         return None  # contradictory evidence: say nothing rather than something wrong
-    known = [v for v in KNOWN_RELEASES if low <= version_tuple(v) <= high]
+    known = [v for v in KNOWN_RELEASES if low <= release_key(v) <= high]
     if not known:
         return None
     if len(known) == 1:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..limits import clean, could_not_use
+from ..parse.versions import release_key
 from .budget_types import Budget, MeasuredFigures, PerGpu
 from .confidence import confidence, deciding_assumption
 from .eras import (
@@ -24,7 +25,6 @@ from .eras import (
     default_mfs,
     early_graph_max_bs,
     mamba_ratio,
-    parse_version,
     piecewise_enabled,
     rules_for,
     vlm_factor,
@@ -477,7 +477,7 @@ def _budget(
     notes = _Notes()
     model = _model_facts(args, model, model_config, notes)
     sglang_version = _version(sglang_version, version_source, notes)
-    rules = rules_for(parse_version(sglang_version))
+    rules = rules_for(release_key(sglang_version))
     tp, pp, dp = _parallel_sizes(args)
     hw = _hardware(args, gpus, measured, notes)
     quant = str(args.get("quantization") or model.quantization or "").lower() or None

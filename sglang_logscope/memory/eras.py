@@ -25,14 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import regex
-
-from ..errors import LogscopeError
+from ..parse.versions import Version
 
 if TYPE_CHECKING:
     from .models import ModelFacts
 
-Version = tuple[int, ...]
 
 #: The newest release whose code was read; the default when no version is known.
 NEWEST_READ = "0.5.23"
@@ -59,16 +56,6 @@ _RELEASES = {
     Era.C: "0.5.13.post1",
     Era.D: "0.5.14+",
 }
-
-_VERSION = regex.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?post(\d+))?")
-
-
-def parse_version(text: str) -> Version:
-    """``0.5.10.post1`` → (0, 5, 10, 1); raises LogscopeError when unreadable."""
-    m = _VERSION.match(text.strip())
-    if m is None:
-        raise LogscopeError(f"cannot read SGLang version {text!r} (expected e.g. 0.5.9)")
-    return tuple(int(g) if g else 0 for g in m.groups())
 
 
 def era_of(version: Version) -> Era:

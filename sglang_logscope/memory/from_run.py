@@ -16,9 +16,10 @@ from ..limits import could_not_use
 from ..log.figures import kv_pool_gib
 from ..log.release import choose_release
 from ..log.runs import FailureKind, Run
+from ..parse.versions import release_key
 from .budget import budget
 from .budget_types import Budget, MeasuredFigures
-from .eras import NEWEST_READ, Era, parse_version, rules_for
+from .eras import NEWEST_READ, Era, rules_for
 from .gpus import GpuSpec
 from .models import ModelFacts, resolve_model
 
@@ -164,7 +165,7 @@ def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
     low, _, high = hint.partition("-")
     top = high or low
     exact = regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", top)
-    if exact and not hint.startswith(">=") and parse_version(top)[:3] < (0, 5, 3):
+    if exact and not hint.startswith(">=") and release_key(top)[:3] < (0, 5, 3):
         return low, f"bare 'Not enough memory' text and log messages point to {hint}"
     return (
         "0.5.11",
@@ -191,7 +192,7 @@ def budget_for_run(
     """
     merged = _merged_args(run, args)
     version, note = version_for_run(run, sglang_version)
-    rules = rules_for(parse_version(version or NEWEST_READ))
+    rules = rules_for(release_key(version or NEWEST_READ))
     spec = bool(merged.get("speculative_algorithm"))
 
     measured = measured_from_run(run, era=rules.era, spec=spec)

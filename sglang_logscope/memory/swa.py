@@ -38,10 +38,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..parse.versions import Version
+
 if TYPE_CHECKING:
     from .models import ModelFacts
-
-Version = tuple[int, ...]
 
 
 @dataclass(frozen=True)

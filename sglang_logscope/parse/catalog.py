@@ -23,6 +23,7 @@ import regex
 from ..events import EventKind
 from ..limits import Rejected, clean, problem, shape_problem
 from ..limits import rules as limit_rules
+from .versions import release_key
 
 #: How many leading message characters index the dispatch table.
 KEY_LEN = 4
@@ -220,16 +221,6 @@ KNOWN_RELEASES: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def version_tuple(text: str) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in text.strip().split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        if not digits:
-            break
-        parts.append(int(digits))
-    return tuple(parts)
-
-
 def parse_release_range(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """``"0.5.9"``, ``"0.4.6-0.5.6"``, ``"0.5.15-"`` or ``"all"`` → (low, high) inclusive."""
     text = text.strip()
@@ -237,8 +228,8 @@ def parse_release_range(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return (0,), (999,)
     if "-" in text:
         low, high = text.split("-", 1)
-        return (version_tuple(low) if low else (0,)), (version_tuple(high) if high else (999,))
-    return version_tuple(text), version_tuple(text)
+        return (release_key(low) if low else (0,)), (release_key(high) if high else (999,))
+    return release_key(text), release_key(text)
 
 
 def _to_bool(raw: str) -> bool:

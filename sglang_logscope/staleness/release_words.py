@@ -17,7 +17,7 @@ from ..command.argtable import ArgTable, available_versions, load_arg_table
 from ..command.parse import LaunchCommand
 from ..errors import LogscopeError
 from ..findings import Finding
-from ..parse.catalog import version_tuple
+from ..parse.versions import release_key
 
 #: Argument tables read per check at most (a range spans a few dozen releases).
 MAX_TABLES = 120
@@ -83,5 +83,5 @@ def _releases(used: Mapping[str, Any] | None) -> list[str]:
     """The releases with an argument table within ``used``'s ``min``..``max``."""
     if not used:
         return []
-    low, high = version_tuple(str(used["min"])), version_tuple(str(used["max"]))
-    return [v for v in available_versions() if low <= version_tuple(v) <= high]
+    low, high = release_key(str(used["min"])), release_key(str(used["max"]))
+    return [v for v in available_versions() if low <= release_key(v) <= high]
