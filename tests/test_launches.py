@@ -310,7 +310,8 @@ def test_report_of_several_logs_draws_each_worker_and_escapes_names(
     assert code == 0, err
     html = page.read_text(encoding="utf-8")
     assert "<script" not in html and "<b>odd" not in html and "&lt;b&gt;odd.log" in html
-    assert html.count("<svg") == 2  # tokens and throughput, every worker in each
+    across = html.split("<section id='workers'>")[1].split("</section>")[0]
+    assert across.count("<svg") == 2  # tokens and throughput, every worker in each
     titles = re.findall(r"<polyline[^>]*><title>([^<]*)</title>", html)
     assert "server.log TP0" in titles and "&lt;b&gt;odd.log all" in titles
     assert "Launch 2: crashed" in html or "Launch 1: crashed" in html
