@@ -32,7 +32,7 @@ import regex
 
 from ..events import Event, EventKind
 from ..parse.bulk import SERIES, Rows, row_time
-from ..parse.catalog import MessageSpec
+from ..parse.catalog import MessageSpec, read_pairs
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
@@ -486,18 +486,23 @@ class WorkerSeries:
             layout, cols = shape.full, shape.full_columns(rows.piece)
         a, b = rows.start, rows.stop
         texts, ranks, stamps = (cols[layout.index[n]] for n in ("rest", "ranks", "ts"))
+        labels: dict[bytes, str] = {}
         for alt in shape.alts:
-            if alt.spec.kind not in _BATCH_KINDS or alt.rest_field != "_pairs":
+            kind, pairs = alt.spec.kind, alt.spec.pairs
+            if kind not in _BATCH_KINDS or alt.rest_field != "_pairs" or pairs is None:
                 continue
             witness = cols[layout.witness[alt.number]]
             for j in range(a, b):
                 text, stamp = texts[j], stamps[j]
                 if witness[j] is None or text is None or stamp is None:
                     continue
-                rank = ranks[j]
-                fields = alt.spec.convert({"_pairs": text.decode("ascii", "replace")})
-                label = rank[1:].decode("ascii") if rank else "all"
-                self._one(alt.spec.kind, label, stamp[:16].decode("ascii"), fields, stamp)
+                rank = ranks[j] or b""
+                label = labels.get(rank)
+                if label is None:
+                    label = labels[rank] = rank[1:].decode("ascii") if rank else "all"
+                # the pairs only: what the message's parser reads of them (numbers, typed)
+                fields = read_pairs(text.decode("ascii", "replace"), pairs)
+                self._one(kind, label, stamp[:16].decode("ascii"), fields, stamp)
 
     def points(self, chart: str) -> dict[str, list[tuple[float, float]]]:
         """Per rank, the chart's points in time order: each line's while few, else each
