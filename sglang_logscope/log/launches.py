@@ -338,7 +338,14 @@ def _same_pd(joined: list[list[Member]], g: list[Member]) -> bool:
     first = joined[0][0].args
     if any(first.get(k) != g[0].args.get(k) for k in PD_KEYS):
         return False
+    taken = {_node(m) for j in joined for m in j if m.node_rank is not None}
+    if any(_node(m) in taken for m in g if m.node_rank is not None):
+        return False  # a node of one cluster twice: two launches, not one
     return all(_overlap(a.run, b.run) for j in joined for a in j for b in g)
+
+
+def _node(m: Member) -> tuple[str | None, Any, int | None]:
+    return (m.mode, m.args.get("dist_init_addr"), m.node_rank)
 
 
 def _launch(group: list[Member]) -> Launch:
