@@ -6,7 +6,11 @@ the real one, changing only what each node's real launch command (in the same tr
 sets. ``two-node-oom/`` is wholly synthetic (no public set of a failed multi-node launch with
 every node's log was found): node 1 runs out of memory, node 0's NCCL watchdog times out ten
 minutes later and its scheduler dies with exit code -3; ``node1-old.log`` is an older launch
-of the same cluster (the commonest multi-node ghost). Run from the repository root:
+of the same cluster (the commonest multi-node ghost). ``pd-serving/`` is synthetic too (no
+public PD log with batch lines was found): one prefill server and one decode server with DP
+attention (two DP ranks), their headers the real node's, then ``Prefill batch`` / ``Decode
+batch`` lines in the 0.5.x wording (as ``parse/messages.py``'s examples) over three minutes,
+for the per-worker serving charts. Run from the repository root:
 ``python scripts/make_launch_fixtures.py``.
 """
 
@@ -18,6 +22,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PD = ROOT / "fixtures" / "launches" / "real-pd-2x2"
 OOM = ROOT / "fixtures" / "launches" / "two-node-oom"
+SERVING = ROOT / "fixtures" / "launches" / "pd-serving"
+#: pd-serving: per minute (10:01, 10:02, 10:03), the prefill server's batches as
+#: (second, new tokens, queue depth, input throughput)
+PREFILL_BATCHES = (
+    ((5, 2048, 3, 6100.5), (25, 1024, 1, 5200.0), (45, 512, 0, 4800.25)),
+    ((10, 4096, 6, 7300.0), (40, 2048, 2, 6900.75)),
+    ((15, 1024, 0, 5000.0), (30, 256, 0, 3900.5), (50, 128, 0, 2100.0), (55, 64, 0, 1800.0)),
+)
+#: the decode server's batches per minute, per DP rank: (second, tokens, queue, gen throughput)
+DECODE_BATCHES = {
+    "DP0 TP0": (((8, 9120, 2, 2450.1), (38, 9800, 4, 2390.0)), ((8, 10400, 5, 2300.5),), ()),
+    "DP1 TP8": (((9, 8800, 1, 2410.0),), ((9, 9900, 3, 2350.25), (39, 9950, 0, 2500.0)), ()),
+}
 
 #: node → (host, port, dist_init_addr, node_rank, mode, max_running_requests, seconds shift),
 #: as the transcript's four commands set them; the prefill nodes' InfiniBand devices
@@ -122,6 +139,58 @@ def oom_set() -> None:
         (OOM / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def serving_set() -> None:
+    real = (PD / "decode-node0.log").read_text(encoding="utf-8")
+    banner = next(x for x in real.splitlines() if "server_args=ServerArgs(" in x)
+    SERVING.mkdir(parents=True, exist_ok=True)
+    for mode, host, dp in (("prefill", "10.99.91.39", 1), ("decode", "10.99.91.49", 2)):
+        line = banner
+        for key, value in (
+            ("host", host),
+            ("nnodes", 1),
+            ("node_rank", 0),
+            ("dist_init_addr", None),
+            ("disaggregation_mode", mode),
+            ("dp_size", dp),
+            ("enable_dp_attention", dp > 1),
+        ):
+            line = _set(line, key, value)
+        rows = [f"[2026-03-02 10:00:00] {line[line.index('server_args=') :]}"]
+        rows.append("[2026-03-02 10:00:58] The server is fired up and ready to roll!")
+        if mode == "prefill":
+            rows += _prefill_rows()
+        else:
+            rows += _decode_rows()
+        (SERVING / f"{mode}.log").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def _prefill_rows() -> list[str]:
+    out = []
+    for minute, batches in enumerate(PREFILL_BATCHES, start=1):
+        for second, new, queue, speed in batches:
+            out.append(
+                f"[2026-03-02 10:{minute:02d}:{second:02d} TP0] Prefill batch, #new-seq: 1, "
+                f"#new-token: {new}, #cached-token: 0, token usage: 0.01, #running-req: 0, "
+                f"#queue-req: {queue}, input throughput (token/s): {speed:.2f}, cuda graph: False"
+            )
+    return out
+
+
+def _decode_rows() -> list[str]:
+    out = []
+    for rank, minutes in DECODE_BATCHES.items():
+        for minute, batches in enumerate(minutes, start=1):
+            for second, tokens, queue, speed in batches:
+                out.append(
+                    f"[2026-03-02 10:{minute:02d}:{second:02d} {rank}] Decode batch, "
+                    f"#running-req: 32, #token: {tokens}, token usage: 0.04, cuda graph: True, "
+                    f"gen throughput (token/s): {speed:.2f}, #queue-req: {queue}"
+                )
+    out.sort(key=lambda x: x[:21])
+    return out
+
+
 if __name__ == "__main__":
     pd_members()
     oom_set()
+    serving_set()

@@ -109,6 +109,7 @@ NOTEBOOK_VIEWS: dict[str, str] = {
     "Run": "notebook:run_html",
     "Budget": "notebook:budget_html",
     "CheckReport": "notebook:check_html",
+    "Launches": "launch_html:launches_html",
 }
 
 

@@ -890,8 +890,9 @@ app.add_typer(schema_app, name="schema")
 SchemaName = Annotated[
     str,
     typer.Argument(
-        help="Document: events, runs, summary, check, args, budget, gpus, preflight, or watch "
-        "(the --format jsonl records of watch and launch)."
+        help="Document: events, runs, summary, check, args, budget, gpus, preflight, watch "
+        "(the --format jsonl records of watch and launch); of several logs: launches (summary "
+        "--launches, runs), launch_check (check) or fleet (summary --dask/--parquet)."
     ),
 ]
 

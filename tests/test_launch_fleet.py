@@ -21,6 +21,8 @@ from sglang_logscope.log.reader import summarize_source
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCHES = ROOT / "fixtures" / "launches"
 LOGS = expand_sources([str(LAUNCHES)], recursive=True)
+#: the two decode nodes of the PD set
+DECODE_NODES = [str(LAUNCHES / "real-pd-2x2" / f"decode-node{n}.log") for n in (0, 1)]
 BUCKET = "fleet-logs"
 AWS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -100,7 +102,9 @@ def test_a_url_prefix_lists_its_objects(s3: str) -> None:
         "notes.txt",
     ]
     deep = expand_sources([s3], recursive=True)
-    assert len(deep) == len(top) + 4 and all(u.startswith(s3) for u in deep)
+    below = [p for p in LOGS if Path(p).parent.name != "two-node-oom"]  # one level down
+    assert len(deep) == len(top) + len(below) == len(top) + 6  # real-pd-2x2 and pd-serving
+    assert all(u.startswith(s3) for u in deep)
     assert expand_sources([f"{s3}node1*"]) == [f"{s3}node1-old.log", f"{s3}node1.log"]
 
 
@@ -112,7 +116,8 @@ def test_summary_on_dask_over_s3_streams_summaries_then_the_fleet(
     lines = [json.loads(line) for line in out.splitlines()]
     *summaries, last = lines
     logs = {s["log"] for s in summaries}
-    assert len(summaries) == 8 and f"{s3}notes.txt" in logs  # read: it holds no run
+    assert len(summaries) == len(LOGS) + 1 == 10  # every log, and notes.txt
+    assert f"{s3}notes.txt" in logs  # read: it holds no run
     for s in summaries:  # each the summary this process makes of the same object
         assert s == summarize_source(s["log"])
     fleet = last["fleet"]
@@ -131,7 +136,9 @@ def test_an_unreadable_member_is_named_and_the_fleet_answered(
     cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = str(tmp_path / "gone.log")
-    code, out, err = _run(["summary", "-f", "json", "--dask", cluster, *LOGS[:2], missing], capsys)
+    code, out, err = _run(
+        ["summary", "-f", "json", "--dask", cluster, *DECODE_NODES, missing], capsys
+    )
     assert code == 0 and err == f"logscope: {missing}: no such file\n"
     *summaries, last = [json.loads(line) for line in out.splitlines()]
     assert len(summaries) == 2 and last["fleet"][0]["roles"] == "decode node0, decode node1"
@@ -153,7 +160,7 @@ def test_the_fleet_table_as_parquet(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_read_fleet_in_this_process_is_lazy_and_keeps_what_it_read() -> None:
-    fleet = read_fleet(LOGS[:2])
+    fleet = read_fleet(DECODE_NODES)
     assert fleet.seen == [] and fleet.read == 0
-    assert [i.source for i in fleet] == LOGS[:2]
+    assert [i.source for i in fleet] == DECODE_NODES
     assert fleet.read == 2 and len(fleet.table()) == 1

@@ -275,6 +275,27 @@ def test_cli_nothing_readable_is_exit_2_in_one_line(
         assert code == 2 and err.startswith("logscope: error:") and err.count("\n") == 1, err
 
 
+def test_cli_summary_of_several_names_the_unreadable_and_answers_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "gone.log")
+    outs = {}
+    for fmt in ("json", "text"):
+        code, out, err = _run(["summary", "-f", fmt, *OOM_LOGS], capsys)
+        assert code == 0, err
+        argv = ["summary", "-f", fmt, OOM_LOGS[0], missing, *OOM_LOGS[1:]]
+        code, outs[fmt], err = _run(argv, capsys)
+        assert code == 0 and outs[fmt] == out  # the readable files' output, unchanged
+        assert err.count("\n") == 1 and err.startswith(f"logscope: unreadable: {missing}: ")
+    lines = [json.loads(line) for line in outs["json"].splitlines()]
+    assert [d["log"] for d in lines] == OOM_LOGS  # JSON lines, in input order
+    # one readable file of two: still a JSON line, not a document of its own
+    code, out, err = _run(["summary", "-f", "json", OOM_LOGS[0], missing], capsys)
+    assert code == 0 and json.loads(out)["log"] == OOM_LOGS[0] and out.count("\n") == 1
+    code, out, err = _run(["summary", missing, str(tmp_path / "gone2.log")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "gone2.log" in err
+
+
 # ------------------------------------------------------------------ report of several logs
 
 
@@ -289,7 +310,8 @@ def test_report_of_several_logs_draws_each_worker_and_escapes_names(
     assert code == 0, err
     html = page.read_text(encoding="utf-8")
     assert "<script" not in html and "<b>odd" not in html and "&lt;b&gt;odd.log" in html
-    assert html.count("<svg") == 2  # tokens and throughput, every worker in each
+    across = html.split("<section id='workers'>")[1].split("</section>")[0]
+    assert across.count("<svg") == 2  # tokens and throughput, every worker in each
     titles = re.findall(r"<polyline[^>]*><title>([^<]*)</title>", html)
     assert "server.log TP0" in titles and "&lt;b&gt;odd.log all" in titles
     assert "Launch 2: crashed" in html or "Launch 1: crashed" in html

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from .._html import esc, table
 from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
 from ..events import EventKind
@@ -214,22 +213,12 @@ class Launches:
     unreadable: tuple[tuple[str, str], ...] = field(default=())
 
     def _repr_html_(self) -> str:
-        """Jupyter: one row per launch (its roles, outcome, first failure, evidence)."""
-        rows = []
-        for i, launch in enumerate(self.launches):
-            first = launch.first_failure
-            where = f"{first.role} {first.file}:{first.line} {first.kind}" if first else "-"
-            rows.append(
-                [
-                    str(i),
-                    esc(", ".join(f"{m.role}: {m.file}" for m in launch.members)),
-                    esc(launch.outcome.value),
-                    esc(where),
-                    esc("; ".join(launch.evidence + launch.notes)),
-                ]
-            )
-        rows += [["-", esc(f), "unreadable", esc(why), ""] for f, why in self.unreadable]
-        return table(["launch", "roles", "outcome", "first failure", "evidence"], rows)
+        """Jupyter: one row per launch (its roles, outcome, first failure, evidence), and each
+        worker's throughput and queue-depth charts (``render/notebook.launches_html``)."""
+        # start-up: the HTML views load only in a notebook
+        from .._html import notebook_html
+
+        return notebook_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

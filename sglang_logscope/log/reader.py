@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 import os
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._text import SCHEMA_VERSION
+from ..errors import LogscopeError
 from ..events import Event, EventKind
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
@@ -315,6 +316,11 @@ def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str,
     return summary_document(describe(source), iter_runs(source, SUMMARY_KINDS, helper=helper))
 
 
+_T = TypeVar("_T")
+#: A file's summary, or ``None`` and why it could not be read.
+SummaryOrError = tuple[dict[str, Any] | None, str | None]
+
+
 def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:
     """The ``summary`` JSON of one log file: a pure, picklable per-file function, so fleets of
     logs map onto ``multiprocessing``, Dask (``bag.map(summarize_file)``) or Spark
@@ -325,6 +331,26 @@ def summarize_file(path: Source, helper: bool | None = None) -> dict[str, Any]:
 
 def summarize_files(paths: Sequence[Source], workers: int | None = None) -> list[dict[str, Any]]:
     """:func:`summarize_file` over several files, in parallel across cores, in input order."""
+    return _map_files(summarize_file, paths, workers)
+
+
+def summary_or_error(path: Source, helper: bool | None = None) -> SummaryOrError:
+    """:func:`summarize_file`, or (``None``, why) for a file that cannot be read: what
+    ``summary`` of several logs maps, so that one unreadable file leaves the rest answered."""
+    try:
+        return summarize_file(path, helper), None
+    except (LogscopeError, OSError) as exc:
+        return None, str(exc)
+
+
+def summarize_each(paths: Sequence[Source], workers: int | None = None) -> list[SummaryOrError]:
+    """:func:`summary_or_error` of several files, in parallel across cores, in input order."""
+    return _map_files(summary_or_error, paths, workers)
+
+
+def _map_files(
+    task: Callable[[Source, bool | None], _T], paths: Sequence[Source], workers: int | None
+) -> list[_T]:
     # start-up: the process pool loads only for several files (a single summary never needs it)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -332,8 +358,8 @@ def summarize_files(paths: Sequence[Source], workers: int | None = None) -> list
     if len(paths) <= 1 or workers == 1 or multiprocessing.current_process().daemon:
         # a Dask (or multiprocessing) worker is daemonic: it may not start processes, and
         # the fleet is already spread over workers
-        return [summarize_file(p) for p in paths]
+        return [task(p, None) for p in paths]
 
     count = min(len(paths), workers or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
-        return list(pool.map(summarize_file, paths, [False] * len(paths)))
+        return list(pool.map(task, paths, [False] * len(paths)))

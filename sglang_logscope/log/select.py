@@ -14,7 +14,7 @@ from ..events import Event, EventKind
 from ..parse.bulk_json import iter_event_json
 from ..parse.lines import iter_events
 from ..parse.source import Source, describe
-from .reader import iter_runs, read_log, summarize_files, summarize_source
+from .reader import iter_runs, read_log, summarize_each, summarize_source
 from .runs import Run
 
 
@@ -71,9 +71,11 @@ class RunList:
 
 @dataclass(frozen=True)
 class Summaries:
-    """The ``summary`` of each log given, in input order."""
+    """The ``summary`` of each log given, in input order, and (file, why) of each that could
+    not be read (of several logs: the others are still answered)."""
 
     items: tuple[dict[str, Any], ...]
+    unreadable: tuple[tuple[str, str], ...] = ()
 
 
 def select_events(
@@ -98,9 +100,19 @@ def list_runs(source: Source) -> RunList:
 def summaries(sources: Sequence[str]) -> Summaries:
     """:func:`~sglang_logscope.log.reader.summarize_source` of each source (in parallel when
     there are several)."""
-    if len(sources) > 1:
-        return Summaries(tuple(summarize_files(sources)))
-    return Summaries((summarize_source(sources[0]),))
+    if len(sources) == 1:
+        return Summaries((summarize_source(sources[0]),))
+    items: list[dict[str, Any]] = []
+    unreadable: list[tuple[str, str]] = []
+    for source, (summary, why) in zip(sources, summarize_each(sources), strict=True):
+        if summary is not None:
+            items.append(summary)
+        else:
+            unreadable.append((describe(source), why or "unreadable"))
+    if not items:
+        why = "; ".join(f"{f}: {w}" for f, w in unreadable)
+        raise LogscopeError(f"no log could be read ({why})")
+    return Summaries(tuple(items), tuple(unreadable))
 
 
 def _events_of(source: str, kinds: set[EventKind] | None, run: int | None) -> Iterable[Event]:

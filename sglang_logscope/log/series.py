@@ -32,7 +32,7 @@ import regex
 
 from ..events import Event, EventKind
 from ..parse.bulk import SERIES, Rows, row_time
-from ..parse.catalog import MessageSpec
+from ..parse.catalog import MessageSpec, read_pairs
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
@@ -288,19 +288,7 @@ class ServingSeries:
                 self._keep_raw(chart, rank, stamp, value)
 
     def _keep_raw(self, chart: str, rank: str, when: datetime | bytes, value: float) -> None:
-        points = self.raw[chart]
-        assert points is not None
-        series = points.get(rank)
-        if series is None:
-            if len(points) >= MAX_SERIES:
-                return
-            series = points[rank] = []
-        self._raw_count[chart] += 1
-        if self._raw_count[chart] > MAX_POINTS:
-            self.raw[chart] = None  # too many to draw one by one: the buckets are drawn
-            return
-        stamp = when if isinstance(when, datetime) else row_time(when)
-        series.append((_epoch(stamp), value))
+        _keep_point(self.raw, self._raw_count, chart, rank, when, value)
 
     def _values(self, text: bytes, spec: MessageSpec) -> list[float | None]:
         """One line's chart values through its shape (made and remembered on first sight)."""
@@ -328,6 +316,31 @@ class ServingSeries:
             merged = _widen(sorted(minutes.items()))
             out[rank] = [(_seconds(m), b.low, b.mean, b.high) for m, b in merged]
         return out
+
+
+def _keep_point(
+    raw: dict[str, dict[str, list[tuple[float, float]]] | None],
+    counts: dict[str, int],
+    chart: str,
+    rank: str,
+    when: datetime | bytes,
+    value: float,
+) -> None:
+    """One point of ``chart`` kept as its own, while the chart has at most
+    :data:`MAX_POINTS` (beyond, ``raw[chart]`` becomes ``None``: the buckets are drawn)."""
+    points = raw[chart]
+    assert points is not None
+    series = points.get(rank)
+    if series is None:
+        if len(points) >= MAX_SERIES:
+            return
+        series = points[rank] = []
+    counts[chart] += 1
+    if counts[chart] > MAX_POINTS:
+        raw[chart] = None  # too many to draw one by one: the buckets are drawn
+        return
+    stamp = when if isinstance(when, datetime) else row_time(when)
+    series.append((_epoch(stamp), value))
 
 
 def _group_columns(pattern: re.Pattern[bytes], texts: list[bytes]) -> list[list[Any]] | None:
@@ -421,6 +434,88 @@ def _seconds(minute: str) -> float:
     return datetime.strptime(minute, "%Y-%m-%d %H:%M").timestamp()
 
 
+#: The per-worker charts of a report of several logs: chart → (the batch line it reads, the
+#: field it draws). ``queue`` reads both kinds: a worker prints one or the other.
+WORKER_VALUES: dict[str, tuple[frozenset[EventKind], str]] = {
+    "prefill": (frozenset({EventKind.PREFILL_BATCH}), "input_throughput"),
+    "decode": (frozenset({EventKind.DECODE_BATCH}), "gen_throughput"),
+    "queue": (frozenset({EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH}), "queue_req"),
+}
+_BATCH_KINDS = frozenset({EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH})
+
+
+class WorkerSeries:
+    """A worker's prefill throughput (``Prefill batch`` lines: input throughput), decode
+    throughput (``Decode batch`` lines: gen throughput) and queue depth (``#queue-req`` of
+    either), per rank (DP and TP), folded per minute as :class:`ServingSeries` folds (every
+    point kept too while there are at most :data:`MAX_POINTS` per chart)."""
+
+    def __init__(self) -> None:
+        self.series: dict[str, Series] = {chart: {} for chart in WORKER_VALUES}
+        self.raw: dict[str, dict[str, list[tuple[float, float]]] | None] = {
+            chart: {} for chart in WORKER_VALUES
+        }
+        self._raw_count = dict.fromkeys(WORKER_VALUES, 0)
+        #: dated batch lines seen, per kind
+        self.lines = dict.fromkeys(_BATCH_KINDS, 0)
+
+    def add(self, item: Event | Rows) -> None:
+        if isinstance(item, Rows):
+            self.add_rows(item)
+        elif item.kind in _BATCH_KINDS and item.timestamp is not None:
+            rank = item.rank.label if item.rank else "all"
+            when = item.timestamp
+            self._one(item.kind, rank, f"{when:%Y-%m-%d %H:%M}", item.fields, when)
+
+    def _one(
+        self, kind: EventKind, rank: str, minute: str, fields: Mapping[str, Any], when: Any
+    ) -> None:
+        self.lines[kind] += 1
+        for chart, (kinds, key) in WORKER_VALUES.items():
+            value = _first_number(fields, (key,)) if kind in kinds else None
+            if value is None:
+                continue
+            _put(self.series[chart], rank, minute, value)
+            if self.raw[chart] is not None:
+                _keep_point(self.raw, self._raw_count, chart, rank, when, value)
+
+    def add_rows(self, rows: Rows) -> None:
+        """The batch rows of a block, each line's fields read by its message's parser."""
+        shape, layout, cols = rows.shape, rows.layout, rows.cols
+        if not all(name in layout.index for name in ("rest", "ranks")):
+            layout, cols = shape.full, shape.full_columns(rows.piece)
+        a, b = rows.start, rows.stop
+        texts, ranks, stamps = (cols[layout.index[n]] for n in ("rest", "ranks", "ts"))
+        labels: dict[bytes, str] = {}
+        for alt in shape.alts:
+            kind, pairs = alt.spec.kind, alt.spec.pairs
+            if kind not in _BATCH_KINDS or alt.rest_field != "_pairs" or pairs is None:
+                continue
+            witness = cols[layout.witness[alt.number]]
+            for j in range(a, b):
+                text, stamp = texts[j], stamps[j]
+                if witness[j] is None or text is None or stamp is None:
+                    continue
+                rank = ranks[j] or b""
+                label = labels.get(rank)
+                if label is None:
+                    label = labels[rank] = rank[1:].decode("ascii") if rank else "all"
+                # the pairs only: what the message's parser reads of them (numbers, typed)
+                fields = read_pairs(text.decode("ascii", "replace"), pairs)
+                self._one(kind, label, stamp[:16].decode("ascii"), fields, stamp)
+
+    def points(self, chart: str) -> dict[str, list[tuple[float, float]]]:
+        """Per rank, the chart's points in time order: each line's while few, else each
+        bucket's mean (at most :data:`MAX_BUCKETS`, adjacent ones merged beyond)."""
+        raw = self.raw[chart]
+        if raw is not None:
+            return {rank: list(pts) for rank, pts in raw.items()}
+        return {
+            rank: [(_seconds(m), b.mean) for m, b in _widen(sorted(minutes.items()))]
+            for rank, minutes in self.series[chart].items()
+        }
+
+
 @dataclass(frozen=True)
 class ReportInput:
     """What ``report --html`` reads of a log, in one streamed pass: the runs (each keeping
@@ -429,19 +524,25 @@ class ReportInput:
     log: Log
     serving: ServingSeries
     last_events: tuple[Event, ...]
+    #: the per-worker series (prefill, decode, queue) where asked for
+    workers: WorkerSeries | None = None
 
 
-def read_for_report(source: Source, tail: int = 20) -> ReportInput:
+def read_for_report(source: Source, tail: int = 20, workers: bool = False) -> ReportInput:
     """Stream ``source`` once: runs as :func:`~sglang_logscope.log.iter_runs` builds them
     (serving lines folded), decode lines folded into :class:`ServingSeries`, and the last
-    ``tail`` events kept (batch rows made into events only there). Memory follows the
-    runs' startup events and the minutes, not the lines."""
+    ``tail`` events kept (batch rows made into events only there); with ``workers``, the
+    batch lines folded into :class:`WorkerSeries` too. Memory follows the runs' startup
+    events and the minutes, not the lines."""
     serving = ServingSeries()
+    per_worker = WorkerSeries() if workers else None
     last: deque[Event | Rows] = deque(maxlen=max(1, tail))
 
     def records() -> Iterator[Event | Rows]:
         for item in iter_records(source, fields=SERIES):
             serving.add(item)
+            if per_worker is not None:
+                per_worker.add(item)
             last.append(item)
             yield item
 
@@ -460,4 +561,5 @@ def read_for_report(source: Source, tail: int = 20) -> ReportInput:
         Log(name=describe(source), events=kept, runs=runs),
         serving,
         tuple(reversed(events[:tail])),
+        per_worker,
     )

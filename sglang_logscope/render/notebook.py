@@ -2,8 +2,9 @@
 :class:`~sglang_logscope.log.runs.Run`, a :class:`~sglang_logscope.memory.budget_types.Budget`
 and a :class:`~sglang_logscope.staleness.verdict.CheckReport`, and the per-GPU budget bars the
 report page draws too. The hooks reach them through ``_html.notebook_html`` (by name, so that
-the ground floor names no type above it). Log text is untrusted: every piece goes through
-:func:`~sglang_logscope._html.esc`."""
+the ground floor names no type above it; the view of several logs' ``Launches`` is
+``launch_html.launches_html``, beside the charts it shares with the report). Log text is
+untrusted: every piece goes through :func:`~sglang_logscope._html.esc`."""
 
 from __future__ import annotations
 

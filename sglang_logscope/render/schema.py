@@ -8,6 +8,10 @@ check implements the part of JSON Schema the files use (``type``, ``enum``, ``co
 ``required``, ``properties``, ``items``, ``anyOf``, ``allOf``, ``if`` / ``then`` / ``else``,
 ``minimum``, ``pattern``, local ``$ref``), so validating needs no extra package; the test suite
 also validates with ``jsonschema``.
+
+A schema file may name a part of another (``"$ref": "check.schema.json"``, or
+``"launches.schema.json#/$defs/launch"``: one fact in one place); :func:`load_schema` inlines
+it (under ``$defs``, its own definitions prefixed ``check.``), so every loaded schema is whole.
 """
 
 from __future__ import annotations
@@ -22,7 +26,25 @@ from ..errors import InputError
 
 #: The documents: ``logscope NAME --format json`` (``summary``: one per line for several logs);
 #: ``watch``: the records ``logscope watch`` and ``logscope launch`` write with ``--format jsonl``.
-NAMES = ("events", "runs", "summary", "check", "args", "budget", "gpus", "preflight", "watch")
+#: Of several logs: ``launches`` (``summary --launches``, ``runs``), ``launch_check``
+#: (``check``), ``fleet`` (the JSON lines of ``summary --dask`` / ``--parquet``).
+NAMES = (
+    "events",
+    "runs",
+    "summary",
+    "check",
+    "args",
+    "budget",
+    "gpus",
+    "preflight",
+    "watch",
+    "launches",
+    "launch_check",
+    "fleet",
+)
+#: A reference to another schema file (``NAME.schema.json``, optionally ``#/$defs/PART``).
+_EXTERNAL = regex.compile(r"^([a-z_]{1,40})\.schema\.json(?:#/\$defs/([A-Za-z_.]{1,80}))?$")
+_LOCAL = "#/$defs/"
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -41,7 +63,47 @@ def load_schema(name: str) -> dict[str, Any]:
         raise InputError(f"no schema {name!r} (one of: {', '.join(NAMES)})")
     text = resources.files("sglang_logscope").joinpath(f"data/schemas/{name}.schema.json")
     data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
-    return data
+    defs: dict[str, Any] = dict(data.get("$defs", {}))
+    inlined: dict[str, Any] = _inline(data, defs)
+    for key, own in list(data.get("$defs", {}).items()):
+        defs[key] = _inline(own, defs)
+    if defs:
+        inlined["$defs"] = defs
+    return inlined
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with each reference to another schema file made local, the part it names
+    (and that file's definitions, prefixed with its name) added to ``defs``."""
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    found = _EXTERNAL.match(str(node.get("$ref", "")))
+    if found is not None:
+        other, part = found[1], found[2]
+        if other not in defs:
+            loaded = load_schema(other)
+            body = {k: v for k, v in loaded.items() if k not in ("$schema", "$id", "$defs")}
+            defs[other] = _prefixed(body, other)
+            for key, sub in loaded.get("$defs", {}).items():
+                defs[f"{other}.{key}"] = _prefixed(sub, other)
+        out["$ref"] = _LOCAL + (f"{other}.{part}" if part else other)
+    return out
+
+
+def _prefixed(node: Any, prefix: str) -> Any:
+    """``node`` with its local references renamed as its definitions are when inlined."""
+    if isinstance(node, list):
+        return [_prefixed(item, prefix) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _prefixed(v, prefix) for k, v in node.items()}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_LOCAL):
+        out["$ref"] = f"{_LOCAL}{prefix}.{ref.removeprefix(_LOCAL)}"
+    return out
 
 
 def _is(value: Any, kind: str) -> bool:

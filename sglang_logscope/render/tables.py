@@ -10,7 +10,7 @@ from .._text import SCHEMA_VERSION, visible, when
 from ..log.select import EventSelection, RunList, Summaries
 from .events import write_events_table
 from .streams import encodes_everything
-from .text import console, write_json, write_jsonl
+from .text import console, unreadable_lines, write_json, write_jsonl
 from .text import table as make_table
 
 _CSV_COLUMNS = ("line", "end_line", "timestamp", "rank", "level", "kind", "message")
@@ -92,8 +92,10 @@ def release_text(row: dict[str, Any]) -> str:
 
 
 def summaries_json(result: Summaries) -> None:
-    """One log: its summary document; several: one summary per line (JSON lines)."""
-    if len(result.items) == 1:
+    """One log: its summary document; several: one summary per line (JSON lines), and a line
+    on stderr for each file that could not be read."""
+    if len(result.items) == 1 and not result.unreadable:
         write_json(result.items[0])
     else:
         write_jsonl(result.items)
+    unreadable_lines(result.unreadable)

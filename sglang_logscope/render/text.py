@@ -72,3 +72,10 @@ def write_jsonl(rows: Iterable[Any], *, parsed: bool = False) -> None:
     ascii_only = not encodes_everything(out)  # escapes, not stand-ins: JSON loses nothing
     for row in rows:
         out.write(to_json(row, indent=None, parsed=parsed, ascii_only=ascii_only) + "\n")
+
+
+def unreadable_lines(unreadable: Iterable[tuple[str, str]]) -> None:
+    """One line on stderr per file that could not be read (the others were answered)."""
+    for file, why in unreadable:
+        named = why if file in why else f"{file}: {why}"  # the reader's message names most
+        sys.stderr.write(f"logscope: unreadable: {visible(named)}\n")

@@ -15,7 +15,7 @@ from ..memory.confidence import verdict_words
 from ..staleness.verdict import CheckReport
 from . import text as report
 from .tables import release_text
-from .text import console
+from .text import console, unreadable_lines
 
 _ARGS_THAT_MATTER = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
@@ -513,6 +513,7 @@ def _why(d: Mapping[str, Any]) -> str:
 def summaries_text(result: Summaries) -> None:
     for data in result.items:
         render_summary(console(), data)
+    unreadable_lines(result.unreadable)
 
 
 def check_text(result: CheckReport, verbose: bool = False) -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
 from ..command.parse import LaunchCommand
 from ..errors import LogscopeError
 from ..events import Event
 from ..log.runs import Run
-from ..log.series import ServingSeries, read_for_report
+from ..log.series import ServingSeries, WorkerSeries, read_for_report
 from ..memory.budget_types import Budget
 from ..memory.from_run import budget_for_run, measured_from_run
 from ..parse.source import Source
@@ -91,6 +91,8 @@ class LaunchReport:
 
     check: LaunchCheck
     serving: Mapping[str, ServingSeries]
+    #: each file's prefill and decode throughput and queue depth, per rank
+    workers: Mapping[str, WorkerSeries] = field(default_factory=dict)
 
 
 def launch_report(
@@ -104,5 +106,7 @@ def launch_report(
     """The report of the logs ``sources`` read as launches (arguments as
     :func:`~sglang_logscope.staleness.launch_check.check_launch`)."""
     result = check_launch(sources, expects, launched_at, log_tz, sglang_version=sglang_version)
-    serving = {f.file: read_for_report(f.file, tail=1).serving for f in result.files}
-    return LaunchReport(result, serving)
+    read = {f.file: read_for_report(f.file, tail=1, workers=True) for f in result.files}
+    serving = {file: r.serving for file, r in read.items()}
+    workers = {file: r.workers for file, r in read.items() if r.workers is not None}
+    return LaunchReport(result, serving, workers)
