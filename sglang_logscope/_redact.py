@@ -8,12 +8,13 @@ consistently (the same value is the same placeholder everywhere in the output):
   ``sk-...``, ``Bearer ...``, AWS access key ids (``AKIA...``/``ASIA...``) → ``token-1``;
 - IPv4 and IPv6 addresses → ``ip-1`` (loopback and unspecified addresses stay: they name no
   machine);
-- host names: a URL's host, a fully qualified name under a common top-level domain, and every
+- host names (public sites logs cite, :data:`_PUBLIC`, stay): a URL's host, a fully qualified name under a common top-level domain, and every
   name the text itself gives a host (``host=``, ``--host``, ``dist_init_addr``, NCCL's
   ``HOST:PID:TID`` prefix) wherever it appears → ``host-1`` (``localhost`` stays);
 - container ids (12 or 64 lower-case hex digits, holding a digit and a letter) →
   ``container-1``;
-- user home directories ``/home/NAME`` and ``/Users/NAME`` → ``/home/user-1`` (``/root`` stays).
+- user home directories ``/home/NAME`` and ``/Users/NAME`` → ``/home/user-1`` (``/root`` stays),
+  and NAME wherever else it is a path's segment (``/opt/NAME/``).
 
 Every pattern is linear (possessive or bounded); a placeholder is never replaced again, so
 redacting twice changes nothing.
@@ -33,6 +34,21 @@ __all__ = ["Redactor", "redact_text", "redacted_stdout"]
 
 _PLACEHOLDER = regex.compile(r"(?:host|ip|container|token|user|cred)-\d++")
 _KEEP_HOSTS = frozenset({"localhost", "localhost.localdomain", "0.0.0.0", "127.0.0.1", "::"})
+#: Values a ``host=`` prints that name no host (Python's and JSON's literals).
+_NO_HOST = frozenset({"none", "null", "true", "false", "auto"})
+#: Public sites logs cite (documentation, model hubs): named as they are, they identify no one.
+_PUBLIC = (
+    "github.com",
+    "githubusercontent.com",
+    "pytorch.org",
+    "huggingface.co",
+    "hf.co",
+    "nvidia.com",
+    "sglang.ai",
+    "python.org",
+    "tiangolo.com",
+    "readthedocs.io",
+)
 
 _URL_CRED = regex.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}+://)([^/@\s?#'\"<>]{1,2048}+)@")
 _TOKENS = regex.compile(
@@ -45,7 +61,7 @@ _URL_HOST = regex.compile(
 )
 _TLDS = (
     "com|net|org|io|ai|dev|cloud|internal|local|lan|localdomain|cluster|svc|corp|intra|"
-    "edu|gov|arpa|uk|de|fr|jp|cn|us"
+    "edu|gov|arpa|uk|de|fr|jp|cn|us|ru|kr|nl|se|ch|it|es|ca|au|br|tw|sg|hk"
 )
 _FQDN = regex.compile(
     r"(?i)(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}+(?<=[a-z0-9]))?\.){1,20}+(?:"
@@ -83,6 +99,8 @@ class Redactor:
             value = m.group(group)
             if value is None or value in _KEEP_HOSTS:
                 return m.group(0)
+            if kind == "host" and _public(value):
+                return m.group(0)
             if kind == "ip" and not _is_address(value):
                 return m.group(0)
             if kind == "container" and not (_has_digit(value) and _has_letter(value)):
@@ -97,17 +115,31 @@ class Redactor:
         """``text`` redacted (every kind above, the same value to the same placeholder)."""
         text = self._sub(_URL_CRED, "cred", text, 2)
         text = self._sub(_TOKENS, "token", text)
-        text = self._sub(_HOME, "user", text)
+        text = self._known_users(self._sub(_HOME, "user", text))
         for m in _NAMED_HOST.finditer(text):
             name = (m.group(1) or m.group(2) or "").rstrip(".")
-            if name and name not in _KEEP_HOSTS and not _is_address(name):
+            if name.lower() in _NO_HOST or name in _KEEP_HOSTS or _public(name):
+                continue
+            if name and not _is_address(name):
                 self._name("host", name)
+        text = self._known_hosts(text)
         text = self._sub(_URL_HOST, "host", text)
         text = self._sub(_FQDN, "host", text)
-        text = self._known_hosts(text)
         text = self._sub(_IPV6, "ip", text)
         text = self._sub(_IPV4, "ip", text)
         return self._sub(_CONTAINER, "container", text)
+
+    def _known_users(self, text: str) -> str:
+        """Every user name learnt from a home directory, wherever it is a path's segment
+        (``/opt/alice/venv``)."""
+        names = [n for n in self.seen.get("user", {}) if not _PLACEHOLDER.fullmatch(n)]
+        if not names:
+            return text
+        names.sort(key=len, reverse=True)
+        segment = regex.compile(
+            r"(?<=/)(?:" + "|".join(regex.escape(n) for n in names) + r")(?=/|[\s'\"]|$)"
+        )
+        return self._sub(segment, "user", text)
 
     def _known_hosts(self, text: str) -> str:
         """Every host name learnt so far, wherever it stands as a whole word."""
@@ -116,9 +148,11 @@ class Redactor:
             return text
         names.sort(key=len, reverse=True)
         words = regex.compile(
-            r"(?<![\w.-])(?:" + "|".join(regex.escape(n) for n in names) + r")(?![\w-]|\.\w)"
+            r"(?<![\w.-])(" + "|".join(regex.escape(n) for n in names) + r")"
+            r"(?:\.[A-Za-z0-9-]{1,63}+){0,20}+(?![\w-])"
         )
-        return self._sub(words, "host", text)
+        # a name and its domain (``node3`` and ``node3.corp.example``) are one host
+        return words.sub(lambda m: self._name("host", m.group(1)), text)
 
 
 def redact_text(text: str) -> str:
@@ -133,6 +167,11 @@ def _is_address(value: str) -> bool:
     except ValueError:
         return False
     return not (address.is_loopback or address.is_unspecified)
+
+
+def _public(host: str) -> bool:
+    host = host.lower()
+    return any(host == p or host.endswith("." + p) for p in _PUBLIC)
 
 
 def _has_digit(value: str) -> bool:

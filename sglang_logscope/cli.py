@@ -474,6 +474,8 @@ def report_command(
 ) -> None:
     """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue.
 
+    --markdown: the check as GitHub Markdown (under 65,000 characters) to paste into one.
+
     Of several logs: the launches they make, each file's check and per-worker serving series.
     """
     # start-up: each command loads only the library and renderer it needs

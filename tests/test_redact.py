@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope._redact import redact_text
+from sglang_logscope._redact import Redactor, redact_text
 from tests.cli_run import run_main
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
@@ -124,3 +125,33 @@ def test_cli_report_redacts_html_and_markdown(tmp_path: Path) -> None:
         out = run_main("report", str(log), form, "-", "--redact")
         assert "10.20.30.40" not in out and "ip-1" in out
         assert "hf_AbCd" not in out and "token-1" in out
+
+
+def test_literals_and_public_sites_stay() -> None:
+    text = "dist_init_addr=None host=None see https://github.com/sgl-project/sglang and pytorch.org"
+    assert redact_text(text) == text
+
+
+def test_a_host_and_its_domain_are_one_host() -> None:
+    text = "host='node3' ... connect to [node3.delta.example.ru]:5000 and node3"
+    assert redact_text(text) == "host='host-1' ... connect to [host-1]:5000 and host-1"
+
+
+def test_a_user_name_is_redacted_in_every_path() -> None:
+    text = 'File "/home/tiger/.local/x.py" and "/opt/tiger/src/y.py"'
+    assert redact_text(text) == 'File "/home/user-1/.local/x.py" and "/opt/user-1/src/y.py"'
+
+
+@pytest.mark.parametrize(
+    "log",
+    ["launches/real-pd-2x2/prefill-node1.log", "real/049/server.log"],
+)
+def test_real_logs_keep_nothing_learnt(log: str) -> None:
+    """Real logs (fixtures/, sources in their folders): every value given a placeholder is gone
+    from the output, and a second pass changes nothing."""
+    text = (DEMO.parent / log).read_text(encoding="utf-8", errors="replace")
+    redactor = Redactor()
+    out = redactor(text)
+    learnt = [v for table in redactor.seen.values() for v in table]
+    assert learnt and not [v for v in learnt if v in out]
+    assert redactor(out) == out
