@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from sglang_logscope.render import markdown
 from sglang_logscope.render.markdown import MAX_CHARS, fence, render_markdown
-from sglang_logscope.staleness.report import full_report
+from sglang_logscope.staleness.report import FullReport, full_report
 from tests.cli_run import run_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +112,17 @@ def test_fence_outgrows_any_backtick_run() -> None:
     assert fence("plain").startswith("```text\n")
     assert fence("a ``````` b").startswith("````````text\n")
     assert fence("x").endswith("\n```")
+
+
+def test_a_fixed_command_is_shown_when_the_report_has_one() -> None:
+    """Issue 27 adds ``fixed_command``; the section renders it (fenced) once it is there."""
+    report = full_report(DEMO / "sglang-serve.log", DEMO / "command.txt", "2026-05-09 09:31:05")
+    assert "### Fixed command" not in render_markdown(report)
+
+    @dataclass(frozen=True)
+    class WithFix(FullReport):
+        fixed_command: str | None = None
+
+    fixed = WithFix(report.check, report.run_budget, report.serving, report.last_events, "a ``` b")
+    doc = render_markdown(fixed)
+    assert "### Fixed command\n\n````text\na ``` b\n````" in doc
