@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from .._text import SCHEMA_VERSION, rfc3339, zone_name
+from .._text import SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
 from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
@@ -66,6 +66,8 @@ class CheckReport:
     #: the log's zone (``--log-tz``) and its name as given; ``None``: unknown
     log_tz: tzinfo | None = field(default=None, repr=False)
     log_tz_name: str | None = None
+    #: where ``log_tz`` comes from (``assumed-local``: none, the machine's clock compared)
+    time_zone_source: ZoneSource = ZoneSource.UNKNOWN
 
     @property
     def outcome(self) -> Outcome | None:
@@ -101,6 +103,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         run, zone, name = self.run, self.log_tz, self.log_tz_name
+        source = self.time_zone_source
         return {
             "schema_version": SCHEMA_VERSION,
             "log": self.log,
@@ -109,7 +112,7 @@ class CheckReport:
             "failure": run.failure.to_dict() if run and run.failure else None,
             "runs": len(self.runs),  # kept as it was: the count (run_count says it by name)
             "run_count": len(self.runs),
-            "run": run.to_dict(zone, name) if run else None,
+            "run": run.to_dict(zone, name, source) if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
             "findings": [f.to_dict() for f in self.findings],
             "oom": dict(self.oom) if self.oom is not None else None,
@@ -121,7 +124,8 @@ class CheckReport:
             if self.log_mtime
             else None,
             "time_zone": zone_name(zone, name),
-            "earlier_runs": [r.to_dict(zone, name) for r in self.runs[:-1]],
+            "time_zone_source": source.value,
+            "earlier_runs": [r.to_dict(zone, name, source) for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
             "process": dict(self.process) if self.process is not None else None,
