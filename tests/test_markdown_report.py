@@ -82,7 +82,7 @@ def test_hostile_log_is_escaped(tmp_path: Path) -> None:
         if line.startswith("| "):  # a table row: its pipes are the cells' only separators
             cells = re.split(r"(?<!\\)\|", line)
             assert len(cells) in (4, 6, 7), line
-    assert "](javascript" not in prose
+    assert "\\| a \\| b" in prose  # the failure's pipes, escaped in its table row
     tail = doc.split("### Last lines")[1]
     bar = re.search(r"(?m)^(`+)text$", tail)
     assert bar is not None and len(bar.group(1)) == 5  # longer than the ```` in the text
@@ -126,3 +126,12 @@ def test_a_fixed_command_is_shown_when_the_report_has_one() -> None:
     fixed = WithFix(report.check, report.run_budget, report.serving, report.last_events, "a ``` b")
     doc = render_markdown(fixed)
     assert "### Fixed command\n\n````text\na ``` b\n````" in doc
+
+
+def test_log_text_is_inert_markdown() -> None:
+    """Links, images, emphasis, code spans, HTML and line breaks in log text stay text."""
+    text = "![i](http://x/y.png) [l](javascript:alert(1)) *a* _b_ `c` <b>d</b> e|f & \\ g\nh"
+    assert markdown._md(text) == (
+        "!\\[i\\](http://x/y.png) \\[l\\](javascript:alert(1)) \\*a\\* \\_b\\_ \\`c\\` "
+        "&lt;b&gt;d&lt;/b&gt; e\\|f &amp; \\\\ g h"
+    )
