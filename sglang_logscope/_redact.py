@@ -76,7 +76,9 @@ _NAMED_HOST = regex.compile(
 )
 _CONTAINER = regex.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]{64}|[0-9a-f]{12})(?![0-9A-Za-z])")
 _IPV4 = regex.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)(?![\w])")
-_IPV6 = regex.compile(r"(?<![\w:.])(?=[0-9A-Fa-f]{0,4}+:[0-9A-Fa-f]{0,4}+:)[0-9A-Fa-f:]{2,39}+(?![\w:])")
+_IPV6 = regex.compile(
+    r"(?<![\w:.])(?=[0-9A-Fa-f]{0,4}+:[0-9A-Fa-f]{0,4}+:)[0-9A-Fa-f:]{2,39}+(?![\w:])"
+)
 
 
 class Redactor:
