@@ -58,6 +58,20 @@ def rfc3339(value: datetime | None, zone: tzinfo | None = None) -> str | None:
     return value.isoformat()
 
 
+class ZoneSource(str, Enum):
+    """Where a document's ``time_zone`` comes from (its ``time_zone_source``)."""
+
+    #: the log's own receive times (a container runtime's or journald's stamps)
+    LOG = "log"
+    #: given: ``--log-tz`` (the library's ``log_tz``)
+    LOG_TZ = "--log-tz"
+    #: none known, and the check compared the log's times with this machine's clock as if
+    #: the log were written in its zone (``time_zone`` stays ``null``: no offset is invented)
+    ASSUMED_LOCAL = "assumed-local"
+    #: none known, and nothing assumed
+    UNKNOWN = "unknown"
+
+
 def zone_name(zone: tzinfo | None, text: str | None = None) -> str | None:
     """What a document's ``time_zone`` says: the zone as it was named (``Europe/Berlin``,
     ``+02:00``), else its offset (``+00:00``); ``None``: unknown."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._direct import direct_call
+from ._redact import redact_text, redacted_stdout
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
@@ -123,6 +124,14 @@ LogTzOpt = Annotated[
     str | None,
     typer.Option(
         "--log-tz", help="Time zone of the log's timestamps (SGLang prints naive local time)."
+    ),
+]
+RedactOpt = Annotated[
+    bool,
+    typer.Option(
+        "--redact",
+        help="Replace host names, IP addresses, container ids, home directories, tokens and URL "
+        "credentials in the output by consistent placeholders (host-1, ip-1, ...).",
     ),
 ]
 
@@ -393,6 +402,7 @@ def check(
             help="Text: everything (runs, argument table, findings, next steps), not the short screen.",
         ),
     ] = False,
+    redact: RedactOpt = False,
 ) -> None:
     """Is this log (its last run) the launch you intended? Without one: how did the last run end?
     Exit 0 fresh (or, nothing expected, ready/stopped), 1 otherwise.
@@ -415,7 +425,8 @@ def check(
                 sglang_version=sglang_version,
                 here=here,
             )
-        emit(launch, fmt)
+        with redacted_stdout(redact):
+            emit(launch, fmt)
         raise typer.Exit(launch.exit_code)
     expect: Path | str | None = None
     if specs == ["-"]:
@@ -433,7 +444,8 @@ def check(
             server=server,
             here=here,
         )
-    emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
+    with redacted_stdout(redact):
+        emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
     raise typer.Exit(result.exit_code)
 
 
@@ -441,11 +453,11 @@ def check(
 def report_command(
     log: LogsArg,
     html_out: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--html", help="Write the self-contained HTML report to this file ('-': stdout)."
         ),
-    ],
+    ] = None,
     expect_args: Annotated[
         Path | None,
         typer.Option("--expect-args", "-e", help="File holding the launch command you intended."),
@@ -459,38 +471,63 @@ def report_command(
         str | None,
         typer.Option("--sglang-version", help="SGLang release whose tables and arithmetic to use."),
     ] = None,
+    markdown_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            help="Write a GitHub-flavoured Markdown report (under 65,000 characters) to this "
+            "file ('-': stdout).",
+        ),
+    ] = None,
+    redact: RedactOpt = False,
 ) -> None:
     """One self-contained HTML page (verdict, runs, arg diff, memory, serving) to attach to an issue.
+
+    --markdown: the check as GitHub Markdown (under 65,000 characters) to paste into one.
 
     Of several logs: the launches they make, each file's check and per-worker serving series.
     """
     # start-up: each command loads only the library and renderer it needs
     from .render.html import render_html
     from .render.launch_html import render_launch_html
+    from .render.markdown import render_markdown
     from .staleness.report import full_report, launch_report
 
     paths = _log_paths(log, False)
-    to_stdout = str(html_out) == "-"  # as for LOG: '-' is the standard stream
-    if not to_stdout:
-        refuse_overwriting(html_out, *paths, expect_args)
+    if html_out is None and markdown_out is None:
+        raise LogscopeError("report needs --html OUT or --markdown OUT ('-': stdout)")
+    if markdown_out is not None and len(paths) > 1:
+        raise LogscopeError("--markdown reports one log (--html reports several)")
+    for out in (html_out, markdown_out):
+        if out is not None and str(out) != "-":
+            refuse_overwriting(out, *paths, expect_args)
     if len(paths) > 1:
         expects: dict[str | None, str] = {None: str(expect_args)} if expect_args else {}
         several = launch_report(paths, expects, launched_at, log_tz, sglang_version=sglang_version)
-        page = render_launch_html(several)
+        pages = {html_out: render_launch_html(several)}
     else:
         result = full_report(
             paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
         )
-        page = render_html(result)
-    if to_stdout:
+        pages = {html_out: render_html(result) if html_out else ""}
+        if markdown_out is not None:
+            pages[markdown_out] = render_markdown(result)
+    for out, page in pages.items():
+        if out is not None:
+            _write_page(out, redact_text(page) if redact else page, paths, expect_args)
+
+
+def _write_page(out: Path, page: str, paths: list[str], expect_args: Path | None) -> None:
+    """``page`` to ``out`` ('-': stdout), never over one of the inputs."""
+    if str(out) == "-":  # as for LOG: '-' is the standard stream
         sys.stdout.write(page)
         return
-    refuse_overwriting(html_out, *paths, expect_args)  # (again: a link made meanwhile)
+    refuse_overwriting(out, *paths, expect_args)  # (again: a link made meanwhile)
     try:
-        html_out.write_text(page, encoding="utf-8")
+        out.write_text(page, encoding="utf-8")
     except OSError as exc:
-        raise LogscopeError(f"cannot write {html_out}: {exc.strerror or exc}") from None
-    sys.stderr.write(f"wrote {html_out} ({len(page.encode('utf-8')):,} bytes)\n")
+        raise LogscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    sys.stderr.write(f"wrote {out} ({len(page.encode('utf-8')):,} bytes)\n")
 
 
 @app.command("args")

@@ -154,6 +154,9 @@ def _zones_dropped(summary: dict[str, object]) -> dict[str, object]:
                 assert run[key].endswith(zone), run
                 run[key] = run[key].removesuffix(zone)
         run["time_zone"] = None
+        if zone is not None:  # (where it came from: the receive times, which the plain has not)
+            assert run["time_zone_source"] == "log", run
+            run["time_zone_source"] = "unknown"
         runs.append(run)
     return {**summary, "runs": runs}
 

@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "limits": 0,
     "netpolicy": 0,  # every network read's deadlines, caps and redaction
     "_html": 0,
+    "_redact": 0,  # --redact: placeholders for hosts, addresses, tokens in any output
     "__init__": 7,
 }
 #: Imports sideways within a layer that are part of the design (the layer's order).

@@ -112,3 +112,17 @@ def test_the_enums_are_the_codes() -> None:
     for name in ("runs", "summary", "check"):
         assert load_schema(name)["$defs"]["run"]["properties"]["outcome"]["enum"] == outcomes
     assert load_schema("check")["properties"]["verdict"]["enum"] == [v.value for v in Verdict]
+
+
+def test_the_zone_sources_are_the_codes() -> None:
+    """A new source of a document's zone in the code is a new value in the schemas."""
+    from sglang_logscope._text import ZoneSource
+
+    sources = [s.value for s in ZoneSource]
+    for name in ("summary", "check"):
+        schema = load_schema(name)
+        assert schema["$defs"]["time_zone_source"]["enum"] == sources
+        assert schema["$defs"]["run"]["properties"]["time_zone_source"] == {
+            "$ref": "#/$defs/time_zone_source"
+        }
+    assert "time_zone_source" in load_schema("check")["properties"]

@@ -293,3 +293,22 @@ def test_a_lean_log_reads_its_zone_once_and_a_plain_one_parses_nothing_for_it(
     assert isinstance(plain.events, LazyEvents)
     assert plain.runs[0].to_dict()["time_zone"] is None
     assert plain.events._store.cache == {}  # no window of events was made for it
+
+
+def test_every_document_says_where_its_zone_comes_from(tmp_path: Path) -> None:
+    """``time_zone_source``: the log's receive times, ``--log-tz``, this machine's clock
+    assumed (the check compared the log's times with it), or unknown."""
+    pod = str(_shifted(tmp_path, 2))
+    wrapped = json.loads(_cli("check", "-f", "json", pod))
+    assert (wrapped["time_zone"], wrapped["time_zone_source"]) == ("+02:00", "log")
+    assert wrapped["run"]["time_zone_source"] == "log"
+    given = json.loads(_cli("check", "-f", "json", pod, "--log-tz", "UTC"))
+    assert (given["time_zone"], given["time_zone_source"]) == ("UTC", "--log-tz")
+    assert given["run"]["time_zone_source"] == "--log-tz"
+    plain = json.loads(_cli("check", "-f", "json", str(LOG)))  # compared with the file's mtime
+    assert (plain["time_zone"], plain["time_zone_source"]) == (None, "assumed-local")
+    assert plain["run"]["time_zone_source"] == "assumed-local"
+    summary = json.loads(_cli("summary", "-f", "json", str(LOG)))
+    assert [(r["time_zone"], r["time_zone_source"]) for r in summary["runs"]] == [(None, "unknown")]
+    pod_summary = json.loads(_cli("summary", "-f", "json", pod))
+    assert pod_summary["runs"][0]["time_zone_source"] == "log"

@@ -256,7 +256,15 @@ def run_summary(run: Run) -> dict[str, Any]:
     return {
         **{
             k: span[k]
-            for k in ("index", "started_at", "ended_at", "time_zone", "first_line", "last_line")
+            for k in (
+                "index",
+                "started_at",
+                "ended_at",
+                "time_zone",
+                "time_zone_source",
+                "first_line",
+                "last_line",
+            )
         },
         "outcome": span["outcome"],
         "failure": run.failure.to_dict() if run.failure else None,

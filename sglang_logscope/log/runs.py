@@ -11,7 +11,7 @@ from itertools import compress, islice, pairwise
 from operator import gt
 from typing import Any
 
-from .._text import printed_zone, rfc3339, zone_name
+from .._text import ZoneSource, printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
 from ..parse.bulk import Rows, row_time
@@ -98,17 +98,26 @@ class Run:
     #: 28): more than one when several nodes' output is in one file; ``()``: not shown
     nodes: tuple[int, ...] = ()
 
-    def to_dict(self, zone: tzinfo | None = None, zone_text: str | None = None) -> dict[str, Any]:
+    def to_dict(
+        self,
+        zone: tzinfo | None = None,
+        zone_text: str | None = None,
+        zone_source: ZoneSource | None = None,
+    ) -> dict[str, Any]:
         """Where and when the run is, and how it ended (JSON-ready; shared by every report).
-        Times carry an offset when the zone is known: ``zone`` (the log's, named ``zone_text``),
-        else the one its events' receive times show (:attr:`printed_zone`)."""
+        Times carry an offset when the zone is known: ``zone`` (the log's, named ``zone_text``,
+        from ``zone_source``), else the one its events' receive times show
+        (:attr:`printed_zone`)."""
         if zone is None:
             zone = self.printed_zone
+            if zone_source is None or zone is not None:
+                zone_source = ZoneSource.LOG if zone is not None else ZoneSource.UNKNOWN
         return {
             "index": self.index,
             "started_at": rfc3339(self.started_at, zone),
             "ended_at": rfc3339(self.ended_at, zone),
             "time_zone": zone_name(zone, zone_text),
+            "time_zone_source": (zone_source or ZoneSource.LOG_TZ).value,
             "first_line": self.first_line,
             "last_line": self.last_line,
             "outcome": self.outcome.value,

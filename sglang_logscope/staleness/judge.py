@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._text import zone_name
+from .._text import ZoneSource, zone_name
 from ..command.fix import fixed_for
 from ..command.lint import LogFacts, lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
@@ -126,6 +126,18 @@ def _zones(log_tz: tzinfo | str | None, parsed: Log) -> tuple[tzinfo | None, tzi
     zone = parse_tz(log_tz) if isinstance(log_tz, str) or log_tz is None else log_tz
     received = parsed.runs[-1].printed_zone if zone is None and parsed.runs else None
     return zone, received
+
+
+def _zone_source(inp: _Inputs) -> ZoneSource:
+    """Where the check's zone comes from: the log's receive times, ``--log-tz``, or none —
+    then ``assumed-local`` when the log's times are compared with this machine's clock (a
+    ``--launched-at`` or the file's modification time), as if written in its zone."""
+    if inp.zone_received:
+        return ZoneSource.LOG
+    if inp.zone is not None:
+        return ZoneSource.LOG_TZ
+    compared = inp.when is not None or inp.path is not None
+    return ZoneSource.ASSUMED_LOCAL if compared else ZoneSource.UNKNOWN
 
 
 def _path_of(source: Source) -> str | None:
@@ -732,4 +744,5 @@ def _report(
         log_tz_name=inp.zone_name,
         expected=expected,
         fixed_command=fixed,
+        time_zone_source=_zone_source(inp),
     )

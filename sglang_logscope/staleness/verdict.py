@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from .._text import SCHEMA_VERSION, rfc3339, zone_name
+from .._text import SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
+from ..command.fix import FixedCommand
 from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
@@ -103,7 +104,9 @@ class CheckReport:
     #: without one the check answers "how did the last run end" (issue 27)
     expected: bool = True
     #: the whole corrected launch (``command.fix.FixedCommand``); ``None``: nothing to change
-    fixed_command: Any = field(default=None, repr=False)
+    fixed_command: FixedCommand | None = field(default=None, repr=False)
+    #: where ``log_tz`` comes from (``assumed-local``: none, the machine's clock compared)
+    time_zone_source: ZoneSource = ZoneSource.UNKNOWN
 
     @property
     def outcome(self) -> Outcome | None:
@@ -144,6 +147,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         run, zone, name = self.run, self.log_tz, self.log_tz_name
+        source = self.time_zone_source
         return {
             "schema_version": SCHEMA_VERSION,
             "log": self.log,
@@ -152,7 +156,7 @@ class CheckReport:
             "failure": run.failure.to_dict() if run and run.failure else None,
             "runs": len(self.runs),  # kept as it was: the count (run_count says it by name)
             "run_count": len(self.runs),
-            "run": run.to_dict(zone, name) if run else None,
+            "run": run.to_dict(zone, name, source) if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
             "findings": [f.to_dict() for f in self.findings],
             "oom": dict(self.oom) if self.oom is not None else None,
@@ -164,7 +168,8 @@ class CheckReport:
             if self.log_mtime
             else None,
             "time_zone": zone_name(zone, name),
-            "earlier_runs": [r.to_dict(zone, name) for r in self.runs[:-1]],
+            "time_zone_source": source.value,
+            "earlier_runs": [r.to_dict(zone, name, source) for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
             "process": dict(self.process) if self.process is not None else None,
