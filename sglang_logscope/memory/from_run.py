@@ -20,6 +20,7 @@ from .budget import budget
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, parse_version, rules_for
 from .gpus import GpuSpec
+from .log_gpus import gpu_from_run
 from .models import ModelFacts, resolve_model
 
 _TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
@@ -195,6 +196,8 @@ def budget_for_run(
     spec = bool(merged.get("speculative_algorithm"))
 
     measured = measured_from_run(run, era=rules.era, spec=spec)
+    if gpus is None:  # the log's own GPU before any default (issue 32)
+        gpus = gpu_from_run(run)
     if model is None and model_config is None:
         model = resolve_model(merged, assume_model=assume_model)
     if measured.f0_gib is None:
