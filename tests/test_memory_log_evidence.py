@@ -1,7 +1,9 @@
 """Issue 32, the last pieces: a run's own lines as evidence.
 
 GPU facts (item 2): the capacity a log's OOM message states is the budget's GPU
-(``sources.gpu = "log"``), and no verdict names a GPU the log contradicts.
+(``sources.gpu = "log"``), and no verdict names a GPU the log contradicts. Model facts (item 1,
+last tier): a run that printed its pool is priced by its own K/V sizes and weight lines
+(``sources.model = "log"``) when they give back its #tokens within 1 %, else no figure.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope.cli import main
+from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import Run
 from sglang_logscope.memory.budget_types import Budget
 from sglang_logscope.memory.from_inputs import budget_from_inputs
 from sglang_logscope.memory.from_run import budget_for_run, measured_from_run
 from sglang_logscope.memory.log_gpus import gpu_from_run
-from sglang_logscope.memory.models import profile_facts
+from sglang_logscope.memory.log_model import REPRODUCE_PCT, LoggedFiguresOff, model_from_run
+from sglang_logscope.memory.models import ModelUnknown, profile_facts
 from sglang_logscope.memory.oom_phase import oom_figures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,3 +145,77 @@ def test_check_budgets_the_intended_command_on_the_logs_gpu(
         )
     b = json.loads(capsys.readouterr().out)["budget"]
     assert b["sources"]["gpu"] == "log" and "31.86 GiB GPU" in b["basis"]
+
+
+# ------------------------------------------- item 1, last tier: the run's own printed figures
+
+
+def _pool_printing_runs() -> list[tuple[str, Run]]:
+    """Every run of a fixture log that prints its KV pool and its launch arguments."""
+    return [
+        (str(path.relative_to(ROOT)), run)
+        for path in LOGS
+        for run in read_log(str(path)).runs
+        if run.first(EventKind.KV_CACHE_ALLOCATED) is not None and run.server_args is not None
+    ]
+
+
+def test_the_runs_own_figures_reproduce_its_tokens_or_no_figure() -> None:
+    """Over every fixture log that prints its pool, with no config or cache: within 1 % of
+    the printed #tokens, or declined; never another model's shapes."""
+    priced_by_log = []
+    for name, run in _pool_printing_runs():
+        try:
+            b = budget_for_run(run)
+        except ModelUnknown as exc:
+            assert "--model-config DIR" in str(exc), name
+            continue
+        assert not b.sources["model"].startswith("assumed"), name
+        if b.sources["model"] == "log":
+            priced_by_log.append(name)
+            err = b.reported["kv_tokens_error_pct"]
+            assert isinstance(err, float) and abs(err) <= REPRODUCE_PCT, (name, err)
+    assert {"fixtures/real/037/server.log", "fixtures/heldout/005/log"} <= set(priced_by_log)
+
+
+def test_a_run_priced_by_its_own_lines_says_so() -> None:
+    """Corpus 037 (DeepSeek-R1-Distill-Qwen-7B, 0.4.2; no #tokens on its pool line, so
+    ``max_total_num_tokens`` counts): the cell from K + V, the weights from the load lines."""
+    run = read_log(str(ROOT / "fixtures/real/037/server.log")).runs[0]
+    b = budget_for_run(run)
+    assert b.sources["model"] == "log"
+    assert b.sources["weights"].startswith("measured (log")
+    assert b.per_gpu.kv_cell_bytes == round(5.64 * 2**30 / 105_531)
+    assert b.kv_tokens == pytest.approx(105_531, rel=0.01)
+    assert any("from the run's pool line" in a for a in b.assumptions)
+    assert b.to_dict()["sources"]["model"] == "log"
+
+
+def test_runs_own_figures_that_miss_its_tokens_give_no_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Heldout 018 (a pruned MoE AWQ): its own figures give +1.3 % tokens, so no figure; the
+    CLI says what to pass and exits 2."""
+    log = ROOT / "fixtures/heldout/018/log"
+    with pytest.raises(LoggedFiguresOff, match=r"\+1\.\d+% off its printed #tokens"):
+        budget_for_run(read_log(str(log)).runs[0])
+    with pytest.raises(SystemExit) as exc:
+        main(["budget", "--log", str(log), "--format", "json"])
+    assert exc.value.code == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fits"] is None and doc["advice"].startswith("--model-config DIR")
+
+
+def test_pools_that_are_not_one_kv_cell_are_not_priced_from_the_log() -> None:
+    """A mamba (hybrid) or speculative run's pool line is not one KV cell per token."""
+    for log in ("fixtures/real/069/server.log", "fixtures/heldout/006/log"):
+        run = read_log(str(ROOT / log)).runs[0]
+        args = dict(run.server_args or {})
+        assert model_from_run(run, args, tokens=1000, weights_known=True) is None, log
+    run = read_log(str(ROOT / "fixtures/real/037/server.log")).runs[0]
+    spec = {**(run.server_args or {}), "speculative_algorithm": "EAGLE"}
+    assert model_from_run(run, spec, tokens=105_531, weights_known=True) is None
+    assert (
+        model_from_run(run, dict(run.server_args or {}), tokens=105_531, weights_known=False)
+        is None
+    )
