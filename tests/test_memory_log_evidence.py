@@ -17,7 +17,9 @@ from sglang_logscope.cli import main
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import Run
+from sglang_logscope.memory.budget import budget
 from sglang_logscope.memory.budget_types import Budget
+from sglang_logscope.memory.confidence import verdict_words
 from sglang_logscope.memory.from_inputs import budget_from_inputs
 from sglang_logscope.memory.from_run import budget_for_run, measured_from_run
 from sglang_logscope.memory.log_gpus import gpu_from_run
@@ -219,3 +221,11 @@ def test_pools_that_are_not_one_kv_cell_are_not_priced_from_the_log() -> None:
         model_from_run(run, dict(run.server_args or {}), tokens=105_531, weights_known=False)
         is None
     )
+
+
+def test_an_assumed_gpu_is_said_in_the_verdict_line() -> None:
+    """Where nothing names the GPU, the default card is priced and the line says "assumed"."""
+    b = budget({"model_path": "meta-llama/Llama-3.1-8B-Instruct", "tp_size": 2}, model=ANY_MODEL)
+    line = verdict_words(b.to_dict())
+    assert b.sources["gpu"] == "assumed"
+    assert "2 x RTX A6000 48GB assumed" in line
