@@ -223,12 +223,16 @@ def _hardware(
     if gpu_list is not None:
         smallest = min(gpu_list, key=lambda g: g.total_mib)
         n = len(gpu_list) if not isinstance(gpus, GpuSpec) else needed
-        if isinstance(gpus, GpuSpec):
+        if isinstance(gpus, GpuSpec) and smallest.source == "log":
+            how = "capacity from the log's OOM message, count from tp x pp"
+        elif isinstance(gpus, GpuSpec):
             how = "model given, count from tp x pp"
         else:
             how = "count given, model assumed" if smallest.source == "assumed" else "given"
         notes.sources["gpu"] = (
-            f"{n} x {smallest.name} ({smallest.total_mib:.0f} MiB, {smallest.source})"
+            "log"  # the run's own lines name its GPU (issue 32): said as such
+            if smallest.source == "log"
+            else f"{n} x {smallest.name} ({smallest.total_mib:.0f} MiB, {smallest.source})"
         )
         notes.sources["gpu_basis"] = f"{n} x {smallest.name} ({how})"
         if n < needed:

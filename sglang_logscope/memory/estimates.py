@@ -132,7 +132,14 @@ def ssm_element_bytes(args: Mapping[str, Any], model: ModelFacts) -> int:
 def kv_cell_bytes(
     model: ModelFacts, *, tp: int, pp: int, kv_bytes: float, draft_layers: int = 0
 ) -> int:
-    """Bytes of KV cache per token on one rank (only full-attention layers of hybrid models)."""
+    """Bytes of KV cache per token on one rank (only full-attention layers of hybrid models).
+
+    A model known from its log alone carries the cell its run printed; another tp, pp or KV
+    dtype scales it as KV heads split over tp and layers over pp (its notes say so)."""
+    if model.logged_cell_bytes is not None:
+        tp0, pp0, kv0 = model.logged_at
+        scale = tp0 / max(tp, 1) * pp0 / max(pp, 1) * kv_bytes / kv0
+        return round(model.logged_cell_bytes * scale)
     n_layers = math.ceil(len(model.full_attention_layers) / pp)
     if model.is_mla:
         cell = int(

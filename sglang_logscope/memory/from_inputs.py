@@ -15,6 +15,7 @@ from .budget import budget
 from .budget_types import Budget, DeclinedBudget, declined_budget
 from .from_run import budget_for_run, measured_for_command, version_for_run
 from .gpus import gpu_list
+from .log_gpus import gpu_from_run
 from .models import ModelUnknown, resolve_model
 
 _MEANT = (
@@ -88,6 +89,8 @@ def _command_budget(
     version = sglang_version or from_log or cmd.sglang_version
     source = "given" if sglang_version else ("log" if from_log else "assumed")
     measured = measured_for_command(run, cmd.args) if run is not None else None
+    if hardware is None and run is not None:  # the log's own GPU before any default
+        hardware = gpu_from_run(run)
     b = budget(
         cmd.args,
         gpus=hardware,

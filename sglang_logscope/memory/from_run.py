@@ -21,7 +21,9 @@ from .budget import budget
 from .budget_types import Budget, MeasuredFigures
 from .eras import NEWEST_READ, Era, rules_for
 from .gpus import GpuSpec
-from .models import ModelFacts, resolve_model
+from .log_gpus import gpu_from_run
+from .log_model import REPRODUCE_PCT, LoggedFiguresOff, model_from_run
+from .models import ModelFacts, ModelUnknown, resolve_model
 
 _TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
 
@@ -196,8 +198,10 @@ def budget_for_run(
     spec = bool(merged.get("speculative_algorithm"))
 
     measured = measured_from_run(run, era=rules.era, spec=spec)
+    if gpus is None:  # the log's own GPU before any default (issue 32)
+        gpus = gpu_from_run(run)
     if model is None and model_config is None:
-        model = resolve_model(merged, assume_model=assume_model)
+        model = _model_of_run(run, merged, assume_model, measured)
     if measured.f0_gib is None:
         measured = replace(measured, f0_gib=None)
     b = budget(
@@ -217,6 +221,7 @@ def budget_for_run(
     if refused:
         b = replace(b, assumptions=(*could_not_use(refused), *b.assumptions))
     reported = _reported_with_errors(run, b)
+    _reproduced(b, reported, merged.get("model_path"))
     flags = prediction_mismatches(reported)
     reported["mismatches"] = flags
     confidence = dict(b.confidence)
@@ -224,6 +229,32 @@ def budget_for_run(
         confidence["level"] = "low"
         confidence["disagrees_with_run"] = [f.split(" (", 1)[0] for f in flags]
     return replace(b, reported=reported, warnings=(*b.warnings, *flags), confidence=confidence)
+
+
+def _model_of_run(
+    run: Run, args: Mapping[str, Any], assume_model: str | None, measured: MeasuredFigures
+) -> ModelFacts:
+    """The model by evidence (:func:`~.models.resolve_model`), else as the run's own pool and
+    weight lines describe it (:func:`~.log_model.model_from_run`); else ``ModelUnknown``."""
+    try:
+        return resolve_model(args, assume_model=assume_model)
+    except ModelUnknown:
+        tokens = reported_from_run(run).get("kv_tokens")
+        weights = measured.weights_gib is not None
+        logged = model_from_run(run, args, tokens=tokens, weights_known=weights)
+        if logged is None:
+            raise
+        return logged
+
+
+def _reproduced(b: Budget, reported: Mapping[str, Any], model_path: Any) -> None:
+    """A budget on the run's own figures (``sources.model = "log"``) stands only where it gives
+    back the run's printed ``#tokens`` within :data:`~.log_model.REPRODUCE_PCT`."""
+    if b.sources.get("model") != "log":
+        return
+    err = reported.get("kv_tokens_error_pct")
+    if not isinstance(err, (int, float)) or abs(err) > REPRODUCE_PCT:
+        raise LoggedFiguresOff(str(model_path or b.model), err)
 
 
 def _merged_args(run: Run, args: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -94,6 +94,11 @@ class ModelFacts:
     #: How the checkpoint stores its linears (from ``quantization_config``); None if unquantised.
     quant_scheme: QuantScheme | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: KV bytes per token on one rank as the run's own pool line printed them (K + V over
+    #: ``#tokens``), with the (attention tp, pp, KV element bytes) they were printed at; set
+    #: only for a model known from its log alone (:mod:`.log_model`), else None.
+    logged_cell_bytes: float | None = None
+    logged_at: tuple[int, int, float] = (1, 1, 2.0)
 
     @property
     def is_mla(self) -> bool:

@@ -634,6 +634,7 @@ def _intended_budget(
     from ..memory.budget import budget as memory_budget
     from ..memory.budget_types import declined_budget
     from ..memory.from_run import version_for_run
+    from ..memory.log_gpus import gpu_from_run
     from ..memory.models import ModelUnknown
 
     if intended is None:
@@ -651,6 +652,7 @@ def _intended_budget(
     try:
         return memory_budget(
             intended.args,
+            gpus=gpu_from_run(run),  # the GPU the log names, never a default in its place
             sglang_version=era_version,
             explicit=intended.explicit,
             measured=measured,
