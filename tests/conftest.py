@@ -8,6 +8,9 @@
   test starts is held to it too (``netguard/sitecustomize.py``, through ``PYTHONPATH``). Botocore is told never to
   ask the cloud's instance-metadata address (169.254.169.254) for credentials; the setting is
   in the environment, so the CLI run in a child process inherits it.
+- Property tests are derandomized: each run of the suite tries the same examples, so its result
+  never depends on the run (issue 29: a flake-free suite). ``HYPOTHESIS_PROFILE=explore``
+  searches afresh each run, with more examples, to look for new counterexamples.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("suite", derandomize=True)
+settings.register_profile("explore", max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 #: Every Python a test starts loads ``netguard/sitecustomize.py``: the same rule in the child.

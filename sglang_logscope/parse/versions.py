@@ -45,7 +45,7 @@ def release_key(text: str) -> Version:
     """``0.5.10.post1`` → (0, 5, 10, -1, 1, 2**63); raises LogscopeError when unreadable."""
     m = _GRAMMAR.fullmatch(text.strip())
     if m is None:
-        raise LogscopeError(f"cannot read SGLang version {text!r} (expected e.g. 0.5.9)")
+        raise LogscopeError(f"cannot read SGLang version {text[:40]!r} (expected e.g. 0.5.9)")
     release = [int(p) for p in m["release"].split(".")] + [0, 0]
     while len(release) > 3 and release[-1] == 0:
         release.pop()
