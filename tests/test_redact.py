@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sglang_logscope._redact import Redactor, redact_text
-from tests.cli_run import run_main
+from tests.cli_run import run_cli, run_main
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
 
@@ -114,7 +114,8 @@ def test_cli_check_redacts_text_and_json(tmp_path: Path) -> None:
     assert "10.20.30.40" in plain
     for fmt in ("text", "json"):
         long_form = ["-v"] if fmt == "text" else []  # the short screen names no log path
-        out = run_main("check", str(log), "-f", fmt, "--redact", *long_form)
+        # its own process, as a user runs it (stdout swapped for the whole run)
+        out = run_cli("check", str(log), "-f", fmt, "--redact", *long_form)
         assert "10.20.30.40" not in out and "ip-1" in out
         if fmt == "json":
             assert json.loads(out)["verdict"] == json.loads(plain)["verdict"]
