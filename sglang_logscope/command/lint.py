@@ -557,26 +557,26 @@ _ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
 _NO_MATCH = ("pkill", "pgrep", "grep", "egrep", "fgrep", "killall")
 
 
-def errexit_on(w: Walk, step: Step) -> bool:
+def errexit_on(walked: Walk, step: Step) -> bool:
     """Is ``set -e`` (``set -o errexit``, ``bash -e``, ``#!/bin/bash -e``) on when ``step`` runs?"""
-    shell = w.shells[step.shell]
+    shell = walked.shells[step.shell]
     first = shell.text.split("\n", 1)[0]
     argv = (shell.cmdline or "").split()
-    flags = list(itertools.takewhile(lambda w: w.startswith("-"), argv[1:]))
+    flags = list(itertools.takewhile(lambda word: word.startswith("-"), argv[1:]))
     if first.startswith("#!"):
         flags += first.split()[1:]
-    if any(_ERREXIT.match(w) for w in flags):
+    if any(_ERREXIT.match(f) for f in flags):
         return True
     on = False
-    for s in w.steps:
+    for s in walked.steps:
         if s.shell != step.shell or s.position >= step.position or s.head != "set":
             continue
         args = list(s.words[1:])
-        for i, w in enumerate(args):
-            if _ERREXIT.match(w) or (w == "-o" and args[i + 1 : i + 2] == ["errexit"]):
+        for i, word in enumerate(args):
+            if _ERREXIT.match(word) or (word == "-o" and args[i + 1 : i + 2] == ["errexit"]):
                 on = True
-            elif (w.startswith("+") and "e" in w) or (
-                w == "+o" and args[i + 1 : i + 2] == ["errexit"]
+            elif (word.startswith("+") and "e" in word) or (
+                word == "+o" and args[i + 1 : i + 2] == ["errexit"]
             ):
                 on = False
     return on
