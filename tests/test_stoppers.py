@@ -136,7 +136,7 @@ def test_each_stopper_is_found(text: str, expected: list[tuple[str, str]]) -> No
         f"timeout 60 tail -f /tmp/old.log | grep -m1 ready\n{LAUNCH}",
         f"sleep 5; {LAUNCH}",
         f"{LAUNCH}\ntail -f /root/sglang-serve.log",  # following the log after the launch
-        f"python3 -m sglang.launch_server --model-path m --port 30000\necho done",
+        "python3 -m sglang.launch_server --model-path m --port 30000\necho done",
     ],
 )
 def test_no_stopper_where_bash_goes_on(text: str) -> None:
