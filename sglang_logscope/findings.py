@@ -117,6 +117,14 @@ CODES: dict[str, Code] = {
              "A `\\ ` before a flag (a line continuation whose newline was lost in a paste) is an escaped space: bash passes "
              "`' --tp-size'` with a leading space (and `\\ >` a one-space argument), and SGLang's argparse exits 2.",
              "Remove the `\\ ` between arguments, or put each `\\` at the end of its line."),
+        Code("LS038", "exits-before-launch", Severity.ERROR,
+             "An `exit` (or `return`) at the top level of the script runs before the launch: bash stops there and "
+             "the server is never started.",
+             "Drop the `exit`, or move it after the launch."),
+        Code("LS039", "fails-under-set-e", Severity.ERROR,
+             "Under `set -e`, a `pkill`/`pgrep`/`grep` before the launch exits 1 when nothing matches (a clean "
+             "machine has no old server), and bash ends the script before the launch.",
+             "Append `|| true` to it (`pkill -f PATTERN || true`)."),
         Code("LS040", "not-an-sglang-log", Severity.ERROR,
              "The file holds no line SGLang prints (a syslog, a binary, another server's log).",
              "Check the path: SGLang's own output is what `> LOG 2>&1` captures from the launch."),
@@ -160,6 +168,10 @@ CODES: dict[str, Code] = {
              "Something accepts connections on your command's port but did not give its /server_info within the probe's "
              "deadline and byte cap (or answered with a redirect, which is not followed): the live server says nothing.",
              "Look at what listens on the port (`ss -ltnp`); the rest of the check does not depend on it."),
+        Code("LS053", "blocks-before-launch", Severity.ERROR,
+             "A command before the launch never returns in the foreground (`tail -f`, `sleep infinity`, `watch`, "
+             "`journalctl -f`): bash waits on it forever and never reaches the launch.",
+             "Drop it, or start it in the background with `&` (or after the launch)."),
         Code("LS020", "oom-ghost", Severity.ERROR,
              "The out-of-memory failure belongs to a stale run, not to your launch.",
              "Do not tune flags against it. Find out why your launch did not run; the budget says whether your command would fit."),

@@ -218,8 +218,12 @@ SCRIPTS = ROOT / "fixtures" / "commands" / "scripts"
 def test_real_script_kills_with_sigkill_and_launches_at_once() -> None:
     """gongyisheng/oss-workspace run_sglang.sh: the last `pkill -9 python` is followed by no wait."""
     hits = lint((SCRIPTS / "run_sglang.sh").read_text())
-    assert [h.code for h in hits] == ["LS036"]
-    assert hits[0].message.startswith("Nothing waits between `pkill -9 python` and the launch")
+    # issue 27: under its `set -ex`, the first `pkill -9 sglang` exits 1 on a machine with no
+    # sglang process, and bash ends the script there (LS039, the cause; it comes first). Each of
+    # its five pkills is a hazard; the lint lists each, in bash order.
+    assert [h.code for h in hits] == ["LS039"] * 5 + ["LS036"]
+    assert hits[0].stops and hits[0].message.startswith("Under `set -e`, `pkill -9 sglang`")
+    assert hits[-1].message.startswith("Nothing waits between `pkill -9 python` and the launch")
 
 
 def test_real_script_echoes_the_right_pid_and_writes_its_own_log() -> None:
@@ -245,7 +249,10 @@ def test_real_script_run_by_its_shebang_kills_itself(tmp_path: Path) -> None:
     name matches. Checked on a miniature of it in bash; the real script is only linted."""
     real = (SCRIPTS / "run_sglang.sh").read_text()
     hits = lint(real, script="run_sglang.sh")
-    assert [h.code for h in hits] == ["LS030", "LS036"]
+    # issue 27: the next `pkill -9 ray` fails under `set -ex` when no ray runs (LS039): a later
+    # hazard, listed after the cause (the self-killing pkill, LS030).
+    assert [h.code for h in hits] == ["LS030"] + ["LS039"] * 4 + ["LS036"]
+    assert hits[1].message.startswith("Under `set -e`, `pkill -9 ray`")
     assert "its name is 'run_sglang.sh'" in hits[0].message
     assert hits[0].fix.startswith("`pkill -9 -f ^python.-m.sglang.launch_server`")
     assert "LS030" not in _codes(real)  # without the file name nothing says how it is run

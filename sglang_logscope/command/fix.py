@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .lint import LintHit, lint
+from .lint import LintHit, errexit_on, lint
 from .walk import Step, Walk, walk
 
 __all__ = ["Change", "FixedCommand", "apply_fixes", "fixed_for", "flag_change"]
@@ -177,6 +177,9 @@ def _fix_pkill(f: _Fixer, hits: list[LintHit]) -> None:
         body = new[: -len(redirects)].rstrip() if redirects and new.endswith(redirects) else new
         old_body = old  # the words only (their redirects follow in the text unchanged)
         why = "it matched its own shell, which it killed; anchored at the interpreter it matches only the server"
+        if not step.redirects and step.then not in ("||", "&&") and errexit_on(f.walk, step):
+            body += " || true"  # it no longer matches its shell: under set -e no match ends it
+            why += " (`|| true`: under `set -e` a pkill that matches nothing ends the script)"
         at = f.replace("LS030", old_body, body, why, found.start())
         seen[new] = at or 0
         start = (at or 0) + len(body)
@@ -260,6 +263,47 @@ def _fix_background(f: _Fixer, hits: list[LintHit]) -> None:
         )
 
 
+_COMMAND_END = re.compile(r"[ \t]*(?:;[ \t]*|\n)?")
+
+
+def _drop_steps(f: _Fixer, hits: list[LintHit], code: str, why: str) -> None:
+    """Remove each hit's command (and the ``;`` or newline after it) from the text."""
+    for hit in hits:
+        step = f.walk.steps[hit.step]
+        found = None if step.redirects else f.find_step(step)
+        if found is None:
+            continue
+        end = _COMMAND_END.match(f.text, found.end())
+        stop = end.end() if end is not None else found.end()
+        old = f.text[found.start() : stop]
+        f.replace(code, old, "", why, found.start())
+
+
+def _fix_exit(f: _Fixer, hits: list[LintHit]) -> None:
+    _drop_steps(f, hits, "LS038", "an `exit` before the launch ends the script before it")
+
+
+def _fix_blocking(f: _Fixer, hits: list[LintHit]) -> None:
+    _drop_steps(f, hits, "LS053", "a command that never returns keeps bash from the launch")
+
+
+def _fix_errexit(f: _Fixer, hits: list[LintHit]) -> None:
+    for hit in hits:
+        step = f.walk.steps[hit.step]
+        found = None if step.redirects else f.find_step(step)
+        if found is None:
+            continue
+        f.text = f"{f.text[: found.end()]} || true{f.text[found.end() :]}"
+        f.changes.append(
+            Change(
+                "LS039",
+                found.group(0),
+                f"{found.group(0)} || true",
+                "under `set -e` a no-match exit status 1 ends the script before the launch",
+            )
+        )
+
+
 #: Lint code → its edit, in the order they are applied (a test holds every rule to a row or to
 #: :data:`NO_EDIT`).
 _FIXES = (
@@ -269,6 +313,9 @@ _FIXES = (
     ("LS033", _fix_bang),
     ("LS034", _fix_redirect),
     ("LS032", _fix_background),
+    ("LS038", _fix_exit),
+    ("LS039", _fix_errexit),
+    ("LS053", _fix_blocking),
 )
 FIXED_CODES = tuple(code for code, _ in _FIXES)
 #: Lint codes with no edit, and why: the check's log facts, or a choice only the user can make.

@@ -1,6 +1,6 @@
 """The launch-command lint: what bash will do with your command before SGLang prints a line.
 
-Each rule is an entry of :data:`RULES` — its finding code (``LS030``-``LS037``, documented in
+Each rule is an entry of :data:`RULES` — its finding code (``LS030``-``LS039``, ``LS053``, documented in
 ``docs/findings/``), the programs it looks at, and the detector that reads the walked script
 (:mod:`.walk`). A hit says what bash will do and gives the fixed line. Rules that need
 the log being checked (is it the file the command writes? does it still exist although the
@@ -9,6 +9,7 @@ command deletes it?) take a :class:`LogFacts`.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Callable
@@ -26,6 +27,7 @@ __all__ = [
     "LintHit",
     "LintRule",
     "LogFacts",
+    "errexit_on",
     "launch_step",
     "lint",
     "lint_findings",
@@ -494,6 +496,152 @@ def _space_before_flag(ctx: Context) -> list[LintHit]:
     ]
 
 
+# ------------------------------------------------- stoppers before the launch (exit, set -e, -f)
+
+
+def _before_launch(ctx: Context) -> list[Step]:
+    """The top-level steps bash runs before the launch in the launch's shell or a shell around it
+    (a step in a sibling shell stops only that shell)."""
+    launch = ctx.launch
+    if launch is None:
+        return []
+    chain, at = set(), launch.shell
+    while at >= 0:
+        chain.add(at)
+        at = ctx.walk.shells[at].parent
+    end = ctx.walk.steps.index(launch)
+    return [s for s in ctx.walk.steps[:end] if s.shell in chain and s.depth == 0]
+
+
+def _unconditional(ctx: Context, step: Step) -> bool:
+    """Runs whatever came before it (not after ``&&``/``||``), in the foreground."""
+    before = [s for s in ctx.walk.steps if s.shell == step.shell and s.position < step.position]
+    return not step.background and (not before or before[-1].then not in ("&&", "||", "|", "|&"))
+
+
+def _stopper(ctx: Context, step: Step, code: str, message: str, fix: str, short: str) -> LintHit:
+    later = [s.line for s in _later(ctx, step)]
+    kept = _weighty(ctx, step)
+    return LintHit(
+        code,
+        message,
+        fix,
+        _order(ctx, step),
+        short=short + (f": not {', '.join(f'`{_short(s, 40)}`' for s in kept)}." if kept else "."),
+        prevents=tuple(later),
+        stops=True,
+    )
+
+
+def _exit_before_launch(ctx: Context) -> list[LintHit]:
+    hits = []
+    for step in _before_launch(ctx):
+        if step.head in ("exit", "return", "logout") and _unconditional(ctx, step):
+            if step.then in ("&&", "||", "|", "|&"):
+                continue
+            hits.append(
+                _stopper(
+                    ctx,
+                    step,
+                    "LS038",
+                    f"`{step.line}` ends the shell before the launch: bash stops reading the "
+                    "script there, so the server is never started.",
+                    f"drop `{step.line}` (or move it after the launch).",
+                    f"`{step.line}` ends the shell before the launch",
+                )
+            )
+    return hits
+
+
+_ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
+_NO_MATCH = ("pkill", "pgrep", "grep", "egrep", "fgrep", "killall")
+
+
+def errexit_on(walked: Walk, step: Step) -> bool:
+    """Is ``set -e`` (``set -o errexit``, ``bash -e``, ``#!/bin/bash -e``) on when ``step`` runs?"""
+    shell = walked.shells[step.shell]
+    first = shell.text.split("\n", 1)[0]
+    argv = (shell.cmdline or "").split()
+    flags = list(itertools.takewhile(lambda word: word.startswith("-"), argv[1:]))
+    if first.startswith("#!"):
+        flags += first.split()[1:]
+    if any(_ERREXIT.match(f) for f in flags):
+        return True
+    on = False
+    for s in walked.steps:
+        if s.shell != step.shell or s.position >= step.position or s.head != "set":
+            continue
+        args = list(s.words[1:])
+        for i, word in enumerate(args):
+            if _ERREXIT.match(word) or (word == "-o" and args[i + 1 : i + 2] == ["errexit"]):
+                on = True
+            elif (word.startswith("+") and "e" in word) or (
+                word == "+o" and args[i + 1 : i + 2] == ["errexit"]
+            ):
+                on = False
+    return on
+
+
+def _fails_under_errexit(ctx: Context) -> list[LintHit]:
+    hits = []
+    killing = {h.step for h in _self_match(ctx)}  # it matches its own shell: it does not fail
+    for step in _before_launch(ctx):
+        if step.head not in _NO_MATCH or not _unconditional(ctx, step):
+            continue
+        if _order(ctx, step) in killing:
+            continue
+        if step.then in ("&&", "||", "|", "|&") or not errexit_on(ctx.walk, step):
+            continue
+        hits.append(
+            _stopper(
+                ctx,
+                step,
+                "LS039",
+                f"Under `set -e`, `{step.line}` exits with status 1 when nothing matches (no such "
+                "process on a clean machine, no matching line), and bash then ends the script "
+                "before the launch.",
+                f"`{step.line} || true`",
+                f"Under `set -e`, `{step.line}` fails when nothing matches and ends the script",
+            )
+        )
+    return hits
+
+
+def _never_returns(step: Step) -> bool:
+    head, args = step.head, step.words[1:]
+    flags = [w for w in args if w.startswith("-")]
+    if head == "tail":
+        return any(
+            w in ("-f", "-F", "--follow") or w.startswith("--follow=") for w in flags
+        ) or any(w[1:2] != "-" and ("f" in w[1:] or "F" in w[1:]) for w in flags)
+    if head == "sleep":
+        return bool(args) and args[0] in ("infinity", "inf")
+    if head == "journalctl":
+        return "--follow" in flags or any(w[1:2] != "-" and "f" in w[1:] for w in flags)
+    return head in ("watch", "yes")
+
+
+def _blocks_before_launch(ctx: Context) -> list[LintHit]:
+    hits = []
+    for step in _before_launch(ctx):
+        if not _never_returns(step) or not _unconditional(ctx, step):
+            continue
+        if step.then in ("|", "|&", "&&", "||"):
+            continue
+        hits.append(
+            _stopper(
+                ctx,
+                step,
+                "LS053",
+                f"`{step.line}` runs in the foreground and never returns, so bash waits on it "
+                "forever and never reaches the launch.",
+                f"drop `{step.line}` (or start it in the background: `{step.line} &`).",
+                f"`{step.line}` never returns, so the script never gets to the launch",
+            )
+        )
+    return hits
+
+
 RULES: tuple[LintRule, ...] = (
     LintRule("LS030", ("pkill", "killall", "kill $(pgrep -f)"), _self_match),
     LintRule("LS031", ("rm", "unlink", "truncate", ">"), _removed_log_still_there, needs_log=True),
@@ -503,6 +651,11 @@ RULES: tuple[LintRule, ...] = (
     LintRule("LS035", (">", "tee"), _other_file, needs_log=True),
     LintRule("LS036", ("kill", "sleep"), _sleep_after_kill),
     LintRule("LS037", ("\\ ",), _space_before_flag),
+    LintRule("LS038", ("exit", "return"), _exit_before_launch),
+    LintRule("LS039", ("set -e", "pkill", "pgrep", "grep"), _fails_under_errexit),
+    LintRule(
+        "LS053", ("tail -f", "sleep infinity", "watch", "journalctl -f"), _blocks_before_launch
+    ),
 )
 
 

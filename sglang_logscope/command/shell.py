@@ -38,6 +38,8 @@ class ShellCommand:
     piped_to: ShellCommand | None = None
     background: bool = False  # ended by ``&``
     redirects: list[str] = field(default_factory=list)  # in order: ``2>&1``, ``>log``
+    then: str = ""  # the operator that ends it (``;``, ``&&``, ``||``, ``|``, ``&``, newline)
+    depth: int = 0  # how deep in ``if``/``while``/``case``/``{ }``/``( )`` it sits (0: top level)
 
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")", "\n")
@@ -168,6 +170,32 @@ def _matching_paren(text: str, i: int) -> int:
     return j
 
 
+_OPENS = frozenset({"if", "case", "while", "until", "for", "select", "{"})
+_CLOSES = frozenset({"fi", "esac", "done", "}"})
+
+
+class _Nesting:
+    """How deep the next command sits in compound commands (keywords and parentheses)."""
+
+    def __init__(self) -> None:
+        self.keywords = self.parens = 0
+
+    def command(self, head: str) -> int:
+        """The depth of a command starting with ``head`` (an opener counts as inside)."""
+        if head in _CLOSES:
+            self.keywords = max(0, self.keywords - 1)
+            return self.keywords + self.parens + 1
+        if head in _OPENS:
+            self.keywords += 1
+        return self.keywords + self.parens
+
+    def paren(self, op: str) -> None:
+        if op == "(":
+            self.parens += 1
+        elif op == ")":
+            self.parens = max(0, self.parens - 1)
+
+
 def split_commands(text: str, literals: bool = False) -> list[ShellCommand]:
     """Split shell text into simple commands, with stdout redirections and ``| tee``;
     ``literals``: a ``$`` that quotes or a backslash keep from expansion as :data:`.expand.LITERAL`."""
@@ -176,11 +204,13 @@ def split_commands(text: str, literals: bool = False) -> list[ShellCommand]:
     cur = ShellCommand()
     pipe_from: ShellCommand | None = None
     i = 0
+    nest = _Nesting()
 
-    def end(piped: bool, background: bool = False) -> None:
+    def end(piped: bool, background: bool = False, op: str = "") -> None:
         nonlocal cur, pipe_from
-        cur.background = background
+        cur.background, cur.then = background, op
         if cur.words:
+            cur.depth = nest.command(cur.words[0])
             if pipe_from is not None:
                 pipe_from.piped_to = cur
             cmds.append(cur)
@@ -210,7 +240,8 @@ def split_commands(text: str, literals: bool = False) -> list[ShellCommand]:
                     cur.stdout, cur.append = tgt, False
             i += 1
             continue
-        end(piped=op in ("|", "|&"), background=op == "&")
+        end(piped=op in ("|", "|&"), background=op == "&", op=op)
+        nest.paren(op)
         i += 1
     end(piped=False)
     for cmd in cmds:

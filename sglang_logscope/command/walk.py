@@ -51,6 +51,10 @@ class Step:
     hops: tuple[Hop, ...]
     shell: int  # which shell runs it (index into Walk.shells)
     position: int  # its place in that shell's list of commands
+    then: str = (
+        ""  # the operator after it: ``;``, ``&&``, ``||``, ``|``, ``&``, newline ("" at the end)
+    )
+    depth: int = 0  # 0: at the top level of its script (not inside if/while/case/{ }/( ))
 
     @property
     def head(self) -> str:
@@ -73,6 +77,7 @@ class Shell:
     size: int
     namespace: int  # shells with the same number see each other's processes
     comm: str | None = None  # its process name, when not its argv[0] (a script run by its shebang)
+    parent: int = -1  # the shell whose step started it (index into Walk.shells; -1: none)
 
 
 @dataclass(frozen=True)
@@ -87,12 +92,14 @@ class _Walker:
         self.shells: list[Shell] = []
         self.namespaces = 0
 
-    def text(self, text: str, hops: tuple[Hop, ...], cmdline: str | None, ns: int) -> None:
+    def text(
+        self, text: str, hops: tuple[Hop, ...], cmdline: str | None, ns: int, parent: int = -1
+    ) -> None:
         if len(hops) >= _MAX_DEPTH:
             raise CommandError("the command text nests wrappers too deeply")
         commands = split_commands(_CONTINUATION.sub(" ", text))
         shell = len(self.shells)
-        self.shells.append(Shell(cmdline, text, hops, len(commands), ns))
+        self.shells.append(Shell(cmdline, text, hops, len(commands), ns, parent=parent))
         for position, cmd in enumerate(commands):
             words, prefixes = _unprefix(cmd.words)
             step = Step(
@@ -104,6 +111,8 @@ class _Walker:
                 hops,
                 shell,
                 position,
+                cmd.then,
+                cmd.depth,
             )
             self.steps.append(step)
             self.enter(step, ns)
@@ -114,14 +123,16 @@ class _Walker:
         if head in _SHELLS:
             string = _command_string(words)
             if string is not None:
-                self.text(string, (*step.hops, Hop(f"{head} -c")), " ".join(words), ns)
+                self.text(string, (*step.hops, Hop(f"{head} -c")), " ".join(words), ns, step.shell)
         elif head == "ssh":
             j = _skip(words, 1, _SSH_VALUE)
             if j + 1 < len(words):
                 remote = " ".join(words[j + 1 :])
                 self.namespaces += 1
                 hop = Hop("ssh", words[j])
-                self.text(remote, (*step.hops, hop), f"bash -c {remote}", self.namespaces)
+                self.text(
+                    remote, (*step.hops, hop), f"bash -c {remote}", self.namespaces, step.shell
+                )
         elif head == "pct" and words[1:2] == ["exec"] and "--" in words:
             self._inner(step, Hop("pct exec", words[2] if len(words) > 2 else ""), words)
         elif head in ("docker", "podman") and words[1:2] == ["exec"]:
@@ -139,7 +150,7 @@ class _Walker:
     def _nested(self, step: Step, hop: Hop, words: list[str]) -> None:
         """A command run in another PID namespace (a container): it sees none of our shells."""
         self.namespaces += 1
-        self.text(shlex.join(words), (*step.hops, hop), None, self.namespaces)
+        self.text(shlex.join(words), (*step.hops, hop), None, self.namespaces, step.shell)
 
 
 def _unprefix(words: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -192,7 +203,9 @@ def walk(text: str, script: str | None = None) -> Walk:
     shells = list(walker.shells)
     if comm is not None and shells:
         top = shells[0]
-        shells[0] = Shell(top.cmdline, top.text, top.hops, top.size, top.namespace, comm)
+        shells[0] = Shell(
+            top.cmdline, top.text, top.hops, top.size, top.namespace, comm, top.parent
+        )
     return Walk(tuple(walker.steps), tuple(shells))
 
 

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from ..memory.verdict import OomReading
 
 #: Lint codes (the launch command as bash runs it) and the argparse ones.
-LINT = tuple(f"LS0{n}" for n in range(30, 38))
+LINT = (*(f"LS0{n}" for n in range(30, 40)), "LS053")
+#: Lint codes whose hit stops the script before the launch (a killed shell, exit, set -e, a wait).
+STOPPERS = ("LS030", "LS038", "LS039", "LS053")
 ARGPARSE = ("LS007", "LS006", "LS037")
 #: Lint findings that explain why a launch never wrote to the log.
-EXPLAINS_SILENCE = ("LS030", "LS031", "LS034", "LS035", "LS037")
+EXPLAINS_SILENCE = ("LS030", "LS031", "LS034", "LS035", "LS037", "LS038", "LS039", "LS053")
 FIXED = " Fixed: "
 
 
@@ -45,7 +47,8 @@ def _cause_findings(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> 
     """Argparse and lint findings in the order bash meets them, the cause first.
 
     The cause is the first thing that stops the script as bash runs it: a command that kills
-    its own shell (LS030, before the launch) comes before the launch's own exit (argparse:
+    its own shell (LS030), an ``exit`` (LS038), a no-match failure under ``set -e`` (LS039) or a
+    command that never returns (LS053), before the launch, comes before the launch's own exit (argparse:
     LS007, LS006, the ``\\ `` paste LS037). Each code is listed once (a second self-killing
     ``pkill`` never runs: it is a finding, not a next step); LS031 (the proof that the shell
     died early) follows the cause."""
@@ -53,7 +56,7 @@ def _cause_findings(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> 
     order = {id(f): hits[i].step if i in hits else 1 << 20 for i, f in enumerate(findings)}
     stops = {id(f) for i, f in enumerate(findings) if i in hits and hits[i].stops}
     lint_f = sorted((f for f in findings if f.code in LINT), key=lambda f: order[id(f)])
-    killers = [f for f in lint_f if f.code == "LS030" and id(f) in stops]
+    killers = [f for f in lint_f if f.code in STOPPERS and id(f) in stops]
     argparse = _by_code(findings, *ARGPARSE)
     if killers and "LS037" in {f.code for f in argparse}:  # a killer after the launch's exit
         at = order[id(_by_code(argparse, "LS037")[0])]
