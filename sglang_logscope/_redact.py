@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import io
 import ipaddress
+import os
 import sys
 from collections.abc import Iterator
 
@@ -184,18 +185,31 @@ def _has_letter(value: str) -> bool:
     return any(c.isalpha() for c in value)
 
 
+#: The width text is laid out at while it is held for redaction: no line is folded.
+UNWRAPPED_COLUMNS = 100_000
+
+
 @contextlib.contextmanager
 def redacted_stdout(enabled: bool = True) -> Iterator[None]:
     """Within the block, what is written to ``sys.stdout`` is held, then written redacted
-    (one :class:`Redactor` for the whole output); a no-op when not ``enabled``."""
+    (one :class:`Redactor` for the whole output); a no-op when not ``enabled``. The held text
+    is laid out unwrapped (``COLUMNS`` set wide for the block): a line folded at the terminal's
+    width could split a host or an address the redactor must see whole. Pasted into an issue,
+    long lines wrap there."""
     if not enabled:
         yield
         return
     real, held = sys.stdout, io.StringIO()
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(UNWRAPPED_COLUMNS)
     sys.stdout = held
     try:
         yield
     finally:
         sys.stdout = real
+        if columns is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = columns
         real.write(redact_text(held.getvalue()))
         real.flush()

@@ -108,7 +108,10 @@ def _hostly_log(tmp_path: Path) -> Path:
     return log
 
 
-def test_cli_check_redacts_text_and_json(tmp_path: Path) -> None:
+def test_cli_check_redacts_text_and_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At any terminal width: a line folded at 60 columns would split the address in the log's
+    path (found by a full run whose workers had a narrow COLUMNS), so held text is unwrapped."""
+    monkeypatch.setenv("COLUMNS", "60")
     log = _hostly_log(tmp_path)
     plain = run_main("check", str(log), "-f", "json")
     assert "10.20.30.40" in plain
