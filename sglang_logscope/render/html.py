@@ -71,6 +71,17 @@ def render_html(report: FullReport) -> str:
         _tail_section(result.run, report.last_events),
     ]
     title = f"logscope report — {result.log}"
+    subtitle = (
+        f"sglang-logscope {esc(__version__)} · {len(result.runs)} run(s) in "
+        "the file · self-contained page (no scripts, no network)"
+    )
+    return page(title, esc(result.log), subtitle, parts)
+
+
+def page(title: str, heading: str, subtitle: str, parts: list[str]) -> str:
+    """The one page shell of every report (a log's, several logs'): no scripts, no network
+    (the CSP allows inline style and data: images only). ``heading`` and ``subtitle`` are
+    HTML already escaped; ``title`` is text."""
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -86,9 +97,8 @@ def render_html(report: FullReport) -> str:
             "</head>",
             "<body>",
             "<header>",
-            f"<h1>logscope report <span class='log'>{esc(result.log)}</span></h1>",
-            f"<p class='muted'>sglang-logscope {esc(__version__)} · {len(result.runs)} run(s) in "
-            "the file · self-contained page (no scripts, no network)</p>",
+            f"<h1>logscope report <span class='log'>{heading}</span></h1>",
+            f"<p class='muted'>{subtitle}</p>",
             "</header>",
             *parts,
             "</body>",

@@ -11,13 +11,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .. import __version__
 from .._html import esc, table
 from ..errors import LogscopeError
 from ..log.launches import Launches
 from ..log.series import ServingSeries, WorkerSeries, read_for_report
 from ..staleness.report import LaunchReport
-from .html import _CSS, line_chart
+from .html import line_chart, page
 
 #: The per-worker charts: (series, title, unit, element id).
 WORKER_CHARTS = (
@@ -45,28 +44,10 @@ def render_launch_html(report: LaunchReport) -> str:
         + "</section>"
     )
     title = f"logscope report — {len(data['files'])} logs"
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "style-src 'unsafe-inline'; img-src data:\">",
-            '<meta name="generator" content="sglang-logscope ' + esc(__version__) + '">',
-            f"<title>{esc(title)}</title>",
-            f"<style>{_CSS}</style>",
-            "</head>",
-            "<body>",
-            f"<header><h1>logscope report <span class='log'>{esc(title)}</span></h1>",
-            f"<p class='muted'>launch verdict: {esc(data['verdict'])} · self-contained page "
-            "(no scripts, no network)</p></header>",
-            *parts,
-            "</body>",
-            "</html>",
-            "",
-        ]
+    subtitle = (
+        f"launch verdict: {esc(data['verdict'])} · self-contained page (no scripts, no network)"
     )
+    return page(title, esc(title), subtitle, parts)
 
 
 def _files_section(data: dict[str, Any]) -> str:
