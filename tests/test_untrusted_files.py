@@ -100,7 +100,7 @@ def test_a_launch_record_that_is_a_link_is_not_read(tmp_path: Path) -> None:
     )
     (tmp_path / "demo.log.launch.json").symlink_to(tmp_path / "elsewhere.json")
     report = check(log)
-    assert report.process is None or report.process.get("pid") != os.getpid()
+    assert report.process is None or report.process.pid != os.getpid()
 
 
 # -- the scan index (item 4) -----------------------------------------------------------------

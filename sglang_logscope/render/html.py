@@ -28,6 +28,7 @@ from .._html import (
 from ..events import Event, EventKind
 from ..log.runs import Outcome, Run
 from ..log.series import ServingSeries
+from .check_view import ArgSection, CheckView, check_view
 from .notebook import budget_block
 
 if TYPE_CHECKING:
@@ -61,13 +62,14 @@ TAIL_EVENTS = 20  # (the same count as staleness.report.TAIL_EVENTS)
 def render_html(report: FullReport) -> str:
     """The page for a :class:`~sglang_logscope.staleness.report.FullReport`."""
     result, rb = report.check, report.run_budget
+    view = check_view(result)
     parts = [
-        _verdict_section(result),
+        _verdict_section(view),
         _timeline_section(result),
-        _arg_section(result),
+        _arg_section(view.args),
         _memory_section(result, rb),
         _serving_section(result.runs, report.serving or _series_of(result.runs)),
-        _findings_section(result),
+        _findings_section(view),
         _tail_section(result.run, report.last_events),
     ]
     title = f"logscope report — {result.log}"
@@ -111,42 +113,33 @@ def page(title: str, heading: str, subtitle: str, parts: list[str]) -> str:
 # --------------------------------------------------------------------------------- sections
 
 
-def _verdict_section(r: CheckReport) -> str:
-    verdict = r.verdict.value
-    colour = _VERDICT_COLOUR.get(verdict, "#555")
-    rows: list[tuple[str, str]] = []
-    if r.run is not None:
-        rows.append(("outcome", esc(r.run.outcome.value)))
-        rows.append(("run started", esc(when(r.run.started_at))))
-        if r.run.release_hint:
-            rows.append(("SGLang release (hint)", esc(r.run.release_hint)))
-    rows.append(("you launched at", esc(when(r.launched_at))))
-    rows.append(("log last modified", esc(when(r.log_mtime))))
+def _verdict_section(v: CheckView) -> str:
+    colour = _VERDICT_COLOUR.get(v.verdict, "#555")
+    rows = [(label, esc(value)) for label, value in (*v.run_facts, *v.time_facts)]
     out = [
         "<section id='verdict'>",
         "<h2>Verdict</h2>",
         f"<p class='headline'><span class='badge' style='background:{colour}'>"
-        f"{esc(verdict.upper())}</span> {esc(r.headline)}</p>",
+        f"{esc(v.verdict.upper())}</span> {esc(v.headline)}</p>",
     ]
-    if r.cause is not None:
+    if v.cause is not None:
         out.append(
-            f"<p><b>Likely cause ({esc(r.cause.get('code'))}):</b> {esc(r.cause.get('message'))}"
-            f"<br><b>Fixed:</b> <code>{esc(r.cause.get('fix'))}</code></p>"
+            f"<p><b>Likely cause ({esc(v.cause.code)}):</b> {esc(v.cause.message)}"
+            f"<br><b>Fixed:</b> <code>{esc(v.cause.fix)}</code></p>"
         )
     out.append(kv_table(rows))
-    failure = r.run.failure if r.run else None
-    if failure is not None:
+    if v.failure is not None:
         out.append(
-            f"<h3>Failure: {esc(failure.kind.value)} at line {failure.line}</h3>"
-            f"<pre class='logtext'>{esc(failure.message)}</pre>"
+            f"<h3>Failure: {esc(v.failure.kind)} at line {v.failure.line}</h3>"
+            f"<pre class='logtext'>{esc(v.failure.message)}</pre>"
         )
-    if r.oom is not None:
+    if v.memory.oom_verdict is not None:
         out.append(
-            f"<p><b>Out of memory:</b> <span class='tag bad'>{esc(r.oom.get('verdict'))}</span> "
-            f"{esc(r.oom.get('explanation'))}</p>"
+            f"<p><b>Out of memory:</b> <span class='tag bad'>{esc(v.memory.oom_verdict)}</span> "
+            f"{esc(v.memory.oom_explanation)}</p>"
         )
-    if r.next_steps:
-        steps = r.next_steps[1:] if r.cause is not None else r.next_steps  # the cause is above
+    if v.next_steps:
+        steps = v.next_steps[1:] if v.cause is not None else v.next_steps  # the cause is above
         shown = steps[:3]  # the page stays short; every step is also a finding below
         out.append("<h3>Next steps</h3><ul>")
         out.extend(f"<li>{esc(s)}</li>" for s in shown)
@@ -189,41 +182,34 @@ def _timeline_section(r: CheckReport) -> str:
     return "\n".join(out)
 
 
-def _arg_section(r: CheckReport) -> str:
+def _arg_section(a: ArgSection) -> str:
     out = ["<section id='args'>", "<h2>Arguments: intended vs. the run</h2>"]
-    if r.intended is None:
+    if not a.compared:
         out.append(
             "<p class='muted'>No intended command given (<code>--expect-args</code>): "
             "nothing to compare.</p></section>"
         )
         return "\n".join(out)
-    if r.arg_diff:
-        rows = []
-        for d in r.arg_diff:
-            cls = "good" if d.status.value == "explained" else "bad"
-            why = esc(d.explanation or "")
-            if d.evidence_line:
-                why += f" (line {d.evidence_line})"
-            rows.append(
-                [
-                    f"<code>{esc(d.arg)}</code>",
-                    f"<code>{esc(repr(d.intended))}</code>",
-                    f"<code>{esc(repr(d.effective))}</code>",
-                    f"<span class='tag {cls}'>{esc(d.status.value)}</span>",
-                    why,
-                ]
-            )
+    if a.rows:
+        rows = [
+            [
+                f"<code>{esc(d.arg)}</code>",
+                f"<code>{esc(d.intended)}</code>",
+                f"<code>{esc(d.effective)}</code>",
+                f"<span class='tag {'good' if d.explained else 'bad'}'>{esc(d.status)}</span>",
+                esc(d.why),
+            ]
+            for d in a.rows
+        ]
         out.append(table(["argument", "you intended", "the run had", "status", "why"], rows))
     else:
         out.append("<p>No differences in the arguments the run shows.</p>")
-    if r.matched_args:
-        out.append(
-            "<p><b>Matched:</b> " + ", ".join(f"<code>{esc(a)}</code>" for a in r.matched_args)
-        )
-    if r.unverified_args:
+    if a.matched:
+        out.append("<p><b>Matched:</b> " + ", ".join(f"<code>{esc(m)}</code>" for m in a.matched))
+    if a.unverified:
         out.append(
             "<p><b>Not shown by the run (unverified):</b> "
-            + ", ".join(f"<code>{esc(a)}</code>" for a in r.unverified_args)
+            + ", ".join(f"<code>{esc(m)}</code>" for m in a.unverified)
         )
     out.append("</section>")
     return "\n".join(out)
@@ -298,16 +284,15 @@ def _serving_section(runs: Sequence[Run], serving: ServingSeries) -> str:
     return "\n".join(out)
 
 
-def _findings_section(r: CheckReport) -> str:
+def _findings_section(v: CheckView) -> str:
     rows = [
         [
             f"<code>{esc(f.code)}</code>",
-            f"<span class='tag {_SEVERITY_CLASS.get(f.severity.value, '')}'>"
-            f"{esc(f.severity.value)}</span>",
+            f"<span class='tag {_SEVERITY_CLASS.get(f.severity, '')}'>{esc(f.severity)}</span>",
             esc(f.name),
             esc(f.message),
         ]
-        for f in r.findings
+        for f in v.findings
     ]
     return "\n".join(
         [

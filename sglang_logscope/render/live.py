@@ -14,10 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import _text
-from ..memory.confidence import verdict_words
 from ..watch.phases import PHASES, PhaseState, figures_text
 from ..watch.result import Note, Sink, WatchOutcome, WatchResult
 from . import text as report
+from .check_view import check_view
 from .views import arg_diff_table
 
 if TYPE_CHECKING:
@@ -223,62 +223,57 @@ def render_result(console: Console, result: WatchResult, *, phases: bool = True)
 
 
 def render_forensics(console: Console, data_report: CheckReport) -> None:
-    """The crash summary: failure, arg diff, OOM verdict, the budget's suggestions, next steps."""
-    data = data_report.to_dict()
-    failure = data.get("failure")
+    """The crash summary: failure, arg diff, OOM verdict, the budget's suggestions, next steps
+    (the sections of :func:`~.check_view.check_view`)."""
+    view = check_view(data_report)
+    failure, mem = view.failure, view.memory
     if failure:
         _line(
             console,
-            Text.assemble(
-                ("Failure ", "bold"), (str(failure["kind"]), "red"), f" at line {failure['line']}"
-            ),
+            Text.assemble(("Failure ", "bold"), (failure.kind, "red"), f" at line {failure.line}"),
         )
-        _line(console, Text.assemble("  ", report.plain(str(failure["message"]), limit=600)))
-        if failure.get("effective"):
-            eff = ", ".join(f"{k}={v!r}" for k, v in failure["effective"].items())
+        _line(console, Text.assemble("  ", report.plain(failure.message, limit=600)))
+        if failure.effective:
+            eff = ", ".join(f"{k}={v!r}" for k, v in failure.effective)
             _line(console, Text.assemble("  effective: ", report.plain(eff, limit=300)))
-    diffs = data.get("arg_diff") or []
-    if diffs:
-        console.print(arg_diff_table(diffs))
-    elif data_report.intended is not None:
+    if view.args.rows:
+        console.print(arg_diff_table(view.args.rows))
+    elif view.args.compared:
         console.print(
             Text("Arguments: every explicit argument checked matches the run.", style="dim")
         )
-    oom = data.get("oom")
-    if oom:
+    if mem.oom_verdict is not None:
         _line(
             console,
             Text.assemble(
                 ("Out of memory: ", "bold"),
-                (str(oom.get("verdict")), "red"),
+                (mem.oom_verdict, "red"),
                 " — ",
-                report.plain(str(oom.get("explanation", "")), limit=800),
+                report.plain(mem.oom_explanation, limit=800),
             ),
         )
-    budget = data.get("budget")
-    if budget:
-        words = verdict_words(budget)
+    if mem.budget_words is not None:
         _line(
             console,
             Text.assemble(
-                ("Your command's memory budget: ", "bold"), report.plain(words, limit=600)
+                ("Your command's memory budget: ", "bold"),
+                report.plain(mem.budget_words, limit=600),
             ),
         )
-        for s in (budget.get("suggestions") or [])[:5]:
+        for change, effect in mem.suggestions[:5]:
             _line(
                 console,
                 Text.assemble(
                     "  try ",
-                    (_text.visible(str(s.get("change"))), "bold"),
+                    (_text.visible(change), "bold"),
                     " — ",
-                    report.plain(str(s.get("effect")), limit=200),
+                    report.plain(effect, limit=200),
                 ),
             )
-    steps = data.get("next_steps") or []
-    if steps:
+    if view.next_steps:
         _line(console, Text("Next", style="bold"))
-        for step in steps:
-            _line(console, Text.assemble("  → ", report.plain(str(step), limit=600)))
+        for step in view.next_steps:
+            _line(console, Text.assemble("  → ", report.plain(step, limit=600)))
 
 
 def make_sink(fmt: str, console: Console) -> Sink:

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 import regex
 
 from .. import __version__
-from .._html import cut, when
+from .._html import cut
 from .._text import visible
 from ..events import Event
 from ..log.runs import Run
+from .check_view import ArgSection, CheckView, check_view
 from .html import TAIL_EVENTS
 
 if TYPE_CHECKING:
@@ -46,14 +47,15 @@ def render_markdown(report: FullReport) -> str:
     """The Markdown document for a :class:`~sglang_logscope.staleness.report.FullReport`,
     under :data:`MAX_CHARS` characters."""
     result = report.check
+    view = check_view(result)
     sections = [
         f"## logscope report: {_md(result.log)}",
         f"_sglang-logscope {_md(__version__)} · {len(result.runs)} run(s) in the file_",
-        _verdict_section(result),
+        _verdict_section(view),
         _fixed_command_section(report),
-        _arg_section(result),
+        _arg_section(view.args),
         _memory_section(result, report.run_budget),
-        _findings_section(result),
+        _findings_section(view),
     ]
     head = "\n\n".join(p for p in sections if p)
     return _fit(head, _tail_lines(result.run, report.last_events))
@@ -90,26 +92,20 @@ def fence(text: str) -> str:
 # --------------------------------------------------------------------------------- sections
 
 
-def _verdict_section(r: CheckReport) -> str:
-    out = [f"### Verdict: **{_md(r.verdict.value.upper())}**", _md(r.headline, 2000)]
-    if r.cause is not None:
+def _verdict_section(v: CheckView) -> str:
+    out = [f"### Verdict: **{_md(v.verdict.upper())}**", _md(v.headline, 2000)]
+    if v.cause is not None:
         out.append(
-            f"**Likely cause** ({_md(r.cause.get('code'))}): {_md(r.cause.get('message'), 2000)}"
-            f"  \n**Fix:** {_md(r.cause.get('fix'), 2000)}"
+            f"**Likely cause** ({_md(v.cause.code)}): {_md(v.cause.message, 2000)}"
+            f"  \n**Fix:** {_md(v.cause.fix, 2000)}"
         )
-    rows: list[tuple[str, object]] = []
-    if r.run is not None:
-        rows.append(("outcome", r.run.outcome.value))
-        rows.append(("run started", when(r.run.started_at)))
-        if r.run.release_hint:
-            rows.append(("SGLang release (hint)", r.run.release_hint))
-        if r.run.failure is not None:
-            f = r.run.failure
-            rows.append(("failure", f"{f.kind.value} at line {f.line}: {f.message}"))
-    rows.append(("you launched at", when(r.launched_at)))
-    rows.append(("log last modified", when(r.log_mtime)))
-    if r.oom is not None:
-        rows.append(("out of memory", f"{r.oom.get('verdict')}: {r.oom.get('explanation')}"))
+    rows: list[tuple[str, object]] = list(v.run_facts)
+    if v.failure is not None:
+        f = v.failure
+        rows.append(("failure", f"{f.kind} at line {f.line}: {f.message}"))
+    rows.extend(v.time_facts)
+    if v.memory.oom_verdict is not None:
+        rows.append(("out of memory", f"{v.memory.oom_verdict}: {v.memory.oom_explanation}"))
     out.append(_table(["", ""], rows))
     return "\n\n".join(out)
 
@@ -127,26 +123,21 @@ def _fixed_command_section(report: FullReport) -> str:
     return "\n\n".join(out)
 
 
-def _arg_section(r: CheckReport) -> str:
+def _arg_section(a: ArgSection) -> str:
     title = "### Arguments: intended vs. the run"
-    if r.intended is None:
+    if not a.compared:
         return f"{title}\n\nNo intended command given (`--expect-args`): nothing to compare."
     out = [title]
-    if r.arg_diff:
-        rows = []
-        for d in r.arg_diff:
-            why = d.explanation or ""
-            if d.evidence_line:
-                why += f" (line {d.evidence_line})"
-            rows.append([d.arg, repr(d.intended), repr(d.effective), d.status.value, why])
+    if a.rows:
+        rows = [[d.arg, d.intended, d.effective, d.status, d.why] for d in a.rows]
         out.append(_table(["argument", "you intended", "the run had", "status", "why"], rows))
     else:
         out.append("No differences in the arguments the run shows.")
-    if r.matched_args:
-        out.append("**Matched:** " + ", ".join(_md(a) for a in r.matched_args))
-    if r.unverified_args:
+    if a.matched:
+        out.append("**Matched:** " + ", ".join(_md(m) for m in a.matched))
+    if a.unverified:
         out.append(
-            "**Not shown by the run (unverified):** " + ", ".join(_md(a) for a in r.unverified_args)
+            "**Not shown by the run (unverified):** " + ", ".join(_md(m) for m in a.unverified)
         )
     return "\n\n".join(out)
 
@@ -195,10 +186,10 @@ def _budget_table(b: Budget) -> str:
     return "\n\n".join(parts)
 
 
-def _findings_section(r: CheckReport) -> str:
-    if not r.findings:
+def _findings_section(v: CheckView) -> str:
+    if not v.findings:
         return "### Findings\n\nNone."
-    rows = [[f.code, f.severity.value, f.name, f.message] for f in r.findings]
+    rows = [[f.code, f.severity, f.name, f.message] for f in v.findings]
     return "### Findings\n\n" + _table(["code", "severity", "name", "message"], rows)
 
 

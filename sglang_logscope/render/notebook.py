@@ -25,6 +25,7 @@ from .._html import (
     when,
     x_scale,
 )
+from .check_view import check_view
 
 if TYPE_CHECKING:
     from ..log.reader import Log
@@ -225,24 +226,26 @@ def run_html(run: Run) -> str:
 
 
 def check_html(report: CheckReport) -> str:
-    """The check's verdict and headline, its argument differences, findings and next steps."""
+    """The check's verdict and headline, its argument differences, findings and next steps
+    (the sections of :func:`~.check_view.check_view`)."""
+    view = check_view(report)
     diffs = [
         [
             esc(d.arg),
-            esc(cut(repr(d.intended), 60)),
-            esc(cut(repr(d.effective), 60)),
-            esc(d.status.value),
-            esc(cut(d.explanation or "", 160)),
+            esc(cut(d.intended, 60)),
+            esc(cut(d.effective, 60)),
+            esc(d.status),
+            esc(cut(d.explanation, 160)),
         ]
-        for d in report.arg_diff
+        for d in view.args.rows
     ]
     findings = "".join(
-        f"<li><code>{esc(f.code)}</code> {esc(cut(f.message, 300))}</li>" for f in report.findings
+        f"<li><code>{esc(f.code)}</code> {esc(cut(f.message, 300))}</li>" for f in view.findings
     )
-    steps = "".join(f"<li>{esc(cut(step, 400))}</li>" for step in report.next_steps)
+    steps = "".join(f"<li>{esc(cut(step, 400))}</li>" for step in view.next_steps)
     parts = [
-        f"<div class='logscope-check'><p><b>{esc(report.verdict.value.upper())}</b> "
-        f"<code>{esc(report.log)}</code>: {esc(cut(report.headline, 400))}</p>",
+        f"<div class='logscope-check'><p><b>{esc(view.verdict.upper())}</b> "
+        f"<code>{esc(view.log)}</code>: {esc(cut(view.headline, 400))}</p>",
         run_html(report.run) if report.run is not None else "<p>No SGLang run.</p>",
     ]
     if diffs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import regex
@@ -11,9 +11,9 @@ from rich.text import Text
 
 from .. import _text
 from ..log.select import Summaries
-from ..memory.confidence import verdict_words
 from ..staleness.verdict import CheckReport
 from . import text as report
+from .check_view import ArgRow, ArgSection, CheckView, MemorySection, check_view
 from .tables import release_text
 from .text import console, unreadable_lines
 
@@ -107,94 +107,84 @@ _OUTCOME_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
-def render_check(con: Console, data: dict[str, Any], verbose: bool = False) -> None:
+def render_check(con: Console, result: CheckReport, verbose: bool = False) -> None:
     """The five-second read: the answer, the cause, memory with its confidence, the corrected
     command, where to run the check, "more: --verbose". ``verbose``: everything — runs, the
     argument table, the live evidence, failure and memory options, findings, next steps — each
-    sentence once (a finding or step already said above is not repeated)."""
+    sentence once (a finding or step already said above is not repeated). The sections are
+    :func:`~.check_view.check_view`'s; the runs, the live evidence and the corrected command
+    are read from the JSON document, as ``--format json`` shows them."""
     said: set[str] = set()
+    view, data = check_view(result), result.to_dict()
     if not verbose:
-        _check_short(con, data)
+        _check_short(con, view, data)
         return
-    _check_header(con, data, said)
+    _check_header(con, view, data, said)
     _check_runs(con, data)
-    _check_args(con, data)
+    _check_args(con, view.args)
     _check_live(con, data)
-    _check_failure(con, data, said)
+    _check_failure(con, view, said)
     _check_fixed(con, data)
-    _check_findings(con, data, said)
+    _check_findings(con, view, said)
 
 
-def _check_short(con: Console, data: dict[str, Any]) -> None:
+def _check_short(con: Console, view: CheckView, data: dict[str, Any]) -> None:
     """At most about 25 lines at 100 columns for the seed story (tests/test_first_screen.py)."""
-    con.print(_verdict_line(data["verdict"], data["headline"], data.get("expected", True)))
-    _assumed(con, data)
-    cause, fixed = data.get("cause"), data.get("fixed_command")
+    con.print(_verdict_line(view.verdict, view.headline, view.expected))
+    _assumed(con, view, data)
+    cause, fixed = view.cause, data.get("fixed_command")
     if cause:
         parts: list[Any] = [
             ("Cause ", "bold"),
-            f"({cause['code']}): ",
-            report.plain(cause["message"], limit=400),
+            f"({cause.code}): ",
+            report.plain(cause.message, limit=400),
         ]
         if not fixed:
-            parts += [("  fixed: ", "bold"), report.plain(cause["fix"], limit=400)]
+            parts += [("  fixed: ", "bold"), report.plain(cause.fix, limit=400)]
         con.print(Text.assemble(*parts))
-    failure = data.get("failure")
-    if failure and not data.get("oom") and not data["headline"].startswith("CRASHED"):
+    failure = view.failure
+    if failure and view.memory.oom_verdict is None and not view.headline.startswith("CRASHED"):
         con.print(Text.assemble(
-            ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}: ",
-            report.plain(" ".join(failure["message"].split()), limit=160),
+            ("Failure ", "bold"), (failure.kind, "red"), f" at line {failure.line}: ",
+            report.plain(" ".join(failure.message.split()), limit=160),
         ))  # fmt: skip
     _process_line(con, data)
-    memory = _memory_line(data)
+    memory = _memory_line(view.memory)
     if memory is not None:
         con.print(memory)
     _check_fixed(con, data)
     _remote_line(con, data)
     shown = [
         f"{len(data.get('earlier_runs', [])) + (1 if data.get('run') else 0)} run(s)",
-        f"{len(data['arg_diff'])} argument difference(s)" if data["arg_diff"] else "",
-        f"{len(data['findings'])} finding(s)",
-        f"{len(data['next_steps'])} next step(s)" if data["next_steps"] else "",
+        f"{len(view.args.rows)} argument difference(s)" if view.args.rows else "",
+        f"{len(view.findings)} finding(s)",
+        f"{len(view.next_steps)} next step(s)" if view.next_steps else "",
     ]
     con.print(Text.assemble(("more: --verbose ", "dim"), f"({', '.join(s for s in shown if s)})"))
 
 
-def _memory_line(data: dict[str, Any]) -> Text | None:
+def _memory_line(mem: MemorySection) -> Text | None:
     """The memory verdict in one paragraph, with the confidence the budget (or the verdict)
     states, whatever it holds."""
-    oom, budget = data.get("oom"), data.get("budget")
-    if oom:
+    if mem.oom_verdict is not None:
         head: list[Any] = [
             ("Memory: ", "bold"),
-            (str(oom["verdict"]), "red"),
+            (mem.oom_verdict, "red"),
             " — ",
-            report.plain(str(oom["explanation"]), limit=500),
+            report.plain(mem.oom_explanation, limit=500),
         ]
-    elif budget:
-        fits = "fits" if budget.get("fits") else "does NOT fit"
+    elif mem.budget_words is not None:
+        fits = "fits" if mem.budget_fits else "does NOT fit"
         head = [
             ("Your command's memory: ", "bold"),
             fits,
-            report.plain(f" ({budget.get('basis')})", limit=300),
+            report.plain(f" ({mem.budget_basis})", limit=300),
         ]
     else:
         return None
-    confidence = _confidence(oom, budget)
-    if confidence:
-        head += [" ", ("Confidence ", "bold"), report.plain(confidence, limit=200)]
+    if mem.confidence:
+        head += [" ", ("Confidence ", "bold"), report.plain(mem.confidence, limit=200)]
     return Text.assemble(*head)
-
-
-def _confidence(oom: Mapping[str, Any] | None, budget: Mapping[str, Any] | None) -> str:
-    for source in (oom, budget):
-        found = (source or {}).get("confidence")
-        if isinstance(found, Mapping) and found.get("level"):
-            why = [str(w) for w in (found.get("unvalidated") or found.get("deciding") or [])][:1]
-            return f"{found['level']}" + (f" ({why[0]})." if why else ".")
-        if isinstance(found, str) and found:
-            return found + "."
-    return ""
 
 
 def _check_fixed(con: Console, data: dict[str, Any]) -> None:
@@ -209,10 +199,10 @@ def _check_fixed(con: Console, data: dict[str, Any]) -> None:
     con.print(report.plain(body), soft_wrap=True)
 
 
-def _assumed(con: Console, data: dict[str, Any]) -> None:
-    for f in data["findings"]:
-        if f["code"] in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
-            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f["message"])))
+def _assumed(con: Console, view: CheckView, data: dict[str, Any]) -> None:
+    for f in view.findings:
+        if f.code in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
+            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f.message)))
     index = (data.get("scan") or {}).get("index")
     if index:  # the run's middle was not read this time: say so next to the verdict
         con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
@@ -246,21 +236,21 @@ def _verdict_line(verdict: str, headline: str, expected: bool = True) -> Text:
     return Text.assemble((verdict.upper(), style), "  ", report.plain(headline))
 
 
-def _check_header(con: Console, data: dict[str, Any], said: set[str]) -> None:
-    con.print(_verdict_line(data["verdict"], data["headline"], data.get("expected", True)))
-    cause = data.get("cause")
+def _check_header(con: Console, view: CheckView, data: dict[str, Any], said: set[str]) -> None:
+    con.print(_verdict_line(view.verdict, view.headline, view.expected))
+    cause = view.cause
     if cause:
-        said.update(sentences(cause["message"]) + sentences(cause["fix"]))
+        said.update(sentences(cause.message) + sentences(cause.fix))
         con.print(
             Text.assemble(
                 ("Likely cause ", "bold"),
-                f"({cause['code']}): ",
-                report.plain(cause["message"], limit=600),
+                f"({cause.code}): ",
+                report.plain(cause.message, limit=600),
                 ("\n  fixed: ", "bold"),
-                report.plain(cause["fix"], limit=600),
+                report.plain(cause.fix, limit=600),
             )
         )
-    _assumed(con, data)
+    _assumed(con, view, data)
     used = data.get("sglang_release_used")
     if used and used.get("source") != "given":  # what the tables were read with, and why
         con.print(Text.assemble(("Read as ", "dim"), report.plain(str(used["note"]), limit=400)))
@@ -310,15 +300,15 @@ def _check_runs(con: Console, data: dict[str, Any]) -> None:
     con.print(table)
 
 
-def _check_args(con: Console, data: dict[str, Any]) -> None:
-    if data["arg_diff"]:
+def _check_args(con: Console, args: ArgSection) -> None:
+    if args.rows:
         con.print()
-        con.print(arg_diff_table(data["arg_diff"]))
-    if data.get("matched_args"):
-        matched = ", ".join(data["matched_args"])
+        con.print(arg_diff_table(args.rows))
+    if args.matched:
+        matched = ", ".join(args.matched)
         con.print(Text.assemble(("Matching your command: ", "dim"), report.plain(matched)))
-    if data.get("unverified_args"):
-        unseen = ", ".join(data["unverified_args"])
+    if args.unverified:
+        unseen = ", ".join(args.unverified)
         con.print(Text.assemble(("Not visible in this run: ", "dim"), report.plain(unseen)))
 
 
@@ -350,43 +340,35 @@ def _process_line(con: Console, data: dict[str, Any]) -> None:
         )
 
 
-def _check_failure(con: Console, data: dict[str, Any], said: set[str]) -> None:
-    failure = data.get("failure")
+def _check_failure(con: Console, view: CheckView, said: set[str]) -> None:
+    failure, mem = view.failure, view.memory
     if failure:
         con.print()
         con.print(
-            Text.assemble(
-                ("Failure ", "bold"), (failure["kind"], "red"), f" at line {failure['line']}"
-            )
+            Text.assemble(("Failure ", "bold"), (failure.kind, "red"), f" at line {failure.line}")
         )
-        said.update(sentences(failure["message"]))
-        con.print(Text.assemble("  ", report.plain(failure["message"], limit=400)))
-    if data.get("oom"):
-        said.update(sentences(str(data["oom"]["explanation"])))
+        said.update(sentences(failure.message))
+        con.print(Text.assemble("  ", report.plain(failure.message, limit=400)))
+    if mem.oom_verdict is not None:
+        said.update(sentences(mem.oom_explanation))
         con.print(
             Text.assemble(
                 ("Out of memory: ", "bold"),
-                (data["oom"]["verdict"], "red"),
+                (mem.oom_verdict, "red"),
                 " — ",
-                report.plain(data["oom"]["explanation"], limit=600),
+                report.plain(mem.oom_explanation, limit=600),
             )
         )
-    budget = data.get("budget")
-    if budget:
-        words = verdict_words(budget)
+    if mem.budget_words is not None:
         con.print(
             Text.assemble(
-                ("Your command's memory budget: ", "bold"), report.plain(words, limit=600)
+                ("Your command's memory budget: ", "bold"),
+                report.plain(mem.budget_words, limit=600),
             )
         )
-        for s in budget.get("suggestions", [])[:5]:
+        for change, effect in mem.suggestions[:5]:
             con.print(
-                Text.assemble(
-                    "  try ",
-                    (str(s.get("change")), "bold"),
-                    " — ",
-                    report.plain(str(s.get("effect")), limit=200),
-                )
+                Text.assemble("  try ", (change, "bold"), " — ", report.plain(effect, limit=200))
             )
 
 
@@ -413,21 +395,21 @@ def _step_core(step: str) -> str:
     return rest if colon and len(head) < 40 and head[:1].isupper() else step
 
 
-def _check_findings(con: Console, data: dict[str, Any], said: set[str]) -> None:
+def _check_findings(con: Console, view: CheckView, said: set[str]) -> None:
     con.print()
     con.print(Text("Findings", style="bold"))
-    for f in data["findings"]:
-        message = _fresh(f["message"], said) or "(said above)"
+    for f in view.findings:
+        message = _fresh(f.message, said) or "(said above)"
         con.print(
             Text.assemble(
                 "  ",
-                (f"{f['code']} {f['severity']:<7}", _SEVERITY_STYLE.get(f["severity"], "")),
+                (f"{f.code} {f.severity:<7}", _SEVERITY_STYLE.get(f.severity, "")),
                 " ",
                 report.plain(message, limit=700),
             )
         )
     steps = []
-    for step in data["next_steps"]:
+    for step in view.next_steps:
         core = _step_core(step)
         new = _fresh(core, said)
         if new:
@@ -439,23 +421,23 @@ def _check_findings(con: Console, data: dict[str, Any], said: set[str]) -> None:
             con.print(Text.assemble("  → ", report.plain(step, limit=900)))
 
 
-def arg_diff_table(diffs: Iterable[Mapping[str, Any]]) -> Any:
-    """The argument-difference table (check's JSON ``arg_diff`` rows), log text kept literal.
+def arg_diff_table(rows: Iterable[ArgRow]) -> Any:
+    """The argument-difference table (the check view's rows), log text kept literal.
 
     On a terminal too narrow for the five columns, one block per argument instead: the name
     on its own line, whole, and the rest wrapped under it (a table would cut the names).
     """
-    return _ArgDiffView(list(diffs))
+    return _ArgDiffView(list(rows))
 
 
 class _ArgDiffView:
     """Chooses table or blocks by the width rich offers when it renders."""
 
-    def __init__(self, rows: list[Mapping[str, Any]]) -> None:
+    def __init__(self, rows: list[ArgRow]) -> None:
         self.rows = rows
 
     def __rich_console__(self, console: Console, options: Any) -> Iterable[Any]:
-        name_w = max((len(str(d["arg"])) for d in self.rows), default=8)
+        name_w = max((len(d.arg) for d in self.rows), default=8)
         if options.max_width >= name_w + 70:
             yield self._table()
             return
@@ -463,18 +445,18 @@ class _ArgDiffView:
         for d in self.rows:
             yield Text.assemble(
                 " ",
-                report.plain(str(d["arg"]), style="bold"),
+                report.plain(d.arg, style="bold"),
                 "  ",
-                Text(str(d["status"]), style=_status_style(d)),
+                Text(d.status, style=_status_style(d)),
             )
             yield Text.assemble(
                 "    you intended ",
-                report.plain(repr(d["intended"]), limit=60),
+                report.plain(d.intended, limit=60),
                 ", the run had ",
-                report.plain(repr(d["effective"]), limit=60),
+                report.plain(d.effective, limit=60),
             )
-            if _why(d):
-                yield Text.assemble("    ", report.plain(_why(d), limit=160))
+            if d.why:
+                yield Text.assemble("    ", report.plain(d.why, limit=160))
 
     def _table(self) -> Any:
         table = report.table(
@@ -490,24 +472,17 @@ class _ArgDiffView:
         )
         for d in self.rows:
             table.add_row(
-                report.plain(str(d["arg"])),
-                report.plain(repr(d["intended"]), limit=60),
-                report.plain(repr(d["effective"]), limit=60),
-                Text(str(d["status"]), style=_status_style(d)),
-                report.plain(_why(d), limit=160),
+                report.plain(d.arg),
+                report.plain(d.intended, limit=60),
+                report.plain(d.effective, limit=60),
+                Text(d.status, style=_status_style(d)),
+                report.plain(d.why, limit=160),
             )
         return table
 
 
-def _status_style(d: Mapping[str, Any]) -> str:
-    return "green" if d["status"] == "explained" else "red"
-
-
-def _why(d: Mapping[str, Any]) -> str:
-    why = str(d.get("explanation") or "")
-    if d.get("evidence_line"):
-        why += f" (line {d['evidence_line']})"
-    return why
+def _status_style(d: ArgRow) -> str:
+    return "green" if d.explained else "red"
 
 
 def summaries_text(result: Summaries) -> None:
@@ -517,4 +492,4 @@ def summaries_text(result: Summaries) -> None:
 
 
 def check_text(result: CheckReport, verbose: bool = False) -> None:
-    render_check(console(), result.to_dict(), verbose)
+    render_check(console(), result, verbose)

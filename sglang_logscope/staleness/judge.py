@@ -50,6 +50,8 @@ from .wording import cause_of, headline_for, next_steps
 if TYPE_CHECKING:
     from ..memory.budget_types import Budget, DeclinedBudget
     from ..memory.verdict import OomReading
+    from .process import LiveProcess
+    from .server import ServerEvidence
 
 
 def check(
@@ -256,6 +258,8 @@ class _Judgement:
     diffs: tuple[ArgDiff, ...] = ()
     matched: tuple[str, ...] = ()
     unverified: tuple[str, ...] = ()
+    process: LiveProcess | None = None
+    server: ServerEvidence | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -554,10 +558,9 @@ def _live_evidence(inp: _Inputs, run: Run, j: _Judgement) -> None:
     """``/proc`` and the live server, when the log's host is this machine."""
     if not inp.live or inp.path is None or "remote" in j.extra:
         return
-    process, server, found = live_findings(
+    j.process, j.server, found = live_findings(
         inp.path, run, _meant(inp.intended), inp.record_pid, inp.server, j.mtime
     )
-    j.extra["process"], j.extra["server"] = process, server
     j.findings.extend(found)
 
 
@@ -736,8 +739,8 @@ def _report(
         unverified_args=j.unverified,
         oom=oom,
         budget=budget,
-        process=j.extra.get("process"),
-        server=j.extra.get("server"),
+        process=j.process,
+        server=j.server,
         remote=j.extra.get("remote"),
         cause=cause_of(j.findings, j.extra.get("lint", ())),
         scan=scan_of(inp.log),

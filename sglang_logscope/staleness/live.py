@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..command.parse import parse_launch_command
 from ..errors import LogscopeError
@@ -12,7 +12,7 @@ from ..findings import Finding
 from ..log.runs import Outcome, Run
 from .argdiff import same_value
 from .process import LiveProcess, ProcessEvidence, gather
-from .server import server_evidence
+from .server import ServerEvidence, server_evidence
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
@@ -25,8 +25,9 @@ def live_findings(
     record_pid: int | None,
     server: str | None,
     mtime: datetime | None,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None, list[Finding]]:
-    """The ``process`` and ``server`` JSON values, and what they prove, as findings."""
+) -> tuple[LiveProcess | None, ServerEvidence | None, list[Finding]]:
+    """The process that matters most, what the live server said, and what they prove, as
+    findings."""
     found: list[Finding] = []
     evidence = gather(
         log,
@@ -44,7 +45,7 @@ def live_findings(
     if probe is not None and probe.reachable:
         if probe.arg_diff:
             shown = ", ".join(
-                f"{d['arg']}={d['live']!r} (you: {d['intended']!r})" for d in probe.arg_diff[:4]
+                f"{d.arg}={d.live!r} (you: {d.intended!r})" for d in probe.arg_diff[:4]
             )
             found.append(
                 Finding.of(
@@ -60,8 +61,7 @@ def live_findings(
                     f"({len(probe.matched)} checked: {', '.join(probe.matched[:6])}).",
                 )
             )
-    process = evidence.process.to_dict() if evidence.process is not None else None
-    return process, probe.to_dict() if probe is not None else None, found
+    return evidence.process, probe, found
 
 
 def _process_findings(

@@ -31,12 +31,24 @@ PATHS = ("/server_info", "/get_server_info")
 
 
 @dataclass(frozen=True)
+class LiveArgDiff:
+    """One explicit argument of yours the live server runs with another value."""
+
+    arg: str
+    intended: Any
+    live: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"arg": self.arg, "intended": self.intended, "live": self.live}
+
+
+@dataclass(frozen=True)
 class ServerEvidence:
     """What the live server said: its URL, whether it answered, and each differing argument."""
 
     url: str
     reachable: bool
-    arg_diff: tuple[dict[str, Any], ...] = ()
+    arg_diff: tuple[LiveArgDiff, ...] = ()
     matched: tuple[str, ...] = ()
     version: str | None = None
     error: str | None = None
@@ -46,7 +58,7 @@ class ServerEvidence:
         return {
             "url": self.url,
             "reachable": self.reachable,
-            "arg_diff": [dict(d) for d in self.arg_diff],
+            "arg_diff": [d.to_dict() for d in self.arg_diff],
             "matched": list(self.matched),
             "version": self.version,
             "error": self.error,
@@ -116,7 +128,7 @@ def server_evidence(
         return ServerEvidence(url, False, error=str(exc), silent=True)
     except (OSError, ValueError) as exc:
         return ServerEvidence(url, False, error=" ".join(str(exc).split())[:200])
-    diffs: list[dict[str, Any]] = []
+    diffs: list[LiveArgDiff] = []
     matched: list[str] = []
     if intended is not None:
         for arg, want in intended.explicit_args().items():
@@ -127,7 +139,7 @@ def server_evidence(
             if same_value(want, live) or (rewrite is not None and same_value(rewrite[1], live)):
                 matched.append(arg)
             else:
-                diffs.append({"arg": arg, "intended": want, "live": live})
+                diffs.append(LiveArgDiff(arg, want, live))
     version = info.get("version")
     return ServerEvidence(
         url, True, tuple(diffs), tuple(matched), version if isinstance(version, str) else None

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ..log.tail import Scan
     from ..memory.budget_types import Budget, DeclinedBudget
     from ..memory.verdict import OomReading
+    from .process import LiveProcess
+    from .server import ServerEvidence
 
 
 class Cause(TypedDict):
@@ -91,8 +93,10 @@ class CheckReport:
     unverified_args: tuple[str, ...] = ()
     oom: OomReading | None = None
     budget: Budget | DeclinedBudget | None = field(default=None, repr=False)
-    process: Mapping[str, Any] | None = None
-    server: Mapping[str, Any] | None = None
+    #: the process that matters most (the record's pid, the log's holder, your command)
+    process: LiveProcess | None = None
+    #: what the live server said about its arguments (``None``: not asked)
+    server: ServerEvidence | None = None
     remote: Mapping[str, str] | None = None
     cause: Cause | None = None
     scan: Scan | None = None
@@ -172,8 +176,8 @@ class CheckReport:
             "earlier_runs": [r.to_dict(zone, name, source) for r in self.runs[:-1]],
             "matched_args": list(self.matched_args),
             "unverified_args": list(self.unverified_args),
-            "process": dict(self.process) if self.process is not None else None,
-            "server": dict(self.server) if self.server is not None else None,
+            "process": self.process.to_dict() if self.process is not None else None,
+            "server": self.server.to_dict() if self.server is not None else None,
             "remote": dict(self.remote) if self.remote is not None else None,
             "cause": dict(self.cause) if self.cause is not None else None,
             "scan": dict(self.scan) if self.scan is not None else None,
