@@ -98,6 +98,29 @@ class FailureKind(str, enum.Enum):
     def is_oom(self) -> bool:
         return self in OOM_FAILURES
 
+    @property
+    def words(self) -> str:
+        """What the failure means, in the words of ``check``'s first line."""
+        return FAILURE_WORDS[self]
+
+
+_FK = FailureKind
+#: What each failure means, in the words of ``check``'s first line (a test holds every kind to
+#: a row). Beside the enum, not a column of :data:`KIND_ROLES`: several event kinds mean one
+#: failure (five mean ``exception``), and a column would say each of its words several times.
+FAILURE_WORDS: Mapping[FailureKind, str] = {
+    _FK.NOT_ENOUGH_MEMORY: "not enough memory for the KV pool",
+    _FK.WEIGHTS_LEAVE_NO_MEMORY: "the weights leave no memory for the KV pool",
+    _FK.MAMBA_STATE_TOO_SMALL: "the memory left is too small for the mamba state pool",
+    _FK.CUDA_OOM: "CUDA out of memory",
+    _FK.ARGPARSE_ERROR: "SGLang's argparse rejected the command",
+    _FK.PORT_IN_USE: "the port is already in use",
+    _FK.NCCL_ERROR: "an NCCL error",
+    _FK.ENVIRONMENT: "the environment cannot run SGLang (a module, library, driver or path)",
+    _FK.EXCEPTION: "an exception",
+    _FK.ABORTED: "the process was killed or aborted (a signal, no Python traceback)",
+}
+
 
 class Phase(str, enum.Enum):
     """A phase of a starting server, in the order it goes through them."""

@@ -15,15 +15,20 @@ one line and exit 2.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import regex
 
 from .errors import InputError
+
+_T = TypeVar("_T")
 
 __all__ = [
     "CHUNK",
@@ -198,16 +203,21 @@ def http_get_loopback(host: str, port: int, path: str, policy: NetPolicy = PROBE
     return _parse_answer(raw)
 
 
+def _within(sock: socket.socket, deadline: Deadline, op: Callable[[], _T]) -> _T:
+    """``op`` on ``sock`` in the time the deadline leaves; none left, or past it: NetTimeout."""
+    left = deadline.left()
+    if left <= 0:
+        raise NetTimeout(f"did not answer in {deadline.seconds:g} s")
+    sock.settimeout(left)
+    try:
+        return op()
+    except TimeoutError:
+        raise NetTimeout(f"did not answer in {deadline.seconds:g} s") from None
+
+
 def _send(sock: socket.socket, data: bytes, deadline: Deadline) -> None:
     while data:
-        left = deadline.left()
-        if left <= 0:
-            raise NetTimeout(f"did not answer in {deadline.seconds:g} s")
-        sock.settimeout(left)
-        try:
-            sent = sock.send(data)
-        except TimeoutError:
-            raise NetTimeout(f"did not answer in {deadline.seconds:g} s") from None
+        sent = _within(sock, deadline, functools.partial(sock.send, data))
         data = data[sent:]
 
 
@@ -216,14 +226,7 @@ def _receive(sock: socket.socket, deadline: Deadline, policy: NetPolicy) -> byte
     parts: list[bytes] = []
     got = 0
     while True:
-        left = deadline.left()
-        if left <= 0:
-            raise NetTimeout(f"did not answer in {deadline.seconds:g} s")
-        sock.settimeout(left)
-        try:
-            chunk = sock.recv(CHUNK)
-        except TimeoutError:
-            raise NetTimeout(f"did not answer in {deadline.seconds:g} s") from None
+        chunk = _within(sock, deadline, functools.partial(sock.recv, CHUNK))
         if not chunk:
             return b"".join(parts)
         got += len(chunk)

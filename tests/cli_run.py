@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def run_cli(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
     """``python -m sglang_logscope ARGS`` with NO_COLOR; its stdout, after asserting the exit
@@ -39,3 +41,18 @@ def run_main(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
             code = exc.code
     assert code in codes, err.getvalue()
     return out.getvalue()
+
+
+def run_captured(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``main(argv)`` in this process, its output taken by pytest's ``capsys``: (exit code,
+    stdout, stderr); a return without ``SystemExit`` is exit 0."""
+    # test helper: the CLI only where a test asks for it in-process
+    from sglang_logscope import cli
+
+    code = 0
+    try:
+        cli.main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

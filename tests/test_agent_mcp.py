@@ -21,6 +21,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from stand_ins import stand_in_env
 
 from sglang_logscope.agent.server import INSTALL_HINT, TOOLS
 from sglang_logscope.agent.tools import LOG_CONTENT
@@ -38,27 +39,7 @@ Body = Callable[[ClientSession], Awaitable[None]]
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The MCP server's environment: ``python -m sglang.launch_server`` is the stand-in."""
-    pkg = tmp_path / "shim" / "sglang"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "launch_server.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(TESTS)!r})\n"
-        "from fake_sglang_server import main\n"
-        "sys.exit(main())\n"
-    )
-    out = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SGLANG_", "NCCL_", "LOGSCOPE_FAKE_"))
-    }
-    out.update(
-        PYTHONPATH=os.pathsep.join([str(tmp_path / "shim"), str(ROOT)]),
-        LOGSCOPE_FAKE_DELAY="0.01",
-        LOGSCOPE_FAKE_HOLD="60",
-        CUDA_VISIBLE_DEVICES="0,1",
-    )
-    return out
+    return stand_in_env(tmp_path)
 
 
 @pytest.fixture

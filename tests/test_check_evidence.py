@@ -212,10 +212,11 @@ def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "open\n"  # it holds it now
         report = check(log, READY_CMD, "2026-05-09 09:31:05")
-        assert report.process is not None
-        assert report.process["pid"] == holder.pid and report.process["holds_log"]
-        assert report.process["alive"] and report.process["started_at"]
-        assert report.process["cmdline"][0] == sys.executable
+        assert report.process is not None and report.process.pid == holder.pid  # typed (issue 26)
+        proc = report.to_dict()["process"]  # the JSON document keeps its keys
+        assert proc["pid"] == holder.pid and proc["holds_log"]
+        assert proc["alive"] and proc["started_at"]
+        assert proc["cmdline"][0] == sys.executable
         assert f"Process {holder.pid} (" in next(
             f.message for f in report.findings if f.code == "LS044"
         )
@@ -245,7 +246,7 @@ def test_check_after_the_launched_process_exited(tmp_path: Path) -> None:
     assert report.to_dict()["verdict"] == "exited"
     assert report.headline.startswith("FRESH, EXITED")
     assert f"its process {gone.pid} (from the launch record) has exited" in report.headline
-    assert report.process is not None and report.process["alive"] is False
+    assert report.process is not None and report.to_dict()["process"]["alive"] is False
     assert report.exit_code == 1
     assert "LS047" in _codes(report)  # nobody holds the log either
 
@@ -329,22 +330,23 @@ def test_the_live_server_says_which_launch_is_serving(
     log = _ready_log(tmp_path)
     cmd = READY_CMD.replace("--port 30000", f"--port {port}")
     report = check(log, cmd, "2026-05-09 09:31:05")
-    assert report.server is not None
-    assert report.server["url"] == f"http://127.0.0.1:{port}" and report.server["reachable"]
-    assert {d["arg"] for d in report.server["arg_diff"]} == {
+    assert report.server is not None and report.server.reachable  # typed (issue 26)
+    server = report.to_dict()["server"]  # the JSON document keeps its keys
+    assert server["url"] == f"http://127.0.0.1:{port}" and server["reachable"]
+    assert {d["arg"] for d in server["arg_diff"]} == {
         "mem_fraction_static",
         "context_length",
     }
     assert "LS048" in _codes(report)
     handler.info = {**handler.info, "mem_fraction_static": 0.88, "context_length": 32768}
     again = check(log, cmd, "2026-05-09 09:31:05")
-    assert again.server is not None and again.server["arg_diff"] == []
+    assert again.server is not None and again.to_dict()["server"]["arg_diff"] == []
     assert "LS049" in _codes(again)
 
 
 def test_no_server_is_not_an_error(tmp_path: Path) -> None:
     report = check(_ready_log(tmp_path), READY_CMD.replace("30000", "9"), "2026-05-09 09:31:05")
-    assert report.server is not None and report.server["reachable"] is False
+    assert report.server is not None and report.to_dict()["server"]["reachable"] is False
 
 
 def test_remote_command_skips_this_machine_and_says_where(tmp_path: Path) -> None:

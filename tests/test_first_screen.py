@@ -93,10 +93,11 @@ def test_a_crash_says_when_and_why_on_line_one(stale_log: Path) -> None:
 
 
 def test_every_failure_kind_has_words() -> None:
+    from sglang_logscope.events import FAILURE_WORDS
     from sglang_logscope.log.runs import FailureKind
-    from sglang_logscope.staleness.wording import FAILURE_WORDS
 
     assert set(FAILURE_WORDS) == set(FailureKind)
+    assert all(kind.words == FAILURE_WORDS[kind] for kind in FailureKind)
 
 
 def test_the_exit_table_is_what_check_returns(stale_log: Path, tmp_path: Path) -> None:

@@ -16,10 +16,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from cli_run import run_captured as _run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope import cli, iter_events
+from sglang_logscope import iter_events
 from sglang_logscope.command.parse import parse_launch_command
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.memory.gpus import parse_size_mib
@@ -32,16 +33,6 @@ FIXTURES = [
     *sorted((ROOT / "fixtures" / "real").glob("*/server.log")),
     ROOT / "fixtures" / "demo" / "sglang-serve.log",
 ]
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        cli.main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _digest(path: Path) -> tuple[str, float]:

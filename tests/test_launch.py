@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stand_ins import stand_in_env
 
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.staleness.judge import check
@@ -55,25 +56,8 @@ FAST = ["--poll-interval", "0.05", "--timeout", "15s"]
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """An environment where ``python -m sglang.launch_server`` is the stand-in server."""
-    pkg = tmp_path / "shim" / "sglang"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "launch_server.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(TESTS)!r})\n"
-        "from fake_sglang_server import main\n"
-        "sys.exit(main())\n"
-    )
-    out = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SGLANG_", "NCCL_", "LOGSCOPE_FAKE_"))
-    }
+    out = stand_in_env(tmp_path)
     out.update(
-        PYTHONPATH=os.pathsep.join([str(tmp_path / "shim"), str(ROOT)]),
-        LOGSCOPE_FAKE_DELAY="0.01",
-        LOGSCOPE_FAKE_HOLD="60",
-        CUDA_VISIBLE_DEVICES="0,1",
         SGLANG_TEST_SETTING="1",
         SGLANG_API_KEY="do-not-record-me",
         NCCL_DEBUG="WARN",

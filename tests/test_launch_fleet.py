@@ -6,14 +6,13 @@ machine: ``AWS_EC2_METADATA_DISABLED=true``); the fleet table in JSON and Parque
 from __future__ import annotations
 
 import json
-import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_run import run_captured as _run
+from stand_ins import moto_s3
 
-from sglang_logscope import cli
 from sglang_logscope.log.fleet import FLEET_COLUMNS, fleet_item, fleet_table, read_fleet
 from sglang_logscope.log.launches import expand_sources
 from sglang_logscope.log.reader import summarize_source
@@ -24,62 +23,20 @@ LOGS = expand_sources([str(LAUNCHES)], recursive=True)
 #: the two decode nodes of the PD set
 DECODE_NODES = [str(LAUNCHES / "real-pd-2x2" / f"decode-node{n}.log") for n in (0, 1)]
 BUCKET = "fleet-logs"
-AWS = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_EC2_METADATA_DISABLED": "true",
-}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        cli.main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[str]:
     """moto's S3 server on 127.0.0.1 holding the launch fixtures under ``fleet-logs/``
     (one level down for the PD set); the environment points boto/s3fs at it."""
-    server_mod = pytest.importorskip("moto.server", reason="dev dependency moto[s3] + flask")
-    pytest.importorskip("s3fs", reason="dev dependency s3fs")
-    import fsspec
-
-    port = _free_port()
-    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    env = {**AWS, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        fs = fsspec.filesystem("s3", skip_instance_cache=True)
-        fs.mkdir(BUCKET)
-        for path in LOGS:
-            rel = Path(path).relative_to(LAUNCHES)
-            key = rel.name if rel.parent.name == "two-node-oom" else str(rel)
-            fs.pipe(f"{BUCKET}/{key}", Path(path).read_bytes())
-        fs.pipe(f"{BUCKET}/notes.txt", b"not a log\n")
-        fsspec.filesystem("s3").clear_instance_cache()
+    objects = {}
+    for path in LOGS:
+        rel = Path(path).relative_to(LAUNCHES)
+        key = rel.name if rel.parent.name == "two-node-oom" else str(rel)
+        objects[key] = Path(path).read_bytes()
+    objects["notes.txt"] = b"not a log\n"
+    with moto_s3(BUCKET, objects):
         yield f"s3://{BUCKET}/"
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        server.stop()
 
 
 @pytest.fixture(scope="module")

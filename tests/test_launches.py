@@ -19,10 +19,10 @@ from itertools import permutations
 from pathlib import Path
 
 import pytest
+from cli_run import run_captured as _run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope import cli
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.log.launches import (
     CONSEQUENCES,
@@ -40,16 +40,6 @@ PD = ROOT / "fixtures" / "launches" / "real-pd-2x2"
 OOM = ROOT / "fixtures" / "launches" / "two-node-oom"
 PD_LOGS = sorted(str(p) for p in PD.glob("*.log"))
 OOM_LOGS = [str(OOM / n) for n in ("node0.log", "node1.log", "node1-old.log")]
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        cli.main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_real_pd_launch_is_one_launch_of_four_roles() -> None:

@@ -12,7 +12,6 @@ import http.server
 import json
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stand_ins import moto_s3
 
 from sglang_logscope import read_log
 from sglang_logscope.errors import InputError
@@ -31,18 +31,6 @@ ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "fixtures" / "demo" / "sglang-serve.log"
 REAL = ROOT / "fixtures" / "real" / "069" / "server.log"
 BUCKET = "sglang-logs"
-AWS = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -70,31 +58,13 @@ def _without_log(data: dict[str, Any]) -> dict[str, Any]:
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A local S3 endpoint holding the demo log (plain and gzipped) and a real corpus log;
     yields the environment that points boto/s3fs at it (``AWS_ENDPOINT_URL``)."""
-    server_mod = pytest.importorskip("moto.server", reason="dev dependency moto[s3] + flask")
-    pytest.importorskip("s3fs", reason="dev dependency s3fs")
-    import fsspec
-
-    port = _free_port()
-    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    env = {**AWS, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        fs = fsspec.filesystem("s3", skip_instance_cache=True)
-        fs.mkdir(BUCKET)
-        fs.pipe(f"{BUCKET}/demo/sglang-serve.log", LOG.read_bytes())
-        fs.pipe(f"{BUCKET}/demo/sglang-serve.log.gz", gzip.compress(LOG.read_bytes()))
-        fs.pipe(f"{BUCKET}/real/069.log", REAL.read_bytes())
-        fsspec.filesystem("s3").clear_instance_cache()
+    objects = {
+        "demo/sglang-serve.log": LOG.read_bytes(),
+        "demo/sglang-serve.log.gz": gzip.compress(LOG.read_bytes()),
+        "real/069.log": REAL.read_bytes(),
+    }
+    with moto_s3(BUCKET, objects) as env:
         yield env
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        server.stop()
 
 
 def test_read_log_and_summarize_file_from_s3(s3: dict[str, str]) -> None:

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_run import run_captured as _run
 
-from sglang_logscope import cli
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.launches import read_launches
 from sglang_logscope.log.series import MAX_POINTS, WORKER_VALUES, WorkerSeries, read_for_report
@@ -27,16 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVING = ROOT / "fixtures" / "launches" / "pd-serving"
 META = json.loads((SERVING / "meta.json").read_text(encoding="utf-8"))
 PREFILL, DECODE = str(SERVING / "prefill.log"), str(SERVING / "decode.log")
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        cli.main(argv)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _charts(html: str) -> dict[str, dict[str, int]]:

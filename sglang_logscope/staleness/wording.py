@@ -97,21 +97,6 @@ def cause_of(findings: list[Finding], lint: tuple[LintHit, ...] = ()) -> Cause |
     return None
 
 
-#: What each failure means, in the words of the first line (a test holds every kind to a row).
-FAILURE_WORDS: dict[FailureKind, str] = {
-    FailureKind.NOT_ENOUGH_MEMORY: "not enough memory for the KV pool",
-    FailureKind.WEIGHTS_LEAVE_NO_MEMORY: "the weights leave no memory for the KV pool",
-    FailureKind.MAMBA_STATE_TOO_SMALL: "the memory left is too small for the mamba state pool",
-    FailureKind.CUDA_OOM: "CUDA out of memory",
-    FailureKind.ARGPARSE_ERROR: "SGLang's argparse rejected the command",
-    FailureKind.PORT_IN_USE: "the port is already in use",
-    FailureKind.NCCL_ERROR: "an NCCL error",
-    FailureKind.ENVIRONMENT: "the environment cannot run SGLang (a module, library, driver or path)",
-    FailureKind.EXCEPTION: "an exception",
-    FailureKind.ABORTED: "the process was killed or aborted (a signal, no Python traceback)",
-}
-
-
 def _hms(value: datetime | None) -> str | None:
     return f"{value:%Y-%m-%d %H:%M:%S}" if value is not None and value.year != 1900 else None
 
@@ -125,7 +110,7 @@ def outcome_headline(run: Run, findings: list[Finding]) -> str:
         event = failure.event
         at = _hms(event.timestamp if event is not None else None) or _hms(run.ended_at)
         values = ", ".join(f"{k}={v}" for k, v in list(failure.effective.items())[:3])
-        what = FAILURE_WORDS[failure.kind] + (f" ({values})" if values else "")
+        what = failure.kind.words + (f" ({values})" if values else "")
         begun = f"; the run started {_hms(run.started_at)}" if _hms(run.started_at) else ""
         return f"CRASHED{f' at {at}' if at else ''}: {what} (line {failure.line}{begun})."
     gone = _by_code(findings, "LS045")
