@@ -18,7 +18,7 @@ from ..watch.phases import PHASES, PhaseState, figures_text
 from ..watch.result import Note, Sink, WatchOutcome, WatchResult
 from . import text as report
 from .check_view import check_view
-from .views import arg_diff_table
+from .views import arg_diff_table, memory_texts
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
@@ -242,34 +242,8 @@ def render_forensics(console: Console, data_report: CheckReport) -> None:
         console.print(
             Text("Arguments: every explicit argument checked matches the run.", style="dim")
         )
-    if mem.oom_verdict is not None:
-        _line(
-            console,
-            Text.assemble(
-                ("Out of memory: ", "bold"),
-                (mem.oom_verdict, "red"),
-                " — ",
-                report.plain(mem.oom_explanation, limit=800),
-            ),
-        )
-    if mem.budget_words is not None:
-        _line(
-            console,
-            Text.assemble(
-                ("Your command's memory budget: ", "bold"),
-                report.plain(mem.budget_words, limit=600),
-            ),
-        )
-        for change, effect in mem.suggestions[:5]:
-            _line(
-                console,
-                Text.assemble(
-                    "  try ",
-                    (_text.visible(change), "bold"),
-                    " — ",
-                    report.plain(effect, limit=200),
-                ),
-            )
+    for line in memory_texts(mem, oom_limit=800, change=_text.visible):
+        _line(console, line)
     if view.next_steps:
         _line(console, Text("Next", style="bold"))
         for step in view.next_steps:

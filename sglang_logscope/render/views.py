@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import regex
@@ -351,25 +351,37 @@ def _check_failure(con: Console, view: CheckView, said: set[str]) -> None:
         con.print(Text.assemble("  ", report.plain(failure.message, limit=400)))
     if mem.oom_verdict is not None:
         said.update(sentences(mem.oom_explanation))
-        con.print(
+    for line in memory_texts(mem, oom_limit=600):
+        con.print(line)
+
+
+def memory_texts(
+    mem: MemorySection, *, oom_limit: int, change: Callable[[str], str] = str
+) -> list[Text]:
+    """The out-of-memory verdict, the intended command's budget in words and up to five
+    changes that each make it fit, a line each (``check -v`` and the watch's crash summary)."""
+    out = []
+    if mem.oom_verdict is not None:
+        out.append(
             Text.assemble(
                 ("Out of memory: ", "bold"),
                 (mem.oom_verdict, "red"),
                 " — ",
-                report.plain(mem.oom_explanation, limit=600),
+                report.plain(mem.oom_explanation, limit=oom_limit),
             )
         )
     if mem.budget_words is not None:
-        con.print(
+        out.append(
             Text.assemble(
                 ("Your command's memory budget: ", "bold"),
                 report.plain(mem.budget_words, limit=600),
             )
         )
-        for change, effect in mem.suggestions[:5]:
-            con.print(
-                Text.assemble("  try ", (change, "bold"), " — ", report.plain(effect, limit=200))
-            )
+        out.extend(
+            Text.assemble("  try ", (change(name), "bold"), " — ", report.plain(effect, limit=200))
+            for name, effect in mem.suggestions[:5]
+        )
+    return out
 
 
 _SENTENCE = regex.compile(r"(?<=[.])\s+(?=\S)")
