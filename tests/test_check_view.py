@@ -151,3 +151,25 @@ def test_every_renderer_shows_the_demo_sections(full: FullReport) -> None:
         assert all(f.code in shown[name] for f in view.findings), name
     for name in ("text", "live", "html", "markdown", "notebook"):
         assert all(r.arg in shown[name] for r in view.args.rows), name
+
+
+def test_summary_colours_each_outcome_by_its_own_table() -> None:
+    """The summary's outcome words and the first screen's headline words have their own style
+    tables; a second table of the same name once hid the summary's (every outcome uncoloured)."""
+    import io
+
+    from rich.console import Console
+
+    from sglang_logscope.render import views
+
+    out = io.StringIO()
+    con = Console(file=out, force_terminal=True, color_system="standard", width=200)
+    views.render_summary(con, {"log": "x.log", "runs": []})
+    assert views._OUTCOME_STYLE["ready"] == "green"
+    assert views._HEADLINE_STYLE["READY"] == "bold green"
+    run = {
+        "index": 1, "first_line": 1, "last_line": 2, "started_at": None, "ended_at": None,
+        "outcome": "ready", "failure": None, "memory": {}, "server_args": {},
+    }  # fmt: skip
+    views.render_summary(con, {"log": "x.log", "runs": [run]})
+    assert "\x1b[32mready" in out.getvalue()

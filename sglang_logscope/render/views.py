@@ -103,7 +103,8 @@ _VERDICT_STYLE = {
     "exited": "bold red",
 }
 #: The first word of an outcome-first headline (nothing expected) and its style.
-_OUTCOME_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
+_HEADLINE_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
+"""The first screen's outcome words (upper case); the summary's runs use ``_OUTCOME_STYLE``."""
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
@@ -229,7 +230,7 @@ def _verdict_line(verdict: str, headline: str, expected: bool = True) -> Text:
     word = label.split(" ", 1)[0].rstrip(",")
     if colon and not expected:  # the outcome first: READY / CRASHED / STOPPED ...
         return Text.assemble(
-            (label + colon, _OUTCOME_STYLE.get(word, "bold red")), report.plain(rest)
+            (label + colon, _HEADLINE_STYLE.get(word, "bold red")), report.plain(rest)
         )
     if colon and verdict.upper() in label.upper():
         return Text.assemble((label + colon, style), report.plain(rest))
