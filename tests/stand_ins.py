@@ -50,7 +50,7 @@ def stand_in_env(tmp_path: Path) -> dict[str, str]:
         if not k.startswith(("SGLANG_", "NCCL_", "LOGSCOPE_FAKE_"))
     }
     out.update(
-        PYTHONPATH=os.pathsep.join([str(tmp_path / "shim"), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(tmp_path / "shim"), str(ROOT), str(TESTS / "netguard")]),
         LOGSCOPE_FAKE_DELAY="0.01",
         LOGSCOPE_FAKE_HOLD="60",
         CUDA_VISIBLE_DEVICES="0,1",
