@@ -15,7 +15,7 @@ import pytest
 
 from sglang_logscope import cli
 from sglang_logscope.log.fleet import FLEET_COLUMNS, fleet_item, fleet_table, read_fleet
-from sglang_logscope.log.launches import expand_sources
+from sglang_logscope.log.listing import expand_sources
 from sglang_logscope.log.reader import summarize_source
 
 ROOT = Path(__file__).resolve().parent.parent
