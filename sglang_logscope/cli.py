@@ -6,9 +6,11 @@ place that maps errors to exit codes). Results go to stdout; messages to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
+from contextlib import AbstractContextManager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,7 +18,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ._direct import direct_call
-from ._redact import redact_text, redacted_stdout
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
@@ -181,9 +182,9 @@ def _adapted(log: str, fmt: InputFormatChoice, container: str | None) -> Any:
 
 def _log_paths(names: list[str], recursive: bool = False) -> list[str]:
     """The logs a command given several reads: directories, globs and URL prefixes expanded
-    (:func:`~.log.launches.expand_sources`); one clear error when none is left."""
+    (:func:`~.log.listing.expand_sources`); one clear error when none is left."""
     # start-up: the listing helpers load only for a command given logs
-    from .log.launches import expand_sources
+    from .log.listing import expand_sources
 
     paths = expand_sources(names, recursive)
     if not paths:
@@ -425,7 +426,7 @@ def check(
                 sglang_version=sglang_version,
                 here=here,
             )
-        with redacted_stdout(redact):
+        with _redacting(redact):
             emit(launch, fmt)
         raise typer.Exit(launch.exit_code)
     expect: Path | str | None = None
@@ -444,7 +445,7 @@ def check(
             server=server,
             here=here,
         )
-    with redacted_stdout(redact):
+    with _redacting(redact):
         emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
     raise typer.Exit(result.exit_code)
 
@@ -493,6 +494,10 @@ def report_command(
     from .render.markdown import render_markdown
     from .staleness.report import full_report, launch_report
 
+    if redact:
+        # start-up: the redactor (its patterns: ~8 ms) only for --redact
+        from ._redact import redact_text
+
     paths = _log_paths(log, False)
     if html_out is None and markdown_out is None:
         raise LogscopeError("report needs --html OUT or --markdown OUT ('-': stdout)")
@@ -515,6 +520,16 @@ def report_command(
     for out, page in pages.items():
         if out is not None:
             _write_page(out, redact_text(page) if redact else page, paths, expect_args)
+
+
+def _redacting(enabled: bool) -> AbstractContextManager[None]:
+    """``--redact``: stdout held and written redacted (:func:`._redact.redacted_stdout`)."""
+    if not enabled:
+        return contextlib.nullcontext()
+    # start-up: the redactor (its patterns: ~8 ms) only for --redact
+    from ._redact import redacted_stdout
+
+    return redacted_stdout()
 
 
 def _write_page(out: Path, page: str, paths: list[str], expect_args: Path | None) -> None:

@@ -14,7 +14,7 @@ from cli_run import run_captured as _run
 from stand_ins import moto_s3
 
 from sglang_logscope.log.fleet import FLEET_COLUMNS, fleet_item, fleet_table, read_fleet
-from sglang_logscope.log.launches import expand_sources
+from sglang_logscope.log.listing import expand_sources
 from sglang_logscope.log.reader import summarize_source
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,8 @@ import pytest
 from cli_run import run_cli
 
 from sglang_logscope.log.fleet import FLEET_COLUMNS
-from sglang_logscope.log.launches import CONSEQUENCES, PD_MODES, expand_sources
+from sglang_logscope.log.launches import CONSEQUENCES, PD_MODES
+from sglang_logscope.log.listing import expand_sources
 from sglang_logscope.log.runs import Outcome
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
 from sglang_logscope.staleness.verdict import Verdict

@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.log.launches import (
     CONSEQUENCES,
-    expand_sources,
     group_launches,
     header_runs,
     read_launches,
 )
+from sglang_logscope.log.listing import expand_sources
 from sglang_logscope.log.runs import Outcome, Run
 from sglang_logscope.staleness.launch_check import check_launch, parse_expects
 from sglang_logscope.staleness.verdict import Verdict

@@ -181,3 +181,61 @@ def test_main_direct_and_typer_paths_agree(
         cli.main(argv)
     assert direct.value.code == typer_path.value.code == 1
     assert capsys.readouterr() == out_direct
+
+
+HEALTHY = ROOT / "fixtures" / "real" / "037" / "server.log"  # a small log of a run that is up
+
+#: What a check of one plain log on disk never needs (issue 33: start-up): PyYAML is for a
+#: command's ``--config``, dateutil's parser for ``--launched-at``, the redactor for
+#: ``--redact``, the launch grouping and the listings for several logs or other commands.
+_NOT_FOR_ONE_CHECK = (
+    "yaml",
+    "dateutil.parser",
+    "sglang_logscope.command.config_yaml",
+    "sglang_logscope._redact",
+    "sglang_logscope.log.launches",
+    "sglang_logscope.log.select",
+    "sglang_logscope.render.tables",
+    "sglang_logscope.staleness.report",
+    "sglang_logscope.render.html",
+    "pandas",
+    "numpy",
+    "pydantic",
+    "fsspec",
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--expect-args", CMD, LOG],
+        ["check", "-f", "json", "--expect-args", CMD, LOG],
+        ["check", str(HEALTHY)],
+    ],
+    ids=["demo", "demo-json", "healthy"],
+)
+def test_one_check_imports_only_what_its_answer_needs(argv: list[str]) -> None:
+    mods = _modules_after(*argv)
+    assert "sglang_logscope.staleness.judge" in mods and "regex" in mods
+    loaded = [name for name in _NOT_FOR_ONE_CHECK if name in mods]
+    assert not loaded, loaded
+    if "json" in argv:
+        assert "rich" not in mods
+
+
+def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
+    """The names above are real and their triggers load them: the test above can fail."""
+    (tmp_path / "cfg.yaml").write_text("context-length: 4096\n", encoding="utf-8")
+    cmd = tmp_path / "cmd.txt"
+    cmd.write_text(
+        "python3 -m sglang.launch_server --model-path /m --config cfg.yaml\n", encoding="utf-8"
+    )
+    asked = _modules_after(
+        "check", "--redact", "--launched-at", "2026-05-09 09:31", "-e", str(cmd), LOG
+    )
+    for name in ("yaml", "dateutil.parser", "sglang_logscope.command.config_yaml"):
+        assert name in asked, name
+    assert "sglang_logscope._redact" in asked
+    several = _modules_after("check", LOG, str(HEALTHY))
+    assert "sglang_logscope.log.launches" in several
+    assert "sglang_logscope.log.select" in _modules_after("runs", LOG)

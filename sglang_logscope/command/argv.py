@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import CommandError
 from .argtable import ArgOption, ArgTable, ArgValueError
-from .config_yaml import load_config
 
 
 def merge_config(
@@ -30,6 +29,9 @@ def merge_config(
         raise CommandError(f"--config {raw}: SGLang reads only .yaml/.yml config files")
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
+    # start-up: PyYAML (~15 ms) only for a command that names a --config
+    from .config_yaml import load_config
+
     data = load_config(path, raw)
     if data is None:
         data = {}

@@ -14,10 +14,7 @@ others did after.
 
 from __future__ import annotations
 
-import glob
-import os
 import re
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,7 +23,6 @@ from typing import Any
 from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
 from ..events import EventKind
-from ..parse.remote import is_url, list_url
 from ..parse.source import Source, describe
 from .reader import iter_runs
 from .runs import Outcome, Run
@@ -61,8 +57,6 @@ OUTCOME_ORDER = (
     Outcome.COMPLETED,
 )
 #: In a directory, the files read as logs: these endings, and rotations (``x.log.1``).
-LOG_NAME = re.compile(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
-_GLOB = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True)
@@ -226,26 +220,6 @@ class Launches:
             "launches": [launch.to_dict() for launch in self.launches],
             "unreadable": [{"file": f, "error": why} for f, why in self.unreadable],
         }
-
-
-def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
-    """Each name as the logs it stands for: a directory → the log files in it (by
-    :data:`LOG_NAME`, sorted; links are not followed, and with ``recursive`` its
-    subdirectories too), a glob → its matching files, a URL prefix (ending in ``/``) or URL
-    glob → its objects (fsspec); anything else as given (a reader says why it is unreadable)."""
-    out: list[str] = []
-    for name in names:
-        if name == "-":
-            out.append(name)
-        elif is_url(name):
-            out.extend(list_url(name, recursive) if _is_listing(name) else [name])
-        elif _GLOB.search(name) and not os.path.lexists(name):
-            out.extend(sorted(p for p in glob.glob(name, recursive=recursive) if _regular(p)))
-        elif _is_dir(name):
-            out.extend(_directory_logs(name, recursive))
-        else:
-            out.append(name)
-    return list(dict.fromkeys(out))
 
 
 def header_runs(source: Source) -> tuple[Run, ...]:
@@ -489,31 +463,3 @@ def _int(value: Any) -> int | None:
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat(sep=" ") if value is not None else None
-
-
-def _is_listing(url: str) -> bool:
-    return url.endswith("/") or bool(_GLOB.search(url.split("://", 1)[-1]))
-
-
-def _is_dir(path: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _directory_logs(root: str, recursive: bool) -> list[str]:
-    """The log files under ``root`` (not following links)."""
-    found = []
-    for here, dirs, names in os.walk(root, followlinks=False):
-        found += [os.path.join(here, n) for n in names if LOG_NAME.search(n)]
-        if not recursive:
-            dirs.clear()
-    return sorted(p for p in found if _regular(p))

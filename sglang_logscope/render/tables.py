@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv
 import sys
-from typing import Any
 
 from .._text import SCHEMA_VERSION, visible, when
 from ..log.select import EventSelection, RunList, Summaries
 from .events import write_events_table
 from .streams import encodes_everything
-from .text import console, unreadable_lines, write_json, write_jsonl
+from .text import console, release_text, unreadable_lines, write_json, write_jsonl
 from .text import table as make_table
 
 _CSV_COLUMNS = ("line", "end_line", "timestamp", "rank", "level", "kind", "message")
@@ -76,19 +75,6 @@ def runs_table(result: RunList) -> None:
         if len(r.nodes) > 1:
             nodes = ", ".join(map(str, r.nodes))
             console().print(f"run {r.index} holds the output of nodes {nodes} (node_rank)")
-
-
-def release_text(row: dict[str, Any]) -> str:
-    """The run's pinned release range (``*``: its lines disagree, the majority is shown; a
-    source checkout between two releases says so), else the older message-based hint, else
-    ``-``."""
-    pin = row.get("sglang_release")
-    if pin:
-        span = pin["min"] if pin["min"] == pin["max"] else f"{pin['min']}-{pin['max']}"
-        if pin.get("source_checkout"):
-            span = f"checkout {span}"
-        return span if pin.get("agreeing") == pin.get("pieces") else f"{span}*"
-    return str(row.get("sglang_version_hint") or "-")
 
 
 def summaries_json(result: Summaries) -> None:

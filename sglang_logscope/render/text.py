@@ -79,3 +79,16 @@ def unreadable_lines(unreadable: Iterable[tuple[str, str]]) -> None:
     for file, why in unreadable:
         named = why if file in why else f"{file}: {why}"  # the reader's message names most
         sys.stderr.write(f"logscope: unreadable: {visible(named)}\n")
+
+
+def release_text(row: dict[str, Any]) -> str:
+    """The run's pinned release range (``*``: its lines disagree, the majority is shown; a
+    source checkout between two releases says so), else the older message-based hint, else
+    ``-``."""
+    pin = row.get("sglang_release")
+    if pin:
+        span = pin["min"] if pin["min"] == pin["max"] else f"{pin['min']}-{pin['max']}"
+        if pin.get("source_checkout"):
+            span = f"checkout {span}"
+        return span if pin.get("agreeing") == pin.get("pieces") else f"{span}*"
+    return str(row.get("sglang_version_hint") or "-")

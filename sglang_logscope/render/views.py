@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 from rich.console import Console
 from rich.text import Text
 
 from .. import _text
-from ..log.select import Summaries
 from ..staleness.verdict import CheckReport
 from . import text as report
 from .check_view import ArgRow, ArgSection, CheckView, MemorySection, check_view
-from .tables import release_text
-from .text import console, unreadable_lines
+from .text import console, release_text, unreadable_lines
+
+if TYPE_CHECKING:  # start-up: the check's text does not load the listings
+    from ..log.select import Summaries
 
 _ARGS_THAT_MATTER = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",

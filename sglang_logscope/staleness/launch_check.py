@@ -8,14 +8,16 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
-from ..log.launches import Launch, Launches, read_launches
 from ..parse.source import Source, describe
 from .judge import check
 from .verdict import CheckReport, Verdict
+
+if TYPE_CHECKING:
+    from ..log.launches import Launch, Launches
 
 #: A launch's verdict: the first of these that one of its files has.
 GRAVITY = (Verdict.STALE, Verdict.MISMATCH, Verdict.NO_RUN, Verdict.INCONCLUSIVE, Verdict.FRESH)
@@ -113,6 +115,9 @@ def check_launch(
     """Check each of ``sources`` (against the command of its role in ``expects``: see
     :func:`parse_expects`) and the launches they make. Live evidence (processes, the server)
     is asked only with ``here`` (the logs are of other machines, as a rule)."""
+    # start-up: the grouping of launches only for several logs (one log: parse_expects)
+    from ..log.launches import read_launches
+
     expects = dict(expects or {})
     launches = read_launches(sources)
     roles = _roles(launches.launches)

@@ -1,0 +1,112 @@
+"""The CPU a ``logscope check`` of a small log costs beyond a bare Python start (issue 33, 2).
+
+    python -m benchmarks.startup --rounds 15 [--base benchmarks/out/base]
+
+Each round runs, one after the other, ``python -c pass`` and every command below, in each
+tree (this one, and ``--base``: a checkout of the commit to compare against, made by
+``git worktree add --detach benchmarks/out/base REV``, with the built ``_rowscan*.so`` copied
+into its ``parse/``); the order of the trees is swapped every round, so that load that comes
+and goes falls on all alike. The figure is the CPU time of the child (user + system, from
+``resource.getrusage(RUSAGE_CHILDREN)`` around it): what the command costs this machine,
+which other jobs move less than its wall time. Medians over the rounds. Children run with
+their bytecode cached (as an installed package has it) and ``LOGSCOPE_NO_CACHE=1`` (every
+check reads its log as a first check does). The logs are this tree's fixtures, named by
+absolute path, so both trees read the same files; each tree runs from its own directory
+(``python -m`` puts the working directory first on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .run import CHILD_ENV, ROOT
+
+#: The logs: the demo (a stale relaunch, with the intended command) and a small healthy log
+#: (fixtures/real/037: a complete 0.4-era startup that reached ready, 34 lines; its source is
+#: in its meta.json).
+DEMO = ROOT / "fixtures" / "demo"
+HEALTHY = ROOT / "fixtures" / "real" / "037" / "server.log"
+
+BARE = "python -c pass"
+
+
+def commands() -> dict[str, list[str]]:
+    """Name → the arguments after ``python``."""
+    demo = ["check", "-e", str(DEMO / "command.txt"), str(DEMO / "sglang-serve.log")]
+    return {
+        BARE: ["-c", "pass"],
+        "check demo": ["-m", "sglang_logscope", *demo],
+        "check demo -f json": ["-m", "sglang_logscope", *demo, "-f", "json"],
+        "check healthy": ["-m", "sglang_logscope", "check", str(HEALTHY)],
+    }
+
+
+def once(tree: Path, args: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one child run in ``tree``."""
+    env = {**CHILD_ENV, "PYTHONPATH": str(tree), "LOGSCOPE_NO_CACHE": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, *args],
+        cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure(trees: dict[str, Path], rounds: int) -> dict[tuple[str, str], list[float]]:
+    """(command, tree) → CPU seconds of each round (after one warm-up round)."""
+    cmds = commands()
+    cpu: dict[tuple[str, str], list[float]] = {}
+    for args in cmds.values():  # warm-up: bytecode caches, page cache
+        for tree in trees.values():
+            once(tree, args)
+    for r in range(rounds):
+        order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
+        for name, args in cmds.items():
+            for label, tree in order:
+                cpu.setdefault((name, label), []).append(once(tree, args)[1])
+    return cpu
+
+
+def table(cpu: dict[tuple[str, str], list[float]], labels: list[str]) -> list[str]:
+    """The Markdown table: per command and tree the median CPU, and beyond the bare start."""
+    med = {key: statistics.median(v) for key, v in cpu.items()}
+    head = ["command"]
+    for label in labels:
+        head += [f"CPU {label} (s)", f"{label} − bare (s)"]
+    rows = [f"| {' | '.join(head)} |", f"|{' --- |' * len(head)}"]
+    for name in commands():
+        cells = [f"`{name}`"]
+        for label in labels:
+            beyond = med[(name, label)] - med[(BARE, label)]
+            cells += [f"{med[(name, label)]:.3f}", "–" if name == BARE else f"{beyond:.3f}"]
+        rows.append(f"| {' | '.join(cells)} |")
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--base", type=Path, help="a checkout of the commit to compare against")
+    ap.add_argument("--rounds", type=int, default=15)
+    a = ap.parse_args()
+    trees = {"head": ROOT} if a.base is None else {"base": a.base.resolve(), "head": ROOT}
+    load = os.getloadavg()[0]
+    cpu = measure(trees, a.rounds)
+    print(
+        f"rounds: {a.rounds}; load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+    )
+    print("\n".join(table(cpu, list(trees))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

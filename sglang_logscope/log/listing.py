@@ -1,0 +1,65 @@
+"""The logs a command line names: directories, globs and URL prefixes expanded
+(:func:`expand_sources`). Apart from :mod:`.launches` (which groups the runs of several logs)
+so that a command given one log does not import the grouping (start-up: ``logscope check``)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+from collections.abc import Sequence
+
+from ..parse.remote import is_url, list_url
+
+#: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), gzipped.
+LOG_NAME = re.compile(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
+    """Each name as the logs it stands for: a directory → the log files in it (by
+    :data:`LOG_NAME`, sorted; links are not followed, and with ``recursive`` its
+    subdirectories too), a glob → its matching files, a URL prefix (ending in ``/``) or URL
+    glob → its objects (fsspec); anything else as given (a reader says why it is unreadable)."""
+    out: list[str] = []
+    for name in names:
+        if name == "-":
+            out.append(name)
+        elif is_url(name):
+            out.extend(list_url(name, recursive) if _is_listing(name) else [name])
+        elif _GLOB.search(name) and not os.path.lexists(name):
+            out.extend(sorted(p for p in glob.glob(name, recursive=recursive) if _regular(p)))
+        elif _is_dir(name):
+            out.extend(_directory_logs(name, recursive))
+        else:
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def _is_listing(url: str) -> bool:
+    return url.endswith("/") or bool(_GLOB.search(url.split("://", 1)[-1]))
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _directory_logs(root: str, recursive: bool) -> list[str]:
+    """The log files under ``root`` (not following links)."""
+    found = []
+    for here, dirs, names in os.walk(root, followlinks=False):
+        found += [os.path.join(here, n) for n in names if LOG_NAME.search(n)]
+        if not recursive:
+            dirs.clear()
+    return sorted(p for p in found if _regular(p))
