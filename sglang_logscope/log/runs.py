@@ -441,6 +441,8 @@ class StreamState:
     loaders: frozenset[str] = frozenset()  # ranks that printed 'Load weight begin' (issue 28)
     nodes: frozenset[int] = frozenset()  # node ranks of the run's banners (issue 28)
     launch: tuple[int, str | None] | None = None  # (nnodes, dist_init_addr) of a multi-node one
+    up: bool = False  # the engine finished starting (issue 28: an Engine script's end)
+    output: int = 0  # text lines since then and since the last SGLang line
 
 
 class _Builder:
@@ -559,6 +561,8 @@ class _Builder:
             loaders=frozenset(g.loaders),
             nodes=frozenset(g.nodes),
             launch=g.launch,
+            up=g.up,
+            output=g.output,
         )
 
     @classmethod
@@ -579,6 +583,7 @@ class _Builder:
         g.clues.clues, g.clues.seen = list(state.clues), set(state.seen)
         g.stopping, g.has_args, g.last_kind = state.stopping, state.has_args, state.last_kind
         g.loaders, g.nodes, g.launch = set(state.loaders), set(state.nodes), state.launch
+        g.up, g.output = state.up, state.output
         return b
 
     def feed(self, item: Event | Rows) -> Iterator[Run]:
