@@ -7,6 +7,7 @@ script's own output ends the run."""
 from __future__ import annotations
 
 import io
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sglang_logscope.log.reader import read_log
-from sglang_logscope.log.runs import SCRIPT_OUTPUT_LINES, Outcome, split_runs
+from sglang_logscope.log.runs import SCRIPT_OUTPUT_LINES, Outcome, StreamState, split_runs
+from sglang_logscope.log.scan_index import Resume, round_trip
 from sglang_logscope.parse.lines import iter_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,3 +74,34 @@ def test_completed_only_with_enough_of_the_scripts_lines(keep: int) -> None:
 @pytest.mark.parametrize("kind", ["Killed", "Segmentation fault (core dumped)"])
 def test_an_abort_after_the_output_is_not_completed(kind: str) -> None:
     assert _outcome([*LINES, kind]) is Outcome.CRASHED
+
+
+def test_the_engine_state_survives_the_scan_index() -> None:
+    """A check that goes on from the scan index folds on with what the run had: the engine
+    up, and how many of the script's lines ended it so far."""
+    state = StreamState(
+        index=0,
+        last_ts=datetime(2026, 3, 3, 23, 21, 38),
+        settled=(),
+        tail=(),
+        count=20,
+        first_line=1,
+        last_line=20,
+        oldest=None,
+        newest=None,
+        banner=None,
+        best=None,
+        kinds=frozenset(),
+        releases=((0,), (999,), False, None),
+        clues=(),
+        seen=frozenset(),
+        stopping=False,
+        has_args=False,
+        last_kind=None,
+        up=True,
+        output=3,
+    )
+    resume = Resume(0, 1, 0, 0, 0, 20, 100, False, state)
+    _, back = round_trip(resume)
+    assert (back.state.up, back.state.output) == (True, 3)
+    assert back.state == state

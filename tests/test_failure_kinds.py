@@ -13,6 +13,7 @@ from sglang_logscope.events import Event, EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import FailureKind, split_runs
 from sglang_logscope.log.select import RunList
+from sglang_logscope.memory.oom_phase import oom_figures
 from sglang_logscope.parse.lines import iter_events
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "failures"
@@ -209,8 +210,6 @@ def test_the_figures_after_a_cut_short_oom_are_the_events_and_the_verdict_reads_
     """fixtures/failures/cuda_graph_oom_wrapped.log: 'CUDA out of memory.' ends its line; the
     allocator's sentences follow on lines of their own. They join the OOM event (lines 1-8),
     'Possible solutions:' does not, and the memory verdict reads the figures."""
-    from sglang_logscope.memory.oom_phase import oom_figures
-
     log = read_log(FIXTURES / "cuda_graph_oom_wrapped.log")
     run = log.runs[-1]
     oom = next(e for e in run.events if e.kind is EventKind.CUDA_OOM)
