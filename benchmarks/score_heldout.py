@@ -15,6 +15,10 @@ Per log (``log``, ``meta.json`` and, where the log prints its own argv, ``comman
   prefix (pip's ``WARNING:``, unittest's ``ERROR:``) is another program's line;
 * **pinning**: the last run's release range against ``sglang_release_exact`` where meta.json
   knows the release exactly;
+* **unexplained**: the differences between ``command.txt`` (the argv the run itself printed)
+  and the run's banner that ``check`` leaves unexplained. The run printed both, so every such
+  difference is SGLang's own doing (a value rewrite, an auto-adjustment): one left unexplained
+  is a false alarm (issue 28: SGLang's value rewrites, read per release);
 * **argparse false**: the LS006/LS007 findings ``check`` gives with ``command.txt`` as the
   intended command although the run printed its ``server_args`` banner (SGLang's argparse
   accepted that argv); beside them the flags the pinned release's argument table rejects
@@ -40,6 +44,7 @@ from sglang_logscope.log.reader import Log, read_log
 from sglang_logscope.log.runs import Run
 from sglang_logscope.parse.message_index import message_index
 from sglang_logscope.parse.versions import release_key
+from sglang_logscope.staleness.argdiff import DiffStatus, arg_diff
 from sglang_logscope.staleness.judge import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +69,7 @@ class Row:
     false_flags: tuple[str, ...] | None
     argparse_findings: int | None
     banner_gaps: tuple[str, ...] | None
+    unexplained: tuple[str, ...] | None = None
 
     @property
     def outcome_ok(self) -> bool | None:
@@ -109,6 +115,7 @@ def measure(folder: Path) -> Row:
         false_flags=_false_flags(folder, last),
         argparse_findings=_argparse_findings(folder, log, last),
         banner_gaps=_banner_gaps(last),
+        unexplained=_unexplained(folder, last),
     )
 
 
@@ -139,6 +146,21 @@ def _argparse_findings(folder: Path, log: Log, run: Run | None) -> int | None:
         return None
     report = check(log, expect=path, with_budget=False, live=False, full_scan=True)
     return sum(1 for f in report.findings if f.code in ("LS006", "LS007"))
+
+
+def _unexplained(folder: Path, run: Run | None) -> tuple[str, ...] | None:
+    """The differences between the run's own argv and its banner left unexplained."""
+    path = folder / "command.txt"
+    if not path.is_file() or run is None or not run.has_banner:
+        return None
+    try:
+        cmd = parse_launch_command(
+            path.read_text(encoding="utf-8"), sglang_version=_table_version(run)
+        )
+    except CommandError:
+        return None
+    diffs, _, _ = arg_diff(run, cmd.meant or cmd)
+    return tuple(d.arg for d in diffs if d.status is DiffStatus.UNEXPLAINED)
 
 
 def _banner_gaps(run: Run | None) -> tuple[str, ...] | None:
@@ -174,6 +196,8 @@ def _totals(table: list[Row]) -> list[str]:
         f"started: {sum(r.argparse_findings or 0 for r in commands)} in {len(commands)} commands; "
         f"flags the pinned release's table rejects (before the banner overrules it): "
         f"{sum(len(r.false_flags or ()) for r in commands)}",
+        f"- differences between the log's own argv and its banner left unexplained: "
+        f"{sum(len(r.unexplained or ()) for r in commands)} in {len(commands)} commands",
         f"- banner fields the pinned table lacks: {sum(len(r.banner_gaps or ()) for r in banners)} "
         f"in {len(banners)} banners",
     ]
@@ -185,8 +209,8 @@ def render() -> str:
         *_totals(table),
         "",
         "| log | outcome | expected | failure | unknown | [ts] unknown | pinned | "
-        "table rejects | LS006 | banner gaps | [ts] unknown messages |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "table rejects | LS006 | unexplained | banner gaps | [ts] unknown messages |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         mark = {None: "", True: " ✓", False: " ✗"}[r.outcome_ok]
@@ -198,6 +222,7 @@ def render() -> str:
             f"| {r.name} | {r.outcome}{mark} | {r.expected or '-'} | {_failure(r)} | {r.unknown} "
             f"| {r.stamped} "
             f"| {pin} | {flags} | {'-' if r.argparse_findings is None else r.argparse_findings} "
+            f"| {'-' if r.unexplained is None else (', '.join(r.unexplained) or '0')} "
             f"| {gaps} | {examples} |"
         )
     return "\n".join(out) + "\n"

@@ -631,25 +631,6 @@ class Extractor:
         return out
 
 
-def rewrites_for(files: dict[str, str]) -> list[dict[str, Any]]:
-    """SGLang's own value rewrites that matter when comparing intent with a log banner."""
-    rewrites: list[dict[str, Any]] = []
-    text = "\n".join(
-        t for p, t in files.items() if p.endswith(("server_args.py", "speculative_hook.py"))
-    )
-    if re.search(r'speculative_algorithm == "NEXTN"', text):
-        rewrites.append(
-            {
-                "field": "speculative_algorithm",
-                "from": "NEXTN",
-                "to": "EAGLE",
-                "note": "NEXTN shares EAGLE's implementation; SGLang rewrites the value "
-                "(except for a Gemma4 assistant draft, which becomes FROZEN_KV_MTP)",
-            }
-        )
-    return rewrites
-
-
 #: Offline entry points that take ServerArgs plus their own BenchArgs: file under sglang/ → the
 #: module ``python -m`` runs.
 ENTRY_POINTS = {
@@ -738,7 +719,6 @@ def build_table(version: str, archive: Path) -> dict[str, Any]:
         "parser": {"prog": prog, "allow_abbrev": True},
         "config_option": any("--config" in o["flags"] for o in options),
         "field_map": fmap,
-        "rewrites": rewrites_for(files),
         "option_count": len(options),
         "option_string_count": n_strings,
         "notes": sorted(set(ex.notes)),

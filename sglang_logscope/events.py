@@ -187,6 +187,12 @@ class KindRole:
     no_release_text: bool = False
     #: what a Python ``warnings`` line (a release's call site) is read as
     warning_line: bool = False
+    #: only an HTTP server prints it (``launch_server``; an offline ``Engine`` never does)
+    http_server: bool = False
+    #: the engine finished starting (its CUDA graphs captured; batch rows and a capture bar at
+    #: 100 % say so too, see ``log/runs.py``): what an
+    #: offline ``Engine`` script's own output follows when it ran to its end
+    engine_up: bool = False
 
 
 _R = KindRole
@@ -212,18 +218,18 @@ KIND_ROLES: Mapping[EventKind, KindRole] = {
     _K.MEMORY_POOL_END: _R(phase=Phase.POOLS),
     _K.TOKEN_SUMMARY: _R(phase=Phase.POOLS),
     _K.CUDA_GRAPH_BEGIN: _R(phase=Phase.CUDA_GRAPH),
-    _K.CUDA_GRAPH_END: _R(phase=Phase.CUDA_GRAPH),
+    _K.CUDA_GRAPH_END: _R(phase=Phase.CUDA_GRAPH, engine_up=True),
     _K.CUDA_GRAPH_PROGRESS: _R(phase=Phase.CUDA_GRAPH, progress=True),
     _K.CUDA_GRAPH_FAILED: _R(
         failure=_FAIL.EXCEPTION, traceback_rank=9, exception=True, own_record=True
     ),
     _K.STARTUP_TIMINGS: _R(),
-    _K.UVICORN_STARTED: _R(startup=True),
-    _K.UVICORN_RUNNING: _R(startup=True),
-    _K.SERVER_READY: _R(ready=True, phase=Phase.READY),
+    _K.UVICORN_STARTED: _R(startup=True, http_server=True),
+    _K.UVICORN_RUNNING: _R(startup=True, http_server=True),
+    _K.SERVER_READY: _R(ready=True, phase=Phase.READY, http_server=True),
     _K.PREFILL_BATCH: _R(batch=True, serving_row=True, phase=Phase.READY),
     _K.DECODE_BATCH: _R(batch=True, serving_row=True, phase=Phase.READY),
-    _K.HTTP_ACCESS: _R(serving_row=True),
+    _K.HTTP_ACCESS: _R(serving_row=True, http_server=True),
     _K.KV_RETRACT: _R(),
     _K.BENCH_RESULT: _R(terminal=True),
     _K.NOT_ENOUGH_MEMORY: _R(

@@ -211,6 +211,13 @@ CODES: dict[str, Code] = {
              "and rejected by others: whether SGLang's argparse exits on it depends on which one ran.",
              "Give the release with --sglang-version (`pip show sglang` where the server runs) for a "
              "definite answer."),
+        Code("LS112", "several-nodes-pasted", Severity.WARNING,
+             "The checked run holds the output of several nodes pasted into one file without their "
+             "banners: the time goes back where one set of ranks ends and another, with no rank in "
+             "common, begins (one node's own lines never do that). Its figures and its last line mix "
+             "the nodes (issue 28).",
+             "Check each node's own log (`logscope check` reads several logs of one launch together: "
+             "docs/user-guide.md); the finding names the line where the second node's lines begin."),
         Code("LS120", "log-zone-from-receive-times", Severity.INFO,
              "The log's times carry no zone, but the times kubectl, Docker or journald stamped on its lines "
              "(received_at) show its clock's offset from UTC: the log was read in that zone.",

@@ -13,6 +13,7 @@ from sglang_logscope.events import Event, EventKind
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.runs import FailureKind, split_runs
 from sglang_logscope.log.select import RunList
+from sglang_logscope.memory.oom_phase import oom_figures
 from sglang_logscope.parse.lines import iter_events
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "failures"
@@ -21,10 +22,24 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "failures"
 @pytest.mark.parametrize(
     ("name", "kind", "fields"),
     [
-        ("cuda_graph_oom_wrapped.log", FailureKind.CUDA_OOM, {"device": "CUDA"}),
+        (
+            "cuda_graph_oom_wrapped.log",
+            FailureKind.CUDA_OOM,
+            {
+                "device": "CUDA",
+                "tried": "672.00 MiB",
+                "gpu": 0,
+                "capacity": "140.06 GiB",
+                "free": "200.75 MiB",
+            },
+        ),
         ("cuda_error_oom.log", FailureKind.CUDA_OOM, {"device": "CUDA"}),
         ("mps_oom.log", FailureKind.CUDA_OOM, {"device": "MPS", "capacity": "18.13 GB"}),
-        ("xpu_oom.log", FailureKind.CUDA_OOM, {"device": "XPU", "tried": "192.00 MiB"}),
+        (
+            "xpu_oom.log",
+            FailureKind.CUDA_OOM,
+            {"device": "XPU", "tried": "192.00 MiB", "gpu": 3, "capacity": "31.89 GiB"},
+        ),
         ("driver_too_old.log", FailureKind.ENVIRONMENT, {"found_version": 12090}),
         ("zmq_port.log", FailureKind.PORT_IN_USE, {"address": "tcp://127.0.0.1:56617"}),
         ("terminate_abort.log", FailureKind.NCCL_ERROR, {}),
@@ -186,3 +201,66 @@ def test_the_runs_document_names_the_nodes() -> None:
     )
     runs = tuple(split_runs(parse_text(banner.format(n=0) + banner.format(n=1))))
     assert RunList("x", runs).rows()[0]["nodes"] == [0, 1]
+
+
+# --- the allocator's figures on the lines after a cut-short OOM (issue 28, item 2) -----------
+
+
+def test_the_figures_after_a_cut_short_oom_are_the_events_and_the_verdict_reads_them() -> None:
+    """fixtures/failures/cuda_graph_oom_wrapped.log: 'CUDA out of memory.' ends its line; the
+    allocator's sentences follow on lines of their own. They join the OOM event (lines 1-8),
+    'Possible solutions:' does not, and the memory verdict reads the figures."""
+    log = read_log(FIXTURES / "cuda_graph_oom_wrapped.log")
+    run = log.runs[-1]
+    oom = next(e for e in run.events if e.kind is EventKind.CUDA_OOM)
+    assert (oom.line, oom.end_line) == (1, 8)
+    after = [e.message for e in run.events if e.line > oom.end_line]
+    assert "Possible solutions:" in after
+    figures = oom_figures(run)
+    assert figures is not None
+    assert figures.capacity == pytest.approx(140.06)
+    assert figures.free == pytest.approx(200.75 / 1024)
+    assert figures.tried == pytest.approx(672 / 1024)
+    assert figures.allocated == pytest.approx(128.50)
+
+
+def test_the_figures_after_a_cut_short_oom_inside_a_traceback_are_read() -> None:
+    """The same real lines as the exception of a scheduler traceback (the frame lines are
+    SGLang's cuda_graph_runner.py frame from fixtures/real/015; the assembly is ours)."""
+    lines = (FIXTURES / "cuda_graph_oom_wrapped.log").read_text(encoding="utf-8").splitlines()
+    text = "\n".join(
+        [
+            "[2026-04-26 14:38:10] Scheduler hit an exception: Traceback (most recent call last):",
+            '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py",'
+            " line 269, in __init__",
+            "    raise Exception(",
+            *lines,
+        ]
+    )
+    outcome, kind, fields = _last(text + "\n")
+    assert (outcome, kind) == ("crashed", "cuda_oom")
+    assert fields["capacity"] == "140.06 GiB" and fields["free"] == "200.75 MiB"
+    assert fields["exc_message"] == "Capture cuda graph failed: CUDA out of memory."
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "Tried to allocate 672.00 MiB.",  # the figures of a line already whole are not re-read
+        "[2026-04-26 14:38:11] Rank 0 scheduler is dead. Please check if there are relevant logs.",
+    ],
+)
+def test_a_whole_oom_line_takes_no_following_line(after: str) -> None:
+    whole = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a "
+        "total capacity of 23.52 GiB of which 13.00 MiB is free."
+    )
+    events = parse_text(f"{whole}\n{after}\n")
+    assert [(e.line, e.end_line) for e in events] == [(1, 1), (2, 2)]
+    assert events[0].fields["tried"] == "32.00 MiB"
+
+
+def test_an_unrelated_line_ends_the_cut_short_oom() -> None:
+    events = parse_text("Exception: Capture cuda graph failed: CUDA out of memory.\nhello\n")
+    assert [(e.line, e.end_line) for e in events] == [(1, 1), (2, 2)]
+    assert events[0].kind is EventKind.CUDA_OOM and "capacity" not in events[0].fields

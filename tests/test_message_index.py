@@ -31,6 +31,7 @@ NOT_SGLANG_SOURCE = {
     "weight_shards_progress": "tqdm bar (SGLang passes only the description)",
     "weight_multithread_progress": "tqdm bar",
     "cuda_graph_progress": "tqdm bar",
+    "piecewise_cuda_graph_progress": "tqdm bar (SGLang passes only the description)",
     "uvicorn_started": "uvicorn",
     "uvicorn_waiting_startup": "uvicorn",
     "uvicorn_startup_complete": "uvicorn",

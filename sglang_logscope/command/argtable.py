@@ -151,12 +151,76 @@ def _human_int(raw: str) -> int:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """A value SGLang rewrites after parsing (e.g. ``speculative_algorithm`` NEXTN → EAGLE)."""
+    """A value SGLang rewrites after parsing (e.g. ``speculative_algorithm`` NEXTN → EAGLE,
+    ``speculative_draft_model_quantization`` unquant → None), read from SGLang's source per
+    release by ``scripts/extract_sglang_rewrites.py`` (``data/args/rewrites.json``).
+
+    ``where``: the file and function that rewrites it; ``first``/``last``: the releases it is
+    in; ``conditional``: other settings decide too (the rewrite is nested in another test).
+    """
 
     field: str
     before: Any
     after: Any
-    note: str
+    where: str
+    first: str
+    last: str
+    conditional: bool = False
+
+    @property
+    def releases(self) -> str:
+        return self.first if self.first == self.last else f"{self.first}-{self.last}"
+
+    def covers(self, version: str) -> bool:
+        """Is ``version`` in this rewrite's release range?"""
+        key = release_key(version)
+        return release_key(self.first) <= key <= release_key(self.last)
+
+    def explanation(self) -> str:
+        """``SGLang rewrites 'unquant' to None (server_args.py _handle_..., 0.5.3-0.5.21)``."""
+        file, _, func = self.where.partition(" ")
+        also = "; when other settings agree" if self.conditional else ""
+        return (
+            f"SGLang rewrites {self.before!r} to {self.after!r} ({file} {func}, "
+            f"release {self.releases}{also})"
+        )
+
+
+@cache
+def all_rewrites() -> tuple[Rewrite, ...]:
+    """Every value rewrite of every release read (``data/args/rewrites.json``)."""
+    path = resources.files("sglang_logscope") / "data" / "args" / "rewrites.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(
+        Rewrite(r["field"], r["from"], r["to"], r["where"], r["first"], r["last"], r["conditional"])
+        for r in data["rewrites"]
+    )
+
+
+def rewrites_for(version: str | None) -> tuple[Rewrite, ...]:
+    """The rewrites of one release; ``None`` (a release-less log): those of every release."""
+    if version is None:
+        return all_rewrites()
+    return tuple(r for r in all_rewrites() if r.covers(version))
+
+
+def find_rewrite(
+    field: str, before: Any, after: Any, span: tuple[str, str] | None = None
+) -> Rewrite | None:
+    """The rewrite that turns ``before`` into ``after`` for ``field`` in a release of ``span``
+    (low, high; any release when ``None``: a release-less log), the newest first; ``None``
+    when SGLang has none."""
+    for rw in reversed(all_rewrites()):
+        if rw.field != field or rw.after != after:
+            continue
+        if span is not None and not (
+            release_key(rw.first) <= release_key(span[1])
+            and release_key(span[0]) <= release_key(rw.last)
+        ):
+            continue
+        if isinstance(before, str) and str(rw.before).upper() == before.upper():
+            return rw
+    return None
 
 
 #: Distinct unknown flags a "did you mean" is looked for (difflib costs ~10 ms each).
@@ -208,10 +272,7 @@ class ArgTable:
         self.sha256: str = str(data.get("source", {}).get("sha256", ""))
         self.prog: str | None = data.get("parser", {}).get("prog")
         self.field_map: dict[str, str] = dict(data.get("field_map", {}))
-        self.rewrites: tuple[Rewrite, ...] = tuple(
-            Rewrite(r["field"], r["from"], r["to"], r.get("note", ""))
-            for r in data.get("rewrites", [])
-        )
+        self.rewrites: tuple[Rewrite, ...] = rewrites_for(self.version)
         options: list[ArgOption] = []
         for raw in data["options"]:
             choices = raw.get("choices")

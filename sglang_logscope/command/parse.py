@@ -15,7 +15,7 @@ Here: the :class:`LaunchCommand` model and the entry points.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -96,13 +96,24 @@ class LaunchCommand:
         }
 
 
-def _rewrites(table: ArgTable, args: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+def _rewrites(
+    table: ArgTable, args: Mapping[str, Any], explicit: Iterable[str]
+) -> dict[str, tuple[Any, Any]]:
+    """The values the command gives that the table's release rewrites whatever the other
+    settings are, each to its one result (one SGLang rewrites only under other settings, or
+    to either of two, is left out: the check's argument diff still explains it)."""
     out: dict[str, tuple[Any, Any]] = {}
+    ambiguous: set[str] = set()
+    given = set(explicit)
     for rw in table.rewrites:
+        if rw.conditional or rw.field not in given:
+            continue
         value = args.get(rw.field)
         if isinstance(value, str) and value.upper() == str(rw.before).upper():
+            if rw.field in out and out[rw.field][1] != rw.after:
+                ambiguous.add(rw.field)
             out[rw.field] = (value, rw.after)
-    return out
+    return {k: v for k, v in out.items() if k not in ambiguous}
 
 
 def parse_launch_command(
@@ -149,7 +160,7 @@ def _read(found: Found, argv: list[str], table: ArgTable, base_dir: Path | None)
         unknown=unknown,
         ambiguous=MappingProxyType(parsed.ambiguous),
         suggestions=MappingProxyType(parsed.suggestions),
-        rewrites=MappingProxyType(_rewrites(table, parsed.args)),
+        rewrites=MappingProxyType(_rewrites(table, parsed.args, parsed.explicit)),
         log_path=found.log_path,
         log_append=found.log_append,
         env=MappingProxyType(found.env),
@@ -183,7 +194,7 @@ def with_suggestions(cmd: LaunchCommand) -> LaunchCommand:
         unknown=tuple(u for u in parsed.unknown if not _mentions(u, cmd.not_evaluated)),
         ambiguous=MappingProxyType(parsed.ambiguous),
         suggestions=MappingProxyType(parsed.suggestions),
-        rewrites=MappingProxyType(_rewrites(table, parsed.args)),
+        rewrites=MappingProxyType(_rewrites(table, parsed.args, parsed.explicit)),
         errors=tuple(e for e in parsed.errors if not _mentions(e, cmd.not_evaluated)),
         flags_used=MappingProxyType(parsed.flags_used),
         meant=None,

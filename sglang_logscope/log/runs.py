@@ -11,6 +11,8 @@ from itertools import compress, islice, pairwise
 from operator import gt
 from typing import Any
 
+import regex
+
 from .._text import ZoneSource, printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
@@ -57,6 +59,15 @@ _NO_PROGRESS = kinds_where(lambda r: r.no_progress)
 MAX_PREAMBLE = 4096
 _READY = kinds_where(lambda r: r.ready)
 _SERVING = kinds_where(lambda r: r.batch)
+#: Only an HTTP server prints these; an offline ``Engine`` script never does.
+_HTTP = kinds_where(lambda r: r.http_server)
+#: The engine finished starting (with a capture bar at 100 % and batch rows, see _Group).
+_ENGINE_UP = kinds_where(lambda r: r.engine_up) | _SERVING
+#: Lines of a script's own output after the engine was up that make an offline run read as
+#: run to its end (SGLang prints nothing when an Engine shuts down: issue 28).
+SCRIPT_OUTPUT_LINES = 2
+#: A tqdm bar at its end: ``| 20/20 [`` (the same count done and in all).
+_BAR_DONE = regex.compile(r"\|\s{0,4}+(\d{1,7}+)/\1 \[")
 
 
 @dataclass(frozen=True)
@@ -287,10 +298,13 @@ def effective_values(event: Event) -> dict[str, Any]:
     return out
 
 
-def _outcome_of(kinds: set[EventKind], failure: Failure | None) -> Outcome:
+def _outcome_of(kinds: set[EventKind], failure: Failure | None, script_done: bool) -> Outcome:
     if failure is not None:
         return Outcome.CRASHED
     if EventKind.BENCH_RESULT in kinds:
+        return Outcome.COMPLETED
+    if script_done and not kinds & _HTTP and not kinds & {EventKind.SHUTDOWN, EventKind.SIGQUIT}:
+        # inferred: an offline Engine came up, served no HTTP, and its script printed after
         return Outcome.COMPLETED
     if EventKind.SHUTDOWN in kinds:
         return Outcome.STOPPED
@@ -427,6 +441,8 @@ class StreamState:
     loaders: frozenset[str] = frozenset()  # ranks that printed 'Load weight begin' (issue 28)
     nodes: frozenset[int] = frozenset()  # node ranks of the run's banners (issue 28)
     launch: tuple[int, str | None] | None = None  # (nnodes, dist_init_addr) of a multi-node one
+    up: bool = False  # the engine finished starting (issue 28: an Engine script's end)
+    output: int = 0  # text lines since then and since the last SGLang line
 
 
 class _Builder:
@@ -545,6 +561,8 @@ class _Builder:
             loaders=frozenset(g.loaders),
             nodes=frozenset(g.nodes),
             launch=g.launch,
+            up=g.up,
+            output=g.output,
         )
 
     @classmethod
@@ -565,6 +583,7 @@ class _Builder:
         g.clues.clues, g.clues.seen = list(state.clues), set(state.seen)
         g.stopping, g.has_args, g.last_kind = state.stopping, state.has_args, state.last_kind
         g.loaders, g.nodes, g.launch = set(state.loaders), set(state.nodes), state.launch
+        g.up, g.output = state.up, state.output
         return b
 
     def feed(self, item: Event | Rows) -> Iterator[Run]:
@@ -635,10 +654,12 @@ class _Group:
         "newest",
         "nodes",
         "oldest",
+        "output",
         "releases",
         "settled",
         "stopping",
         "tail",
+        "up",
         "wanted",
     )
 
@@ -665,6 +686,8 @@ class _Group:
         self.loaders: set[str] = set()
         self.nodes: set[int] = set()
         self.launch: tuple[int, str | None] | None = None
+        self.up = False  # the engine finished starting
+        self.output = 0  # text lines since then and since the last SGLang line
 
     def append(self, event: Event) -> None:
         self.last_kind = event.kind
@@ -706,6 +729,7 @@ class _Group:
                 order = _FAILURE_ORDER.index(failure)
                 if self.best is None or order < self.best[0]:
                     self.best = (order, e, failure)
+            self._script_output(e)
             self.kinds.add(kind)
             self.releases.add(e.releases)
             self.clues.add(e)
@@ -718,6 +742,24 @@ class _Group:
                     self.firsts.add(kind)
                     self.settled.append(e)
                     self.final = None
+
+    def _script_output(self, e: Event) -> None:
+        """Count the lines of a script's own output after the engine came up (issue 28)."""
+        kind = e.kind
+        if kind is EventKind.TEXT:
+            if self.up and e.message.strip():
+                self.output += 1
+            return
+        self.output = 0
+        if kind in _ENGINE_UP or (
+            kind is EventKind.CUDA_GRAPH_PROGRESS and _BAR_DONE.search(e.message[-300:])
+        ):
+            self.up = True
+
+    @property
+    def script_done(self) -> bool:
+        """The engine came up and a script's own lines end the run (an offline run ended)."""
+        return self.up and self.output >= SCRIPT_OUTPUT_LINES
 
     def add_rows(
         self, rows: Rows, specs: list[MessageSpec], oldest: datetime, newest: datetime
@@ -741,6 +783,8 @@ class _Group:
         for spec in specs:
             self.kinds.add(spec.kind)
             self.releases.add(spec.releases)
+            self.up = self.up or spec.kind in _ENGINE_UP
+        self.output = 0
         self.last_kind = rows.last_kind()
 
     def _keep_firsts(self, rows: Rows, specs: list[MessageSpec]) -> None:
@@ -824,7 +868,7 @@ class _Group:
             first_line=self.first_line,
             last_line=self.last_line,
             server_args=dict(banner.fields.get("args", {})) if banner else None,
-            outcome=_outcome_of(self.kinds, failure),
+            outcome=_outcome_of(self.kinds, failure, self.script_done),
             failure=failure,
             release_hint=self.releases.hint(),
             has_banner=banner is not None,

@@ -334,6 +334,8 @@ def _resume_doc(resume: Resume) -> dict[str, Any]:
         "loaders": sorted(s.loaders),
         "nodes": sorted(s.nodes),
         "launch": None if s.launch is None else [s.launch[0], s.launch[1]],
+        "up": s.up,
+        "output": s.output,
     }
 
 
@@ -389,6 +391,8 @@ def _resume_of(doc: Mapping[str, Any]) -> Resume:
         loaders=frozenset(str(k) for k in doc.get("loaders", ())),
         nodes=frozenset(_int(k) for k in doc.get("nodes", ())),
         launch=_launch(doc.get("launch")),
+        up=bool(doc.get("up", False)),
+        output=_int(doc.get("output", 0)),
     )
     return Resume(
         doc=doc,

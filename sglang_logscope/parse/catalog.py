@@ -29,7 +29,7 @@ from .versions import release_key
 KEY_LEN = 4
 
 FieldType = Literal["int", "float", "str", "bool", "list", "gib", "mib", "dict"]
-BlockMode = Literal["traceback", "indented"]
+BlockMode = Literal["traceback", "indented", "allocator"]
 
 
 @dataclass(frozen=True)

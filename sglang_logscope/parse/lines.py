@@ -187,11 +187,66 @@ def _event_or_block(lineno: int, text: str, header: Header, truncated: bool) -> 
     if hit is not None and hit[0].block is not None:
         return _Block(lineno, text, header, hit[0], dict(hit[1]), truncated)
     event = _make_event(lineno, text, header, hit, truncated)
+    if hit is not None and _cut_allocator_text(event):
+        # issue 28: the allocator's figures follow on lines of their own
+        return _Block(lineno, text, header, _allocator_spec(hit[0]), dict(event.fields), truncated)
     warning = _warning_spec(event, hit[0] if hit else None)
     if warning is not None:
         # Python prints a warning's source line (and the rest of its text) indented below
         return _Block(lineno, text, header, warning, dict(event.fields), truncated)
     return event
+
+
+#: An OOM message cut after its first sentences, the allocator's figures still to come
+#: (``CUDA out of memory.`` / ``... Tried to allocate 672.00 MiB.`` at the end of the line).
+_CUT_ALLOCATOR = regex.compile(
+    r"out of memory\.(?: Tried to allocate [\d.]{1,20}+ [KMGTP]?i?B\.)?\s{0,8}+$"
+)
+#: A line of PyTorch's allocator text (c10/cuda/CUDACachingAllocator.cpp, the XPU and NPU
+#: allocators) that the OOM message printed on a line of its own.
+ALLOCATOR_LINE = regex.compile(
+    r"\s{0,8}+(?:Tried to allocate |GPU \d{1,4}+ has a total capac|Process \d{1,10}+ has "
+    r"|Including non-PyTorch memory, |Of the allocated memory |with [\d.]{1,20}+ \w{1,3}+ "
+    r"allocated in private pools|and [\d.]{1,20}+ \w{1,3}+ is reserved by PyTorch"
+    r"|If reserved but unallocated memory is large|See documentation for Memory Management)"
+)
+
+
+def _cut_allocator_text(event: Event) -> bool:
+    """An OOM event whose figures are not on its line (PyTorch's text split over lines)."""
+    return (
+        event.kind is EventKind.CUDA_OOM
+        and "capacity" not in event.fields
+        and _CUT_ALLOCATOR.search(event.message[-200:]) is not None
+    )
+
+
+def _allocator_spec(spec: MessageSpec) -> MessageSpec:
+    """The OOM spec, gathering the allocator lines that follow it."""
+    return replace(spec, block="allocator")
+
+
+def allocator_fields(lines: list[str]) -> dict[str, Any]:
+    """The OOM figures of PyTorch's allocator text split over ``lines`` (the first one holds
+    ``out of memory``), read by the catalog from the lines joined; ``{}`` when none."""
+    joined = " ".join(line.strip() for line in lines if line.strip())
+    hit = CATALOG.match(joined[:20000])
+    if hit is None or hit[0].kind is not EventKind.CUDA_OOM:
+        return {}
+    return dict(hit[1])
+
+
+def _allocator_tail(message: str, following: list[str]) -> str:
+    """An exception message cut after ``out of memory.`` with the allocator lines that
+    follow it in the traceback joined on (issue 28); any other message as it is."""
+    if _CUT_ALLOCATOR.search(message[-200:]) is None:
+        return message
+    tail: list[str] = []
+    for line in following:
+        if line.strip() and ALLOCATOR_LINE.match(line) is None:
+            break
+        tail.append(line.strip())
+    return " ".join([message, *(t for t in tail if t)])
 
 
 def _plain(event: Event) -> bool:
@@ -446,6 +501,8 @@ class _Block:
         traceback ends.)"""
         if self.mode == "indented":
             return line[:1] in (" ", "\t")
+        if self.mode == "allocator":
+            return not line.strip() or ALLOCATOR_LINE.match(line) is not None
         if not line.strip() or line[:1] in (" ", "\t") or line.startswith(CHAIN):
             return True
         if line.startswith(TRACEBACK):
@@ -497,6 +554,8 @@ class _Block:
                 _harness(self.content) or (after_ready and _foreign(self.content))
             ):
                 kind = EventKind.FOREIGN_TRACEBACK
+        elif self.mode == "allocator":
+            fields.update(allocator_fields(self.content))
         elif kind is EventKind.ARGPARSE_USAGE:
             fields["usage"] = " ".join(part.strip() for part in self.content)[:20000]
         return Event(
@@ -549,18 +608,20 @@ def _classify_traceback(
     candidates = lines[1:]
     if first and not str(first).startswith("Traceback"):
         candidates = [str(first), *candidates]  # 'X hit an exception: <message>' on one line
-    for line in candidates:
+    texts: list[str] = []  # each exception's text with the allocator lines that follow it
+    for i, line in enumerate(candidates):
         found = exception_line(line)
         if found is not None:
             exceptions.append(found)
+            texts.append(f"{found[0]}: {_allocator_tail(found[1], candidates[i + 1 : i + 40])}")
     fields.pop("first", None)
     if exceptions:
         fields["exc_type"], fields["exc_message"] = exceptions[-1]
         if len(exceptions) > 1:
             fields["exceptions"] = [f"{t}: {m}" for t, m in exceptions[-10:]]
     best: tuple[int, EventKind, dict[str, Any]] | None = None
-    for exc_type, message in exceptions:
-        for text in (f"{exc_type}: {message}", message):
+    for (exc_type, message), full in zip(exceptions, texts, strict=True):
+        for text in (full, f"{exc_type}: {message}", message):
             hit = CATALOG.match(text)
             if hit is None or hit[0].kind not in FAILURE_PRIORITY:
                 continue

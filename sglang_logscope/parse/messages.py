@@ -1835,6 +1835,22 @@ SPECS += [
             ),
         ),
     ),
+    MessageSpec(
+        name="piecewise_cuda_graph_progress",
+        kind=K.CUDA_GRAPH_PROGRESS,
+        pattern=rf"Capturing num tokens \(num_tokens=(?P<num_tokens>\d{{1,9}}+) avail_mem=(?P<avail_gib>{GIB}) ?GB\)",
+        fields={"num_tokens": "int", "avail_gib": "gib"},
+        releases="0.5.3-",  # 0.5.3.post2-0.5.20 in the wheels; the catalog knows coarser bounds
+        description="The piecewise CUDA graph runner's capture bar (one graph per token count), "
+        "read from piecewise_cuda_graph_runner.py of every release that has it (issue 28).",
+        samples=(
+            Sample(
+                "Capturing num tokens (num_tokens=4 avail_mem=76.40 GB):  95%|█████████▍| 55/58 [00:02<00:00, 47.26it/s]Capturing num tokens (num_tokens=4 avail_mem=76.40 GB): 100%|██████████| 58/58 [00:02<00:00, 24.32it/s]",
+                {"num_tokens": 4, "avail_gib": 76.40},
+                "fixtures/engine/offline_engine_api.log (SGLang's docs build, two redraws joined)",
+            ),
+        ),
+    ),
     # ================================================================= ready
     MessageSpec(
         name="engine_startup_timings",

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..command.argtable import find_rewrite
 from ..events import Event, EventKind
 from ..log.runs import Run
 
@@ -52,16 +53,6 @@ class ArgDiff:
             "explanation": self.explanation,
             "evidence_line": self.evidence_line,
         }
-
-
-#: SGLang rewrites it applies without a log line: (arg, intended, effective) -> why.
-_KNOWN_REWRITES: dict[tuple[str, Any, Any], str] = {
-    (
-        "speculative_algorithm",
-        "NEXTN",
-        "EAGLE",
-    ): "SGLang rewrites NEXTN to EAGLE (_handle_speculative_decoding)",
-}
 
 
 def effective_args(run: Run) -> tuple[dict[str, Any], dict[str, Event]]:
@@ -137,6 +128,8 @@ def arg_diff(
     run: Run, intended: LaunchCommand
 ) -> tuple[tuple[ArgDiff, ...], tuple[str, ...], tuple[str, ...]]:
     values, evidence = effective_args(run)
+    pin = run.sglang_release
+    span = (pin.low, pin.high) if pin is not None else None
     diffs: list[ArgDiff] = []
     matched: list[str] = []
     unverified: list[str] = []
@@ -153,7 +146,7 @@ def arg_diff(
         if same_value(want, have):
             matched.append(arg)
             continue
-        diffs.append(_explain(arg, want, have, evidence.get(arg), values, intended))
+        diffs.append(_explain(arg, want, have, evidence.get(arg), values, span))
     return tuple(diffs), tuple(matched), tuple(unverified)
 
 
@@ -163,20 +156,13 @@ def _explain(
     have: Any,
     event: Event | None,
     values: Mapping[str, Any],
-    intended: LaunchCommand,
+    span: tuple[str, str] | None,
 ) -> ArgDiff:
-    rewrite = intended.rewrites.get(arg)
-    if rewrite is not None and same_value(rewrite[1], have):
-        return ArgDiff(
-            arg,
-            want,
-            have,
-            DiffStatus.EXPLAINED,
-            f"SGLang rewrites {rewrite[0]!r} to {rewrite[1]!r}",
-        )
-    known = _KNOWN_REWRITES.get((arg, want, have))
-    if known is not None:
-        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, known)
+    # SGLang's own value rewrites, read from its source per release: those of the releases
+    # the run's lines agree with, of every release when they pin none (issue 28)
+    rewrite = find_rewrite(arg, want, have, span)
+    if rewrite is not None:
+        return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, rewrite.explanation())
     if event is not None and event.kind in (EventKind.ARGS_ADJUSTED, EventKind.ATTENTION_BACKEND):
         return ArgDiff(
             arg,

@@ -25,6 +25,7 @@ from ..errors import LogscopeError
 from ..events import EventKind
 from ..findings import Finding
 from ..limits import COMMAND_MAX_BYTES, read_regular
+from ..log.pasted import pasted_tails
 from ..log.reader import Log, read_log
 from ..log.release import ReleaseUsed, choose_release
 from ..log.runs import FailureKind, Outcome, Run
@@ -526,6 +527,11 @@ def _outcome_findings(run: Run, j: _Judgement) -> None:
         )
     elif run.outcome is Outcome.STARTING:
         j.findings.append(Finding.of("LS014"))
+    pasted = pasted_tails(run.events)
+    if pasted is not None:
+        j.findings.append(
+            Finding.of("LS112", f"Several nodes' output in one file: {pasted.describe()}")
+        )
 
 
 def _lint(inp: _Inputs, verdict: Verdict, j: _Judgement) -> None:
