@@ -99,7 +99,7 @@ def _lean(run: Run) -> Run:
     """A run as grouping reads it: its header, times, outcome, failure and release clues,
     without its events (most of what a task would send back, and read by nothing after the
     summary)."""
-    return replace(run, events=(), release_clues=run.release_clues or clues_of(run.events))
+    return replace(run, events=(), release_clues=run.release_clues or tuple(clues_of(run.events)))
 
 
 def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
