@@ -144,8 +144,11 @@ def map_fleet(
         )
     try:
         try:
+            # results come from the workers straight (not relayed by the scheduler)
             client = Client(  # type: ignore[no-untyped-call]
-                cluster if cluster is not None else scheduler, timeout="30s"
+                cluster if cluster is not None else scheduler,
+                timeout="30s",
+                direct_to_workers=True,
             )
         except (OSError, TimeoutError, ValueError) as exc:
             raise LogscopeError(f"--dask {scheduler}: cannot connect ({exc})") from None
