@@ -24,13 +24,11 @@ import struct
 import sys
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .bulk import SERIES, BulkShape, Cut, Fields, LaneSummary, bulk_shape
 from .source import RawPieces
-from .threads import AHEAD, cut_ahead
 
 if TYPE_CHECKING:
     import subprocess
@@ -63,20 +61,10 @@ def helper_worth_it(size: int | None) -> bool:
 
 
 def cut_pieces(
-    pieces: RawPieces, shape: BulkShape, fields: Fields, helper: bool, threads: int = 1
+    pieces: RawPieces, shape: BulkShape, fields: Fields, helper: bool
 ) -> Iterator[tuple[Piece, Cut | None]]:
     """Each piece with its cut (``None`` for a single line or nothing to take in bulk), in
-    order; with ``helper`` and a plain file, every other piece is cut in a helper process;
-    else with ``threads`` > 1 and a plain file, pieces are read and cut on that many threads
-    (:mod:`.threads`)."""
-    if threads > 1 and not helper and _plain_file(pieces):
-        with ThreadPoolExecutor(threads, thread_name_prefix="logscope-read") as pool:
-            pieces.pool = pool
-            try:
-                yield from cut_ahead(pieces, shape, fields, pool, AHEAD * threads)
-            finally:
-                pieces.pool = None
-        return
+    order; with ``helper`` and a plain file, every other piece is cut in a helper process."""
     source = iter(pieces)
     first = next(source, None)
     if first is None:
@@ -127,12 +115,6 @@ def _interleave(
             cut = shape.cut(item[0], fields) if item[2] else None
         yield item, cut
         feed()
-
-
-def _plain_file(pieces: RawPieces) -> bool:
-    """Whether ``pieces`` reads a plain file (by name: what reading it ahead needs)."""
-    source = pieces.source
-    return isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-"
 
 
 #: What the helper runs: the package is imported from the directory this one came from, and

@@ -37,7 +37,6 @@ from .source import (
     iter_raw_lines,
     iter_raw_pieces,
 )
-from .threads import THREADS
 
 _match = CATALOG.match_lazy
 
@@ -87,19 +86,19 @@ def iter_records(
     a second core is free; see :mod:`._helper`). ``start``: read a plain file from that byte
     offset (a line start; ``first_line`` numbers it), bulk only; ``ready``: whether the run
     read up to ``start`` said it was ready (how a later traceback is read)."""
-    lane = bulk and (fields is False or fields == SERIES) and fast_lane_ready()
-    size = _size(source) if helper is None or lane else None
-    left = None if size is None else size - start
     if helper is None:
+        size = _size(source)
         # the C fast lane reads a lean or series block in less time than a helper takes to be
         # sent it
-        helper = bulk and not lane and helper_worth_it(left)
-    # the C lane and pread release the GIL: its pieces are read and cut on threads
-    threads = THREADS.for_size(left) if lane and not helper else 1
+        helper = (
+            bulk
+            and not ((fields is False or fields == SERIES) and fast_lane_ready())
+            and helper_worth_it(None if size is None else size - start)
+        )
     if start and not bulk:
         raise ValueError("iter_records: start needs bulk=True")
     pieces = iter_raw_pieces(source, start)
-    for record in _records(pieces, first_line, bulk, fields, helper, ready, threads):
+    for record in _records(pieces, first_line, bulk, fields, helper, ready):
         received = pieces.received  # set once reading starts: the outer times of a wrapped log
         if received is None:
             yield record
@@ -123,13 +122,7 @@ SEEN_CHARS = 400
 
 
 def _records(
-    source: RawPieces,
-    first_line: int,
-    bulk: bool,
-    fields: Fields,
-    helper: bool,
-    ready: bool,
-    threads: int = 1,
+    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool, ready: bool
 ) -> Iterator[Event | Rows]:
     # ``ready``: the current run said it is ready (a later frameless-of-SGLang traceback is foreign)
     block: _Block | None = None
@@ -137,7 +130,7 @@ def _records(
     # stays the reference): kind, message, level, releases.
     seen: dict[str, tuple[EventKind, str, str | None, str | None]] = {}
     remember = bulk
-    for item in _lines(source, first_line, bulk, fields, helper, threads):
+    for item in _lines(source, first_line, bulk, fields, helper):
         if item.__class__ is not tuple:
             if block is not None:
                 yield from _closed(block, ready)
@@ -249,7 +242,7 @@ def _warning_spec(event: Event, typed: MessageSpec | None) -> MessageSpec | None
 
 
 def _lines(
-    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool, threads: int = 1
+    source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool
 ) -> Iterator[tuple[int, str, bool] | Rows]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
     catalog's bulk shapes as :class:`Rows` instead of their lines."""
@@ -260,7 +253,7 @@ def _lines(
             yield lineno, _decode(raw), truncated
         return
     shape = bulk_shape()
-    for (data, truncated, piece), cut in cut_pieces(source, shape, fields, helper, threads):
+    for (data, truncated, piece), cut in cut_pieces(source, shape, fields, helper):
         if not piece:
             lineno += 1
             yield lineno, _decode(data), truncated

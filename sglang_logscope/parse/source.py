@@ -7,11 +7,8 @@ import io
 import os
 import stat
 import sys
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Executor, Future
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import IO, Union, cast
 
@@ -207,8 +204,6 @@ class RawPieces:
         self.start = start
         #: for a wrapped log (:mod:`.adapters`), each line's outer time, by line number - 1
         self.received: list[datetime | None] | None = None
-        #: threads that read a plain file's blocks ahead by offset (``parse/threads.py``)
-        self.pool: Executor | None = None
 
     def __iter__(self) -> Iterator[tuple[bytes, bool, bool]]:
         source = self.source
@@ -217,21 +212,16 @@ class RawPieces:
         if owned and isinstance(raw, io.FileIO):  # the file itself, not its unwrapped lines
             self.file = os.fspath(source)  # type: ignore[arg-type]
         self.received = getattr(raw, "received", None)
-        blocks: Iterator[bytes] = iter(())
         try:
             at = 0  # where ``block`` starts in the stream
             if self.start:
                 stream.seek(self.start)
                 at = self.start
-            if self.pool is not None and self.file is not None:
-                blocks = _read_ahead(raw.fileno(), at, self.pool)  # type: ignore[union-attr]
-            else:
-                blocks = iter(partial(stream.read, PIECE_BYTES), b"")
             pending = b""
             skipping = False  # inside a line already cut: drop the rest of it
             while True:
-                try:  # (a piece is about one block long)
-                    block = next(blocks, b"")
+                try:
+                    block = stream.read(PIECE_BYTES)
                 except (EOFError, gzip.BadGzipFile, OSError) as exc:
                     raise InputError(f"{describe(source)}: read failed ({exc})") from None
                 if not block:
@@ -263,40 +253,8 @@ class RawPieces:
             if pending and not skipping:
                 yield finish_line(pending), False, False
         finally:
-            stop = getattr(blocks, "close", None)
-            if stop is not None:  # reads ahead end before their file closes
-                stop()
             if owned:
                 stream.close()
-
-
-#: Blocks :func:`_read_ahead` keeps in flight.
-READ_AHEAD = 8
-#: :func:`_read_ahead`'s blocks are this many times :data:`PIECE_BYTES` (4 MB): a block handed
-#: to a thread must be worth more than the hand-over (at 256 KB threads were slower than one).
-THREAD_BLOCKS = 16
-
-
-def _read_ahead(fd: int, at: int, pool: Executor) -> Iterator[bytes]:
-    """The blocks of ``THREAD_BLOCKS * PIECE_BYTES`` from offset ``at`` of the open file
-    ``fd``, read ahead on ``pool`` (``os.pread`` releases the GIL); the first short block is
-    the last (the end of the file as it was then)."""
-    size = PIECE_BYTES * THREAD_BLOCKS
-    window: deque[Future[bytes]] = deque()
-    try:
-        while True:
-            while len(window) < READ_AHEAD:
-                window.append(pool.submit(os.pread, fd, size, at))
-                at += size
-            block = window.popleft().result()
-            if block:
-                yield block
-            if len(block) < size:
-                return
-    finally:
-        for job in window:  # the file closes after this: no read may be left running
-            if not job.cancel():
-                job.exception()
 
 
 def finish_line(line: bytes) -> bytes:
