@@ -1,6 +1,6 @@
-"""Fleets of logs on a real engine: one task per file on Dask (a scheduler's address, or a
-local cluster), each file's summary streamed back as it completes, and the fleet table — one
-row per launch (:mod:`.launches`): outcome, failure kind, release, GPUs, model — for text,
+"""Fleets of logs on a real engine: a batch of files per task on Dask (a scheduler's
+address, or a local cluster), each file's summary streamed back as its batch completes, and
+the fleet table — one row per launch (:mod:`.launches`): outcome, failure kind, release, GPUs, model — for text,
 JSON and Parquet.
 
 Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load only here.
