@@ -144,11 +144,13 @@ def map_fleet(
         )
     try:
         try:
-            # results come from the workers straight (not relayed by the scheduler)
+            # a local cluster's results come from its workers straight (not relayed by the
+            # scheduler, which lives in this process); a remote cluster's workers may not be
+            # reachable from here, so its scheduler relays them
             client = Client(  # type: ignore[no-untyped-call]
                 cluster if cluster is not None else scheduler,
                 timeout="30s",
-                direct_to_workers=True,
+                direct_to_workers=cluster is not None,
             )
         except (OSError, TimeoutError, ValueError) as exc:
             raise LogscopeError(f"--dask {scheduler}: cannot connect ({exc})") from None
