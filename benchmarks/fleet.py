@@ -1,12 +1,15 @@
 """The fleet target of issue 30: a fleet of small logs read on Dask vs in one process.
 
-    python -m benchmarks.fleet --files 10000 [--workers 16]
+    python -m benchmarks.fleet --files 10000 [--workers 16] [--batch N]
 
 Writes ``--files`` small logs (the two-node OOM fixture's two nodes, each copy a launch of its
-own: its ``dist_init_addr`` port and day differ) under benchmarks/out/fleet/, then times
-``read_fleet`` over them in this process (one core) and on a ``LocalCluster`` of ``--workers``
-single-threaded worker processes (one task per file), and prints both and their ratio. A
-benchmark, not a test: the issue's target is >= 10x one core on a 16-core machine.
+own: its ``dist_init_addr`` port differs) under benchmarks/out/fleet/, then times the whole
+fleet — every file's summary read and the fleet table grouped from them, what
+``logscope summary --dask`` does — in this process (one core) and on a ``LocalCluster`` of
+``--workers`` single-threaded worker processes (``--batch`` files a task; default
+``log.fleet.batch_size``), and prints both, their ratio, and the CPU time this process (the
+client, with the local cluster's scheduler in it) spent on the Dask side. A benchmark, not a
+test: the issue's target is >= 10x one core on a 16-core machine.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from sglang_logscope.log.fleet import map_fleet, read_fleet
+from sglang_logscope.log.fleet import fleet_table, map_fleet, read_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out" / "fleet"
@@ -40,13 +43,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--batch", type=int, default=None, help="files a task (default: auto)")
     args = parser.parse_args()
     paths = write_fleet(args.files)
     start = time.perf_counter()
     one = read_fleet(paths)
     for _ in one:  # read every file
         pass
-    rows_one = len(one.table())
+    rows_one = one.table()
     serial = time.perf_counter() - start
 
     # start-up: Dask only for the cluster run
@@ -55,13 +59,18 @@ def main() -> None:
     with LocalCluster(
         n_workers=args.workers, threads_per_worker=1, dashboard_address=None
     ) as cluster:
-        start = time.perf_counter()
-        items = list(map_fleet(paths, cluster.scheduler_address))
-        parallel = time.perf_counter() - start
+        start, cpu = time.perf_counter(), time.process_time()
+        items = list(map_fleet(paths, cluster.scheduler_address, args.batch))
+        read = time.perf_counter() - start
+        rows = fleet_table(items)
+        parallel, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert len(items) == len(paths) and all(i.error is None for i in items)
+    assert rows == rows_one, "the fleet table on Dask differs from the one-process table"
     print(
-        f"{len(paths)} files, {rows_one} launches: one process {serial:.2f} s; "
-        f"{args.workers} Dask workers {parallel:.2f} s (cluster start not counted); "
+        f"{len(paths)} files, {len(rows)} launches (table included on both sides): "
+        f"one process {serial:.2f} s; {args.workers} Dask workers {parallel:.2f} s "
+        f"(cluster start not counted; the table {parallel - read:.2f} s of it; "
+        f"this process's CPU {cpu:.2f} s); "
         f"ratio {serial / parallel:.2f}x"
     )
 

@@ -270,8 +270,8 @@ def summary(
         str | None,
         typer.Option(
             "--dask",
-            help="Run on Dask, one task per file: a scheduler's address, or 'local' (a local "
-            "cluster); JSON lines stream as files complete, then the fleet table.",
+            help="Run on Dask, a batch of files per task: a scheduler's address, or 'local' (a "
+            "local cluster); JSON lines stream as batches complete, then the fleet table.",
         ),
     ] = None,
     parquet: Annotated[

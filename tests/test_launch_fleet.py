@@ -13,7 +13,14 @@ import pytest
 from cli_run import run_captured as _run
 from stand_ins import moto_s3
 
-from sglang_logscope.log.fleet import FLEET_COLUMNS, fleet_item, fleet_table, read_fleet
+from sglang_logscope.errors import LogscopeError
+from sglang_logscope.log.fleet import (
+    FLEET_COLUMNS,
+    MAX_BATCH,
+    fleet_item,
+    fleet_table,
+    read_fleet,
+)
 from sglang_logscope.log.listing import expand_sources
 from sglang_logscope.log.reader import summarize_source
 
@@ -121,3 +128,18 @@ def test_read_fleet_in_this_process_is_lazy_and_keeps_what_it_read() -> None:
     assert fleet.seen == [] and fleet.read == 0
     assert [i.source for i in fleet] == DECODE_NODES
     assert fleet.read == 2 and len(fleet.table()) == 1
+
+
+@pytest.mark.parametrize("batch", [3, MAX_BATCH])
+def test_batched_tasks_on_dask_give_every_file_and_the_same_table(cluster: str, batch: int) -> None:
+    fleet = read_fleet(LOGS, cluster, batch=batch)
+    items = list(fleet)
+    assert sorted(i.source for i in items) == sorted(LOGS)
+    assert all(i.error is None for i in items)
+    assert fleet.table() == fleet_table([fleet_item(p) for p in LOGS])
+    assert {i.source: i.summary for i in items} == {p: fleet_item(p).summary for p in LOGS}
+
+
+def test_a_batch_is_at_least_one_file(cluster: str) -> None:
+    with pytest.raises(LogscopeError, match="at least one file"):
+        list(read_fleet(LOGS, cluster, batch=0))

@@ -1,6 +1,6 @@
-"""Fleets of logs on a real engine: one task per file on Dask (a scheduler's address, or a
-local cluster), each file's summary streamed back as it completes, and the fleet table — one
-row per launch (:mod:`.launches`): outcome, failure kind, release, GPUs, model — for text,
+"""Fleets of logs on a real engine: a batch of files per task on Dask (a scheduler's
+address, or a local cluster), each file's summary streamed back as its batch completes, and
+the fleet table — one row per launch (:mod:`.launches`): outcome, failure kind, release, GPUs, model — for text,
 JSON and Parquet.
 
 Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load only here.
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.source import Source, describe
 from .launches import Launch, group_launches
+from .pinning import clues_of
 from .reader import SUMMARY_KINDS, iter_runs, summary_document
 from .runs import Run
 
@@ -40,8 +41,9 @@ FLEET_COLUMNS = (
 
 @dataclass(frozen=True)
 class FleetItem:
-    """One file of a fleet: its summary and its runs (header and summary kinds kept), or why
-    it could not be read."""
+    """One file of a fleet: its summary and its runs (each run's header, times, outcome,
+    failure and release clues; its events dropped once the summary is made), or why it could
+    not be read."""
 
     source: str
     summary: dict[str, Any] | None
@@ -71,11 +73,14 @@ class Fleet:
         return fleet_table(self.seen)
 
 
-def read_fleet(sources: Sequence[Source], scheduler: str | None = None) -> Fleet:
-    """The fleet of ``sources``: on Dask at ``scheduler`` (see :func:`map_fleet`), else in
-    this process in turn, lazily (nothing is read before the fleet is iterated)."""
+def read_fleet(
+    sources: Sequence[Source], scheduler: str | None = None, batch: int | None = None
+) -> Fleet:
+    """The fleet of ``sources``: on Dask at ``scheduler`` (see :func:`map_fleet`, which
+    takes ``batch``), else in this process in turn, lazily (nothing is read before the fleet
+    is iterated)."""
     if scheduler is not None:
-        return Fleet(map_fleet(sources, scheduler))
+        return Fleet(map_fleet(sources, scheduler, batch))
     return Fleet(fleet_item(s) for s in sources)
 
 
@@ -87,12 +92,41 @@ def fleet_item(source: Source) -> FleetItem:
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
     summary = summary_document(describe(source), runs)
-    return FleetItem(describe(source), summary, runs)
+    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs))
 
 
-def map_fleet(sources: Sequence[Source], scheduler: str) -> Iterator[FleetItem]:
-    """:func:`fleet_item` of each source on Dask, one task per file, yielded as each completes
-    (not in input order). ``scheduler``: a scheduler's address, or ``local`` for a
+def _lean(run: Run) -> Run:
+    """A run as grouping reads it: its header, times, outcome, failure and release clues,
+    without its events (most of what a task would send back, and read by nothing after the
+    summary)."""
+    return replace(run, events=(), release_clues=run.release_clues or tuple(clues_of(run.events)))
+
+
+def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
+    """:func:`fleet_item` of each of ``sources`` in turn: one Dask task for a batch of files."""
+    return [fleet_item(s) for s in sources]
+
+
+#: Files per Dask task at most (:func:`batch_size`): a task of small logs costs about as much
+#: in scheduling and transfer as reading one, so tasks carry several, but few enough that
+#: results still stream and the last tasks do not leave workers idle.
+MAX_BATCH = 32
+#: Tasks per worker thread that :func:`batch_size` aims for (for balance between workers).
+TASKS_PER_THREAD = 8
+
+
+def batch_size(files: int, threads: int) -> int:
+    """Files per task for ``files`` on ``threads`` worker threads: about
+    :data:`TASKS_PER_THREAD` tasks each, at most :data:`MAX_BATCH` files a task, at least one."""
+    return max(1, min(MAX_BATCH, files // (max(1, threads) * TASKS_PER_THREAD)))
+
+
+def map_fleet(
+    sources: Sequence[Source], scheduler: str, batch: int | None = None
+) -> Iterator[FleetItem]:
+    """:func:`fleet_item` of each source on Dask, ``batch`` files a task (default:
+    :func:`batch_size` for the cluster's worker threads), each task's items yielded as it
+    completes (not in input order). ``scheduler``: a scheduler's address, or ``local`` for a
     ``LocalCluster`` of one single-threaded worker process per core."""
     try:
         # start-up: Dask loads only for a fleet run on it
@@ -101,6 +135,8 @@ def map_fleet(sources: Sequence[Source], scheduler: str) -> Iterator[FleetItem]:
         raise LogscopeError(
             "--dask needs dask.distributed: pip install 'sglang-logscope[fleet]'"
         ) from None
+    if batch is not None and batch < 1:
+        raise LogscopeError(f"a fleet batch is at least one file, not {batch}")
     cluster = None
     if scheduler == "local":
         cluster = LocalCluster(  # type: ignore[no-untyped-call]
@@ -108,19 +144,34 @@ def map_fleet(sources: Sequence[Source], scheduler: str) -> Iterator[FleetItem]:
         )
     try:
         try:
+            # a local cluster's results come from its workers straight (not relayed by the
+            # scheduler, which lives in this process); a remote cluster's workers may not be
+            # reachable from here, so its scheduler relays them
             client = Client(  # type: ignore[no-untyped-call]
-                cluster if cluster is not None else scheduler, timeout="30s"
+                cluster if cluster is not None else scheduler,
+                timeout="30s",
+                direct_to_workers=cluster is not None,
             )
         except (OSError, TimeoutError, ValueError) as exc:
             raise LogscopeError(f"--dask {scheduler}: cannot connect ({exc})") from None
         with client:
-            futures = client.map(fleet_item, list(sources), pure=False)
+            names = list(sources)
+            if batch is None:
+                batch = batch_size(len(names), _threads(client))
+            chunks = [names[i : i + batch] for i in range(0, len(names), batch)]
+            futures = client.map(fleet_items, chunks, pure=False)
             for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                yield future.result()
+                yield from future.result()
                 future.release()
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def _threads(client: Any) -> int:
+    """The worker threads the client's cluster has now (one where it says none yet)."""
+    workers = client.scheduler_info().get("workers", {})
+    return sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
 
 
 def fleet_table(items: Iterable[FleetItem]) -> list[dict[str, Any]]:

@@ -15,9 +15,10 @@ others did after.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from .._text import SCHEMA_VERSION, visible
@@ -66,16 +67,18 @@ class Member:
     file: str
     run: Run
 
-    @property
+    # Read once each (grouping asks them for every pair it tries): a copy of the header's
+    # arguments, not to be changed.
+    @cached_property
     def args(self) -> dict[str, Any]:
         return dict(self.run.server_args or {})
 
-    @property
+    @cached_property
     def mode(self) -> str | None:
         mode = self.args.get("disaggregation_mode")
         return str(mode) if mode in PD_MODES else None
 
-    @property
+    @cached_property
     def node_rank(self) -> int | None:
         return _int(self.args.get(NODE_RANK)) if _multi_node(self.args) else None
 
@@ -266,15 +269,36 @@ def group_launches(files: Sequence[tuple[str, Sequence[Run]]]) -> tuple[Launch, 
 
 def _node_groups(members: Iterable[Member]) -> list[list[Member]]:
     """Members sharing :data:`NODE_KEYS` and :data:`SHAPE_KEYS`, each node rank once, in
-    overlapping time; every other member alone."""
+    overlapping time; every other member alone. Groups are looked up by those keys' values
+    (a member can only join a group whose first member has the same ones), so a fleet of
+    many files groups in linear time, with the same result as trying every group in turn."""
     groups: list[list[Member]] = []
+    by_key: dict[Hashable, list[list[Member]]] = {}
     for m in members:
-        home = next((g for g in groups if _same_nodes(g, m)), None)
+        bucket = by_key.setdefault(
+            _key(m.args, (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")), []
+        )
+        home = next((g for g in bucket if _same_nodes(g, m)), None)
         if home is None:
             groups.append([m])
+            bucket.append(groups[-1])
         else:
             home.append(m)
     return groups
+
+
+def _key(args: dict[str, Any], keys: Sequence[str]) -> Hashable:
+    """``args``' values of ``keys`` as a dictionary key: equal values, equal keys (values
+    that cannot be hashed share one key, where the full comparison still sorts them)."""
+    values = tuple(args.get(k) for k in keys)
+    try:
+        hash(values)
+    except TypeError:
+        return _UNHASHABLE
+    return values
+
+
+_UNHASHABLE = object()
 
 
 def _same_nodes(group: list[Member], m: Member) -> bool:
@@ -295,10 +319,13 @@ def _pd_join(groups: list[list[Member]]) -> list[list[Member]]:
     pd = [g for g in groups if g[0].mode is not None]
     rest = [g for g in groups if g[0].mode is None]
     joined: list[list[list[Member]]] = []
+    by_key: dict[Hashable, list[list[list[Member]]]] = {}
     for g in pd:
-        home = next((j for j in joined if _same_pd(j, g)), None)
+        bucket = by_key.setdefault(_key(g[0].args, PD_KEYS), [])
+        home = next((j for j in bucket if _same_pd(j, g)), None)
         if home is None:
             joined.append([g])
+            bucket.append(joined[-1])
         else:
             home.append(g)
     out = list(rest)
@@ -381,14 +408,17 @@ def _gaps(group: list[Member]) -> tuple[str, ...]:
 
 def _mark_older(launches: list[Launch]) -> tuple[Launch, ...]:
     """A launch of the same cluster (``dist_init_addr``, or the same PD model) that ended
-    before a later one started is an older launch: said, on the older one."""
+    before a later one started is an older launch: said, on the older one (naming the first
+    such launch in start order). Launches are found by their cluster keys, not pair by pair."""
+    keys = [_cluster_keys(launch) for launch in launches]
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for j, ks in enumerate(keys):
+        for k in ks:
+            by_key.setdefault(k, []).append(j)
     out = []
     for i, launch in enumerate(launches):
-        later = [
-            j
-            for j, other in enumerate(launches)
-            if j != i and _same_cluster(launch, other) and _before(launch, other)
-        ]
+        others = {j for k in keys[i] for j in by_key[k] if j != i}
+        later = sorted(j for j in others if _before(launch, launches[j]))
         if later:
             note = (
                 f"an older launch of the same cluster as launch {later[0]}: its runs ended "
@@ -399,17 +429,15 @@ def _mark_older(launches: list[Launch]) -> tuple[Launch, ...]:
     return tuple(out)
 
 
-def _same_cluster(a: Launch, b: Launch) -> bool:
-    def keys(launch: Launch) -> set[tuple[str, str]]:
-        out = set()
-        for m in launch.members:
-            if _multi_node(m.args) and m.args.get("dist_init_addr"):
-                out.add(("dist", str(m.args["dist_init_addr"])))
-            if m.mode:
-                out.add(("pd", str(m.args.get("model_path"))))
-        return out
-
-    return bool(keys(a) & keys(b))
+def _cluster_keys(launch: Launch) -> set[tuple[str, str]]:
+    """What makes two launches one cluster's: a multi-node ``dist_init_addr``, a PD model."""
+    out = set()
+    for m in launch.members:
+        if _multi_node(m.args) and m.args.get("dist_init_addr"):
+            out.add(("dist", str(m.args["dist_init_addr"])))
+        if m.mode:
+            out.add(("pd", str(m.args.get("model_path"))))
+    return out
 
 
 def _before(a: Launch, b: Launch) -> bool:
