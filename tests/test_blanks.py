@@ -26,7 +26,7 @@ from sglang_logscope.log import runs as _runs
 from sglang_logscope.log.reader import SUMMARY_KINDS, events_frame, read_log
 from sglang_logscope.log.runs import stream_runs
 from sglang_logscope.log.series import read_for_report
-from sglang_logscope.log.tail import CHECK_KINDS
+from sglang_logscope.log.tail import CHECK_KINDS, read_last_run
 from sglang_logscope.parse import lines as _lines
 from sglang_logscope.parse import source as _source
 from sglang_logscope.parse.blanks import Blanks, split_blank_runs
@@ -107,9 +107,18 @@ def test_json_lines_report_and_frame_equal_the_reading_without_runs(
 def _readings(path: str) -> tuple[object, ...]:
     jsonl = "\n".join(iter_event_json(path, None, False))
     report = read_for_report(path, tail=7)
+    with mock.patch.dict("os.environ", {"LOGSCOPE_NO_CACHE": "1"}):
+        checked = read_last_run(path, keep=CHECK_KINDS, min_bytes=0, window=64)
     return (
         jsonl,
-        (report.log.runs, [tuple(r.events) for r in report.log.runs]),
+        (
+            report.log.runs,
+            [tuple(r.events) for r in report.log.runs],
+            checked.runs,
+            tuple(checked.events),
+            [r.sglang_release for r in checked.runs],
+            [r.of_kind(EventKind.TEXT, EventKind.EXCEPTION) for r in checked.runs],
+        ),
         report.last_events,
         events_frame(path, chunk=50),
         events_frame(path, [EventKind.TEXT], messages=False, chunk=50),
