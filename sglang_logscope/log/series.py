@@ -37,7 +37,7 @@ from ..parse.catalog import MessageSpec, read_pairs
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
-from .runs import stream_runs
+from .runs import KeptEvents, stream_runs
 from .tail import CHECK_KINDS
 
 #: Ranks drawn per chart (DP attention logs print one decode line per rank).
@@ -564,7 +564,7 @@ def read_for_report(source: Source, tail: int = 20, workers: bool = False) -> Re
             events.extend(reversed(list(item.events(max(0, len(item) - need), len(item)))))
         else:
             events.append(item)
-    kept = tuple(e for r in runs for e in r.events)
+    kept = KeptEvents.chained(r.events for r in runs)
     return ReportInput(
         Log(name=describe(source), events=kept, runs=runs),
         serving,
