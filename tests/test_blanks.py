@@ -21,6 +21,7 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from sglang_logscope._text import visible
 from sglang_logscope.events import EventKind
 from sglang_logscope.log import runs as _runs
 from sglang_logscope.log.reader import SUMMARY_KINDS, events_frame, read_log
@@ -33,6 +34,7 @@ from sglang_logscope.parse.blanks import Blanks, split_blank_runs
 from sglang_logscope.parse.bulk import SERIES
 from sglang_logscope.parse.bulk_json import event_json, iter_event_json
 from sglang_logscope.parse.lines import iter_events, iter_records
+from sglang_logscope.render.events import MESSAGE_LIMIT, _row, write_events_table
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = [
@@ -158,3 +160,20 @@ def test_split_blank_runs_cuts_whole_lines() -> None:
     assert b"\n".join(p for p, _ in pieces) == part
     assert list(split_blank_runs(b"")) == [(b"", False)]
     assert list(split_blank_runs(b"x\ny")) == [(b"x\ny", False)]
+
+
+def test_the_events_table_of_blank_runs_is_each_events_row() -> None:
+    """Rows of events without time or rank are made once per kind and message: the table is
+    the one made row by row, line numbers of any width included."""
+    data = (ROOT / "fixtures" / "real" / "007" / "server.log").read_bytes()
+    data += b"\n" * 30 + b" \n" * 5 + b"\t"
+    events = list(iter_events(io.BytesIO(data), first_line=9_999_990))
+    out = io.StringIO()
+    assert write_events_table(events, out) == len(events)
+    expected = [_row("line", "time", "rank", "kind", "message", 120)]
+    for e in events:
+        message = visible(e.message, limit=MESSAGE_LIMIT)
+        when = e.timestamp.strftime("%H:%M:%S") if e.timestamp else ""
+        rank = visible(e.rank.label) if e.rank else ""
+        expected.append(_row(str(e.line), when, rank, e.kind.value, message, 120))
+    assert out.getvalue() == "".join("\n".join(rows) + "\n" for rows in expected)
