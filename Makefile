@@ -36,6 +36,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP) chromium
+	$(BIN)/python scripts/check_lane.py
 	$(BIN)/python -m pytest $(XDIST)
 
 # Headless Chromium renders the HTML report in tests/test_html_report.py. Best effort: where it
@@ -79,15 +80,24 @@ find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/p
 	$(UV) pip install -q --python .venv-lowest/bin/python --resolution lowest-direct -e '.[dev]'
 	touch $@
 
+# Each suite starts by checking that its Python loads and reads with the one in-tree C lane
+# module (scripts/check_lane.py): whichever environment's editable install built it last,
+# every Python of the matrix must take it (issue 29), and a lane silently missing would
+# leave the suite testing the pure-Python path only.
 pythons: $(foreach v,$(PYTHONS),.venv-$(v)/.installed) chromium
-	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python -m pytest $(XDIST) -p no:cacheprovider; done
+	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python scripts/check_lane.py; \
+	  .venv-$$v/bin/python -m pytest $(XDIST) -p no:cacheprovider; done
 
 lowest: .venv-lowest/.installed chromium
 	@echo "pytest with the lowest declared dependencies (Python $(LOWEST_PY))"
+	.venv-lowest/bin/python scripts/check_lane.py
 	.venv-lowest/bin/python -m pytest $(XDIST) -p no:cacheprovider
 
 # Each environment's editable install builds the C lane in place (one abi3 module for all of
-# them), so they are built one after another, before any suite has that module loaded.
+# them), so they are built one after another, before any suite has that module loaded. The
+# module uses no '#' argument format (the one construct whose meaning changed with 3.13's
+# headers), so whichever Python built it last, every Python from 3.10 on loads and runs it;
+# scripts/check_lane.py checks that in each environment before its suite.
 environments: $(STAMP)
 	@$(MAKE) --no-print-directory -j1 $(foreach v,$(PYTHONS),.venv-$(v)/.installed) .venv-lowest/.installed
 

@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 import pytest
 
 from sglang_logscope.cli import main
+from sglang_logscope.netpolicy import NetPolicy
+from sglang_logscope.staleness import server as server_mod
 from sglang_logscope.staleness.argdiff import DiffStatus
 from sglang_logscope.staleness.judge import check
 from sglang_logscope.staleness.process import ProcTable, gather
@@ -204,8 +206,10 @@ def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            f"import time; f = open({str(log)!r}, 'a'); print('open', flush=True); time.sleep(30)",
+            # it holds the log until killed (blocked on its stdin: no timer to outlast)
+            f"import sys; f = open({str(log)!r}, 'a'); print('open', flush=True); sys.stdin.read()",
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -260,13 +264,13 @@ def test_a_process_running_your_command_elsewhere(tmp_path: Path) -> None:
     log = _ready_log(tmp_path)
     argv = [
         "-c",
-        "import time; time.sleep(30)",
+        "import sys; sys.stdin.read()",  # runs until killed (no timer to outlast)
         "--model-path",
         "/m",
         "--zz-probe",
         str(os.getpid()),
     ]
-    other = subprocess.Popen([sys.executable, *argv])
+    other = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE)
     try:  # (Popen returns once the child has exec'd: its command line is there to be read)
         ev = gather(str(log), intended_argv=tuple(argv[2:]))
         assert [p.pid for p in ev.running_intended] == [other.pid]
@@ -301,7 +305,12 @@ class _Info(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server() -> Iterator[tuple[int, type[_Info]]]:
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, type[_Info]]]:
+    # a server that answers is waited for however busy the machine is (issue 29: the probe's
+    # 2 s is for a port that never answers, which tests/test_netpolicy.py covers)
+    monkeypatch.setattr(
+        server_mod, "PROBE", NetPolicy(connect_s=120, total_s=300, max_bytes=4 << 20)
+    )
     handler = type("Handler", (_Info,), {"info": {}, "paths": ("/server_info",)})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -367,12 +376,13 @@ def test_a_holder_running_other_arguments_shows_them(tmp_path: Path) -> None:
     (tmp_path / module).mkdir()
     (tmp_path / module / "__init__.py").write_text("")
     (tmp_path / module / "launch_server.py").write_text(
-        f"import time\nf = open({str(log)!r}, 'a')\nprint('open', flush=True)\ntime.sleep(30)\n"
+        f"import sys\nf = open({str(log)!r}, 'a')\nprint('open', flush=True)\nsys.stdin.read()\n"
     )
     argv = ["--model-path", "/root/models/Qwen3.6-27B", "--mem-fraction-static", "0.85"]
     holder = subprocess.Popen(
         [sys.executable, "-m", f"{module}.launch_server", *argv],
         cwd=tmp_path,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
@@ -190,8 +190,18 @@ def test_events_table_wraps_long_messages_under_the_message_column() -> None:
 
 
 class _Tty(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = threading.Event()
+
     def isatty(self) -> bool:
         return True
+
+    def write(self, text: str) -> int:
+        n = super().write(text)
+        if "reading big.log" in self.getvalue():
+            self.written.set()
+        return n
 
 
 def test_progress_shows_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -203,10 +213,8 @@ def test_progress_shows_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(sys, "stderr", tty)
     assert progress.wanted()
     with progress.working("reading big.log", delay=0.0):
-        for _ in range(2000):  # bounded by count: wait for the spinner's first frame
-            if "reading big.log" in tty.getvalue():
-                break
-            time.sleep(0.005)
+        # the spinner's first frame, however busy the machine (the bound only stops a hang)
+        tty.written.wait(timeout=300)
     assert "reading big.log" in tty.getvalue()
     monkeypatch.setenv("TERM", "dumb")
     assert not progress.wanted()

@@ -128,7 +128,9 @@ def test_pkill_self_match_in_a_real_bash_and_the_fixed_line(tmp_path: Path) -> N
     module = f"sglang_zzprobe_{os.getpid()}"
     (tmp_path / module).mkdir()
     (tmp_path / module / "__init__.py").write_text("")
-    (tmp_path / module / "launch_server.py").write_text("import time\ntime.sleep(60)\n")
+    (tmp_path / module / "launch_server.py").write_text(
+        "import signal\nsignal.pause()\n"  # until killed: no timer to outlast
+    )
     (tmp_path / "server.log").write_text("[old run]\n")
     python = sys.executable
     inner = (

@@ -2,7 +2,7 @@
 overwritten, two launches onto one log cannot interleave, a full disk or a permission error
 is one line — and a server whose launch could not be recorded is stopped, not left running.
 
-The server is ``sleep 60`` (what runs does not matter here, only the files around it)."""
+The server is ``sleep 3600`` (what runs does not matter here, only the files around it)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sglang_logscope.errors import LogscopeError
 from sglang_logscope.watch import launch
 from sglang_logscope.watch.loop import pid_alive
 
-SLEEP = ["sleep", "60"]
+SLEEP = ["sleep", "3600"]  # killed by each test: no timer it could outlast on a busy machine
 
 
 def _stop(started: launch.Launched) -> None:

@@ -2,7 +2,7 @@
 ``flock`` on the log it writes, so a second launch onto that log is refused in one line while
 the first server runs; and a stale rotated record never pairs with a newer log.
 
-The server is ``sleep 60`` (only the files around it matter here)."""
+The server is ``sleep 3600`` (only the files around it matter here)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from sglang_logscope.errors import LogscopeError
 from sglang_logscope.watch import launch
 
-SLEEP = ["sleep", "60"]
+SLEEP = ["sleep", "3600"]  # killed by each test: no timer it could outlast on a busy machine
 
 
 def _stop(started: launch.Launched) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gzip
 import io
-import time
 from pathlib import Path
 
 import pytest
+from linearity import superlinear
 
 from sglang_logscope.errors import InputError
 from sglang_logscope.events import EventKind
@@ -105,7 +105,10 @@ def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
 def test_many_lines_stream_in_constant_time_per_line() -> None:
     line = b"[2026-05-25 17:43:55 TP0] Decode batch, #running-req: 1, #full token: 89, full token usage: 0.00, mamba num: 2, mamba usage: 0.05, cuda graph: False, gen throughput (token/s): 0.97, #queue-req: 0\n"
     raw = line * 20000
-    start = time.perf_counter()
     count = sum(1 for _ in iter_events(io.BytesIO(raw)))
     assert count == 20000
-    assert time.perf_counter() - start < 20
+    # linear by this thread's CPU time, not under a wall-clock limit (issue 29: no test's
+    # result depends on how busy the machine is)
+    assert (
+        superlinear(lambda n: sum(1 for _ in iter_events(io.BytesIO(line * n))), int, 2500) is None
+    )

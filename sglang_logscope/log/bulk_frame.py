@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..events import Event, EventKind
+from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.bulk_columns import BulkColumns, Segment
 from .frames import _NULLABLE, event_row, event_zone, typed_frame
@@ -25,7 +26,7 @@ _MISSING = np.nan
 
 
 def chunk_frames(
-    records: Iterable[Event | Rows],
+    records: Iterable[Event | Rows | Blanks],
     run_of: Mapping[int, int],
     runs_of: Callable[[list[int]], list[int | None]],
     kinds: frozenset[EventKind] | None,
@@ -63,7 +64,7 @@ def chunk_frames(
 
 
 def _segments(
-    records: Iterable[Event | Rows],
+    records: Iterable[Event | Rows | Blanks],
     maker: BulkColumns,
     kinds: frozenset[EventKind] | None,
     events: list[Event],
@@ -80,6 +81,11 @@ def _segments(
         elif isinstance(record, Rows):  # a wrapped log: receive times (the reference)
             events.extend(e for e in record.events() if kinds is None or e.kind in kinds)
             maker.slow += len(record)
+        elif isinstance(record, Blanks):
+            if events:
+                yield _from_events(maker, events)
+                events.clear()
+            yield from _blank_segments(maker, record, kinds)
         elif kinds is None or record.kind in kinds:
             events.append(record)
         if len(events) >= 4096:
@@ -88,6 +94,28 @@ def _segments(
     if events:
         yield _from_events(maker, events)
         events.clear()
+
+
+def _blank_segments(
+    maker: BulkColumns, run: Blanks, kinds: frozenset[EventKind] | None
+) -> Iterator[Segment]:
+    """A run of blank lines' rows: one distinct line's row made through its event, the rest
+    of the run's rows copied from it (their line and run apart), a block at a time."""
+    if kinds is not None and not run.kinds() & kinds:
+        return
+    for lo in range(0, run.count, _BLANK_BLOCK):
+        hi = min(run.count, lo + _BLANK_BLOCK)
+        segment = maker.from_blanks(run, lo, hi)
+        if segment is None:  # (a row with more than the header columns: the reference)
+            events = [e for e in run.events(lo, hi) if kinds is None or e.kind in kinds]
+            segment = _from_events(maker, events)
+        else:
+            segment.zones = set()  # no printed time
+        yield segment
+
+
+#: Rows of a run of blank lines made at once.
+_BLANK_BLOCK = 1 << 16
 
 
 def _from_events(maker: BulkColumns, events: list[Event]) -> Segment:

@@ -26,6 +26,7 @@ from typing import Any, overload
 from .._text import printed_zone
 from ..events import Event, EventKind
 from ..parse.adapters import InputFormat, detect
+from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events
 
@@ -190,11 +191,20 @@ class Builder:
         self.lines: array[int] = array("q")
         self.kinds = bytearray()
 
-    def feed(self, records: Iterable[Event | Rows]) -> None:
+    def feed(self, records: Iterable[Event | Rows | Blanks]) -> None:
         for item in records:
             if isinstance(item, Rows):
                 self.lines.extend(range(item.first_line, item.last_line + 1))
                 self.kinds.extend(_row_codes(item))
+            elif isinstance(item, Blanks):
+                self.lines.extend(range(item.first_line, item.last_line + 1))
+                if item.data is None:
+                    self.kinds.extend(
+                        bytes((_CODE[item.templates[item.uniform or b""].kind],)) * item.count
+                    )
+                else:
+                    codes = {raw: _CODE[t.kind] for raw, t in item.templates.items()}
+                    self.kinds.extend(map(codes.__getitem__, item.raws()))
             else:
                 self.lines.append(item.line)
                 self.kinds.append(_CODE[item.kind])

@@ -170,7 +170,11 @@ def _raise_clue(event: Event) -> Clue | None:
 
 def clues_of(events: Iterable[Event]) -> list[Clue]:
     collector = ClueCollector()
-    for event in events:
+    # a run's kept runs of blank lines by their distinct lines (the others add nothing)
+    distinct = getattr(events, "distinct_events", None)
+    for event in events if distinct is None else distinct():
+        if len(collector.clues) >= MAX_MESSAGES:
+            break  # (it takes no more)
         collector.add(event)
     return collector.clues
 

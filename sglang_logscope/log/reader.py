@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
+from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
@@ -103,9 +104,9 @@ def _plain_bytes(source: Source) -> bytes | None:
 def _read_lean(source: Source, data: bytes) -> Log:
     """A :class:`Log` holding ``data`` lean: one parse gives the kinds and lines of the
     events and the runs (whose ``events`` are views of the log's)."""
-    seen: list[Event | Rows] = []
+    seen: list[Event | Rows | Blanks] = []
 
-    def records() -> Iterator[Event | Rows]:
+    def records() -> Iterator[Event | Rows | Blanks]:
         for item in iter_records(io.BytesIO(data), fields=False, helper=False):
             seen.append(item)
             if len(seen) >= 256:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..events import Event, EventKind
+from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_records
 from . import scan_index
@@ -40,7 +41,7 @@ class Tap:
     ready: bool = False
     taken: tuple[int, StreamState, bool] | None = None  # (line, state, ready there)
 
-    def split(self, item: Event | Rows) -> tuple[Event | Rows, ...]:
+    def split(self, item: Event | Rows | Blanks) -> tuple[Event | Rows | Blanks, ...]:
         """``item``, or a block of rows cut where the state is to be taken (rows are whole
         lines: the parser holds nothing between two of them; a run folds the two parts as
         it folds the block)."""
@@ -51,7 +52,7 @@ class Tap:
             return item.slice(0, cut), item.slice(cut, len(item))
         return (item,)
 
-    def see(self, item: Event | Rows, builder: Any) -> None:
+    def see(self, item: Event | Rows | Blanks, builder: Any) -> None:
         """``item`` is about to be folded by ``builder`` (a :func:`~.runs.run_builder`)."""
         if isinstance(item, Rows):
             if self.taken is None and item.first_line >= max(self.target, self.starter_line + 1):
@@ -59,12 +60,14 @@ class Tap:
                 if state is not None and state.index >= self.first_index:
                     self.taken = (item.first_line, state, self.ready)
             return
+        if isinstance(item, Blanks):
+            return  # (blank lines: neither ready nor a banner)
         if item.kind is EventKind.SERVER_READY or item.kind is EventKind.SERVER_ARGS:
             self.ready = item.kind is EventKind.SERVER_READY
 
 
 def fold(
-    records: Iterable[Event | Rows],
+    records: Iterable[Event | Rows | Blanks],
     keep: frozenset[EventKind],
     tap: Tap | None = None,
     state: StreamState | None = None,
@@ -106,7 +109,7 @@ def head_runs(path: str, resume: scan_index.Resume, keep: frozenset[EventKind]) 
     return runs[resume.first_index :]
 
 
-def records_from(path: str, line: int, offset: int, ready: bool) -> Iterable[Event | Rows]:
+def records_from(path: str, line: int, offset: int, ready: bool) -> Iterable[Event | Rows | Blanks]:
     """The file's records from ``offset`` (line ``line``) on, rows folded (no fields)."""
     # (helper=None: a second process when what is left is big and a core is free for it)
     return iter_records(path, first_line=line, fields=False, start=offset, helper=None, ready=ready)
@@ -234,7 +237,7 @@ def _after(offsets: LineOffsets, path: str, line: int) -> int:
 
 def _records_between(
     path: str, start: int, stop: int, first_line: int, ready: bool
-) -> Iterable[Event | Rows]:
+) -> Iterable[Event | Rows | Blanks]:
     """The records of the file's bytes ``start``..``stop`` (line ``first_line`` on), read
     again: at most :data:`_REREAD_LIMIT`, all of it there."""
     if not 0 <= stop - start <= _REREAD_LIMIT:

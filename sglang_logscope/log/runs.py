@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import enum
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import compress, islice, pairwise
 from operator import gt
-from typing import Any
+from typing import Any, overload
 
 import regex
 
 from .._text import ZoneSource, printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
+from ..parse.blanks import Blanks
 from ..parse.bulk import Rows, row_time
 from ..parse.catalog import KNOWN_RELEASES, MessageSpec, parse_release_range
 from ..parse.versions import release_key
@@ -57,6 +59,19 @@ _NO_PROGRESS = kinds_where(lambda r: r.no_progress)
 #: stay with the run before): what a run holds back while it waits for a banner is bounded, so a
 #: file of millions of blank lines costs no more memory than any other.
 MAX_PREAMBLE = 4096
+#: Preamble kinds whose events a run of blank lines can be folded as at once: no run starts at
+#: one, none is a failure or changes the run's state (a blank line's event is a ``text`` one).
+_QUIET_PREAMBLE = (
+    PREAMBLE_KINDS
+    - set(FAILURE_OF)
+    - {
+        EventKind.SERVER_ARGS,
+        EventKind.ARGPARSE_USAGE,
+        EventKind.ARGPARSE_ERROR,
+        EventKind.LOAD_WEIGHT_BEGIN,
+        EventKind.SHUTDOWN,
+    }
+)
 _READY = kinds_where(lambda r: r.ready)
 _SERVING = kinds_where(lambda r: r.batch)
 #: Only an HTTP server prints these; an offline ``Engine`` script never does.
@@ -375,7 +390,9 @@ def _release_hint(low: tuple[int, ...], high: tuple[int, ...]) -> str | None:
 
 
 def stream_runs(
-    events: Iterable[Event | Rows], keep: Collection[EventKind] = (), first_row: bool = False
+    events: Iterable[Event | Rows | Blanks],
+    keep: Collection[EventKind] = (),
+    first_row: bool = False,
 ) -> Iterator[Run]:
     """The runs of :func:`split_runs`, built as the events stream by, in memory that follows
     what a run keeps rather than the file: each :class:`Run` is yielded once the next one has
@@ -384,7 +401,8 @@ def stream_runs(
 
     ``events`` may hold :class:`~sglang_logscope.parse.bulk.Rows` (``parse.iter_records``): a block
     of batch/access lines is folded in without an object per line, unless it holds a kind in
-    ``keep`` (then its events are taken one by one).
+    ``keep`` (then its events are taken one by one); so is a run of blank lines
+    (:class:`~sglang_logscope.parse.blanks.Blanks`).
 
     Held meanwhile: the current run's figures, its kept events and its trailing preamble
     (auto-adjust warnings, unknown lines) that a following banner would take over.
@@ -396,6 +414,8 @@ def stream_runs(
     for item in events:
         if item.__class__ is Rows:
             yield from builder.rows(item)
+        elif item.__class__ is Blanks:
+            yield from builder.blanks(item)
         else:
             yield from builder.event(item)  # type: ignore[arg-type]
     yield from builder.finish()
@@ -491,6 +511,19 @@ class _Builder:
                 self.current.add_rows(part, part.specs(), row_time(min(span)), row_time(max(span)))
         self.last_ts = row_time(last)
 
+    def blanks(self, run: Blanks) -> Iterator[Run]:
+        """Fold in a run of blank lines: what ``event`` does for each of its events, at once
+        where they are quiet preamble (no run starts at one; all kept or none); else one by
+        one."""
+        kinds = run.kinds()
+        if not kinds <= _QUIET_PREAMBLE or (kinds & self.wanted and not kinds <= self.wanted):
+            for e in run.events():
+                yield from self.event(e)
+            return
+        if self.current is None:
+            self.current = _Group(self.wanted, self.first_row)
+        self.current.add_blanks(run)
+
     def _opens(self, first: datetime) -> bool:
         """Does a row of this time, after the events so far, start a run (see starts_run)?"""
         return self.last_ts is not None and self.last_ts - first > BACKWARDS_GAP
@@ -533,6 +566,8 @@ class _Builder:
         g = self.current
         if g is None or self.first_row or self.spare is not None or not g.count:
             return None
+        if any(e.__class__ is Blanks for e in g.settled):
+            return None  # (a run of blank lines kept: the index keeps events only)
         where = {id(e): i for i, e in enumerate(g.settled)}
         banner = None if g.banner is None else where.get(id(g.banner), -1)
         best = None if g.best is None else (g.best[0], where.get(id(g.best[1]), -1), g.best[2])
@@ -542,7 +577,7 @@ class _Builder:
         return StreamState(
             index=self.index,
             last_ts=self.last_ts,
-            settled=tuple(g.settled),
+            settled=tuple(g.settled),  # type: ignore[arg-type]
             tail=tuple(g.tail),
             count=g.count,
             first_line=g.first_line,
@@ -586,10 +621,12 @@ class _Builder:
         g.up, g.output = state.up, state.output
         return b
 
-    def feed(self, item: Event | Rows) -> Iterator[Run]:
+    def feed(self, item: Event | Rows | Blanks) -> Iterator[Run]:
         """One item of :func:`stream_runs`'s input."""
         if isinstance(item, Rows):
             return self.rows(item)
+        if isinstance(item, Blanks):
+            return self.blanks(item)
         return self.event(item)
 
 
@@ -668,7 +705,8 @@ class _Group:
         #: the kinds not wanted of which the first event was kept (``None``: keep none)
         self.firsts: set[EventKind] | None = set() if first_row else None
         self.final: Event | Rows | None = None  # the last item committed but not kept
-        self.settled: list[Event] = []  # committed events whose kind is wanted
+        #: committed events whose kind is wanted (a run of blank lines kept as itself)
+        self.settled: list[Event | Blanks] = []
         self.tail: list[Event] = []  # the trailing preamble, not committed yet
         self.count = 0  # committed events
         self.first_line = 0
@@ -787,6 +825,50 @@ class _Group:
         self.output = 0
         self.last_kind = rows.last_kind()
 
+    def add_blanks(self, run: Blanks) -> None:
+        """Append a run of quiet preamble events (:data:`_QUIET_PREAMBLE`) as ``append``
+        appends each: the trailing preamble ends as long as it would (only its last
+        :data:`MAX_PREAMBLE` may move on), the events before it committed at once."""
+        n, held = run.count, len(self.tail)
+        self.last_kind = run.distinct(n - 1, n)[0][1].kind
+        total = held + n
+        if total < 2 * MAX_PREAMBLE:
+            self.tail.extend(run.events())
+            return
+        # ``append`` commits all but the last MAX_PREAMBLE each time the tail reaches twice that
+        left = MAX_PREAMBLE + (total - 2 * MAX_PREAMBLE) % MAX_PREAMBLE
+        if n < left:
+            self._commit(self.tail[: held - (left - n)])
+            self.tail = [*self.tail[held - (left - n) :], *run.events()]
+            return
+        self._commit(self.tail)
+        self._commit_blanks(run, n - left)
+        self.tail = list(run.events(n - left, n))
+
+    def _commit_blanks(self, run: Blanks, stop: int) -> None:
+        """``_commit`` of the run's first ``stop`` events (quiet preamble), at once."""
+        if stop <= 0:
+            return
+        if not self.count:
+            self.first_line = run.first_line
+        self.count += stop
+        self.last_line = run.first_line + stop - 1
+        if run.kinds() <= self.wanted:  # kept: held as the run itself (KeptEvents)
+            self.settled.append(run.slice(0, stop))
+            self.final = None
+        for line, t in run.distinct(0, stop):
+            self.kinds.add(t.kind)
+            self.releases.add(t.releases)
+            event = next(run.events(line - run.first_line, line - run.first_line + 1))
+            self.clues.add(event)
+            if self.firsts is not None and t.kind not in self.firsts | self.wanted:
+                self.firsts.add(t.kind)
+                self.settled.append(event)
+        if self.firsts is not None and not run.kinds() <= self.wanted:
+            self.final = next(run.events(stop - 1, stop))
+            if self.settled and _last_line(self.settled[-1]) == self.final.line:
+                self.final = None
+
     def _keep_firsts(self, rows: Rows, specs: list[MessageSpec]) -> None:
         """The first row of each kind not kept yet, as an event (once per kind and run)."""
         assert self.firsts is not None
@@ -856,13 +938,15 @@ class _Group:
         if final is not None:  # ``first_row``: the run's last line, if it is not kept yet
             last = final if isinstance(final, Event) else final.slice(len(final) - 1, len(final))
             event = last if isinstance(last, Event) else last.events()[0]
-            if not self.settled or self.settled[-1].line < event.line:
+            if not self.settled or _last_line(self.settled[-1]) < event.line:
                 self.settled.append(event)
         banner = self.banner
         failure = _failure(self.best[1], self.best[2]) if self.best else None
         return Run(
             index=index,
-            events=tuple(self.settled),
+            events=KeptEvents(self.settled)
+            if any(e.__class__ is Blanks for e in self.settled)
+            else tuple(self.settled),  # type: ignore[arg-type]
             started_at=self.oldest,
             ended_at=self.newest,
             first_line=self.first_line,
@@ -875,3 +959,120 @@ class _Group:
             release_clues=tuple(self.clues.clues),
             nodes=tuple(sorted(self.nodes)),
         )
+
+
+def _last_line(item: Event | Blanks) -> int:
+    return item.last_line if isinstance(item, Blanks) else item.line
+
+
+class KeptEvents(Sequence[Event]):
+    """A run's kept events where runs of blank lines are among them: each such run held as
+    its :class:`~sglang_logscope.parse.blanks.Blanks` (its events made on access), the other
+    events as they are. Equal to any sequence of the same events."""
+
+    __slots__ = ("_ends", "_parts")
+
+    def __init__(self, parts: Sequence[Event | Blanks]) -> None:
+        self._parts = tuple(parts)
+        ends: list[int] = []
+        n = 0
+        for part in self._parts:
+            n += part.count if isinstance(part, Blanks) else 1
+            ends.append(n)
+        self._ends = ends
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
+        if isinstance(index, slice):
+            lo, hi, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self)[index]
+            return tuple(self._between(lo, max(lo, hi)))
+        i = index + len(self) if index < 0 else index
+        if not 0 <= i < len(self):
+            raise IndexError("event index out of range")
+        return next(self._between(i, i + 1))
+
+    def _between(self, lo: int, hi: int) -> Iterator[Event]:
+        k = bisect_right(self._ends, lo)
+        start = self._ends[k - 1] if k else 0
+        while k < len(self._parts) and start < hi:
+            part = self._parts[k]
+            if isinstance(part, Blanks):
+                yield from part.events(max(0, lo - start), min(part.count, hi - start))
+            else:
+                yield part
+            start = self._ends[k]
+            k += 1
+
+    def __iter__(self) -> Iterator[Event]:
+        return self._between(0, len(self))
+
+    def __reversed__(self) -> Iterator[Event]:
+        for i in range(len(self) - 1, -1, -1):
+            yield self[i]
+
+    def iter_kind(self, *kinds: EventKind) -> Iterator[Event]:
+        """The events of ``kinds``, in order (a run of blank lines of other kinds skipped)."""
+        for part in self._parts:
+            if isinstance(part, Blanks):
+                if part.kinds() & set(kinds):
+                    yield from (e for e in part.events() if e.kind in kinds)
+            elif part.kind in kinds:
+                yield part
+
+    def distinct_events(self) -> Iterator[Event]:
+        """The events, each run of blank lines as the first event of each distinct line in
+        it (what a fold that keeps one per message needs: :func:`.pinning.clues_of`)."""
+        for part in self._parts:
+            if isinstance(part, Blanks):
+                for line, _ in part.distinct():
+                    at = line - part.first_line
+                    yield from part.events(at, at + 1)
+            else:
+                yield part
+
+    @classmethod
+    def chained(cls, seqs: Iterable[Sequence[Event]]) -> Sequence[Event]:
+        """The events of ``seqs`` one after another: a tuple, or where one of them is a
+        :class:`KeptEvents`, one holding their parts."""
+        seqs = list(seqs)
+        if not any(isinstance(s, KeptEvents) for s in seqs):
+            return tuple(e for s in seqs for e in s)
+        parts: list[Event | Blanks] = []
+        for s in seqs:
+            parts.extend(s._parts if isinstance(s, KeptEvents) else s)
+        return cls(parts)
+
+    def kinds(self) -> set[EventKind]:
+        """The kinds of the events (runs of blank lines read by their distinct lines)."""
+        out: set[EventKind] = set()
+        for part in self._parts:
+            out |= part.kinds() if isinstance(part, Blanks) else {part.kind}
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"KeptEvents({len(self)} events)"
+
+
+def kinds_in(events: Iterable[Event]) -> Iterator[EventKind]:
+    """The kinds of ``events`` (for a :class:`KeptEvents`, each distinct kind once: its runs
+    of blank lines read by their distinct lines, no event made), for an ``any``/``all``."""
+    if isinstance(events, KeptEvents):
+        yield from events.kinds()
+    else:
+        for e in events:
+            yield e.kind

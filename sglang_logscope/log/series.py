@@ -31,12 +31,13 @@ import numpy as np
 import regex
 
 from ..events import Event, EventKind
+from ..parse.blanks import Blanks
 from ..parse.bulk import SERIES, Rows, row_time
 from ..parse.catalog import MessageSpec, read_pairs
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
-from .runs import stream_runs
+from .runs import KeptEvents, stream_runs
 from .tail import CHECK_KINDS
 
 #: Ranks drawn per chart (DP attention logs print one decode line per rank).
@@ -146,9 +147,11 @@ class ServingSeries:
         }
         self._raw_count = {"tokens": 0, "throughput": 0}
 
-    def add(self, item: Event | Rows) -> None:
+    def add(self, item: Event | Rows | Blanks) -> None:
         if isinstance(item, Rows):
             self.add_rows(item)
+        elif isinstance(item, Blanks):
+            return  # no decode line
         elif item.kind is EventKind.DECODE_BATCH:
             self.add_event(item)
 
@@ -459,9 +462,11 @@ class WorkerSeries:
         #: dated batch lines seen, per kind
         self.lines = dict.fromkeys(_BATCH_KINDS, 0)
 
-    def add(self, item: Event | Rows) -> None:
+    def add(self, item: Event | Rows | Blanks) -> None:
         if isinstance(item, Rows):
             self.add_rows(item)
+        elif isinstance(item, Blanks):
+            return  # no batch line
         elif item.kind in _BATCH_KINDS and item.timestamp is not None:
             rank = item.rank.label if item.rank else "all"
             when = item.timestamp
@@ -536,9 +541,9 @@ def read_for_report(source: Source, tail: int = 20, workers: bool = False) -> Re
     events and the minutes, not the lines."""
     serving = ServingSeries()
     per_worker = WorkerSeries() if workers else None
-    last: deque[Event | Rows] = deque(maxlen=max(1, tail))
+    last: deque[Event | Rows | Blanks] = deque(maxlen=max(1, tail))
 
-    def records() -> Iterator[Event | Rows]:
+    def records() -> Iterator[Event | Rows | Blanks]:
         for item in iter_records(source, fields=SERIES):
             serving.add(item)
             if per_worker is not None:
@@ -554,9 +559,12 @@ def read_for_report(source: Source, tail: int = 20, workers: bool = False) -> Re
         if isinstance(item, Rows):
             need = tail - len(events)
             events.extend(reversed(item.slice(max(0, len(item) - need), len(item)).events()))
+        elif isinstance(item, Blanks):
+            need = tail - len(events)
+            events.extend(reversed(list(item.events(max(0, len(item) - need), len(item)))))
         else:
             events.append(item)
-    kept = tuple(e for r in runs for e in r.events)
+    kept = KeptEvents.chained(r.events for r in runs)
     return ReportInput(
         Log(name=describe(source), events=kept, runs=runs),
         serving,

@@ -46,7 +46,7 @@ from .resume import (
     records_from,
     resume_of,
 )
-from .runs import PREAMBLE_KINDS, Outcome, Run, split_runs, stream_runs
+from .runs import PREAMBLE_KINDS, KeptEvents, Outcome, Run, split_runs, stream_runs
 from .scan_index import Index, Resume, Starter
 from .starters import scan_region
 
@@ -362,7 +362,7 @@ def _whole(source: Source, keep: frozenset[EventKind] | None, first_row: bool = 
     if keep is None:
         return read_log(source)
     runs = tuple(_runs_of(source, keep) if first_row else iter_runs(source, keep))
-    events = tuple(e for r in runs for e in r.events)
+    events = KeptEvents.chained(r.events for r in runs)
     return TailLog(name=describe(source), events=events, runs=runs, folded=True)
 
 

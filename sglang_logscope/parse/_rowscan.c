@@ -231,7 +231,11 @@ static int read_table(PyObject *batch, int access_alt, Table *t) {
         char *text;
         Py_ssize_t len;
         int alt;
-        if (!PyArg_ParseTuple(pair, "y#i", &text, &len, &alt)) return 0;
+        PyObject *prefix;
+        /* no '#' format (here or in Py_BuildValue): a module built with 3.13's headers, which
+           no longer map them to the _SizeT calls, then works on 3.10 too (one abi3 module) */
+        if (!PyArg_ParseTuple(pair, "O!i", &PyBytes_Type, &prefix, &alt)) return 0;
+        if (PyBytes_AsStringAndSize(prefix, &text, &len) < 0) return 0;
         if (len < 1 || alt < 0 || alt > 30) {
             PyErr_SetString(PyExc_ValueError, "batch: a non-empty prefix, alt 0-30");
             return 0;
@@ -310,9 +314,13 @@ static PyObject *rows_summary(PyObject *self, PyObject *args) {
         out = Py_None;
         Py_INCREF(out);
     } else {
-        out = Py_BuildValue("(ny#y#Oli)", s.rows, (const char *)s.first, s.first_len,
-                            (const char *)s.last, s.last_len, s.ordered ? Py_True : Py_False,
-                            s.mask, s.last_alt);
+        PyObject *first = PyBytes_FromStringAndSize((const char *)s.first, s.first_len);
+        PyObject *last = PyBytes_FromStringAndSize((const char *)s.last, s.last_len);
+        if (first != NULL && last != NULL)
+            out = Py_BuildValue("(nOOOli)", s.rows, first, last, s.ordered ? Py_True : Py_False,
+                                s.mask, s.last_alt);
+        Py_XDECREF(first);
+        Py_XDECREF(last);
     }
     return out;
 }

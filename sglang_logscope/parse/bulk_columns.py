@@ -26,6 +26,7 @@ from typing import Any
 
 from ..events import Event, EventKind
 from ..limits import rules as limit_rules
+from .blanks import Blanks
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, parse_times
 from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
 from .levels import LEVEL_HINT
@@ -376,6 +377,38 @@ class BulkColumns:
             (key, type(v), v) for key, v in fast.items()
         ]
         return layout if same else None
+
+    def from_blanks(self, run: Blanks, lo: int, hi: int) -> Segment | None:
+        """The reference's rows of lines ``lo`` .. ``hi`` of a run of blank lines: each
+        distinct line's row made from its event once, the others copied (line and run
+        apart); ``None`` where a row has more than the header columns or the kinds asked
+        for take only some of the lines (then the reference makes them)."""
+        raws = run.raws(lo, hi)
+        rows: dict[bytes, dict[str, Any]] = {}
+        for raw in dict.fromkeys(raws):
+            t = run.templates[raw]
+            if self.kinds is not None and t.kind not in self.kinds:
+                return None
+            row = self.reference_row(
+                next(run.events(lo + raws.index(raw), lo + raws.index(raw) + 1))
+            )
+            if not set(row) <= set(self.base) or "received_at" in row:
+                return None
+            rows[raw] = row
+        lines = list(range(run.first_line + lo, run.first_line + hi))
+        names = list(next(iter(rows.values())))
+        columns: dict[str, list[Any]] = {}
+        for name in names:
+            if name == "line":
+                columns[name] = lines
+            elif name == "run":
+                columns[name] = self.runs_of(lines)
+            elif len(rows) == 1:
+                columns[name] = [next(iter(rows.values()))[name]] * len(lines)
+            else:
+                by_raw = {raw: row[name] for raw, row in rows.items()}
+                columns[name] = list(map(by_raw.__getitem__, raws))
+        return Segment(len(lines), columns)
 
     def from_events(self, events: list[Event]) -> Segment:
         """The reference's rows of ``events`` as a segment."""

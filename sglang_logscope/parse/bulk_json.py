@@ -29,8 +29,9 @@ from operator import add, is_not, itemgetter
 from typing import Any
 
 from .._text import to_json
-from ..events import Event, EventKind
+from ..events import Event, EventKind, new_event
 from ..limits import rules as limit_rules
+from .blanks import Blanks
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_time
 from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
 from .levels import LEVEL_HINT
@@ -693,5 +694,53 @@ def iter_event_json(
             if lines:
                 text = "\n".join(lines)
                 yield text.replace("\x7f", "\\u007f") if "\x7f" in text else text
+        elif isinstance(record, Blanks):
+            yield from blank_json(record, kinds, ascii_only)
         elif kinds is None or record.kind in kinds:
             yield event_json(record, ascii_only)
+
+
+#: A line number no whitespace-only line's JSON holds otherwise (its line and end_line).
+_SENTINEL = 987654321987654321
+#: JSON lines of a run of blank lines written per block.
+_BLANK_BLOCK = 1 << 16
+
+
+def blank_json(run: Blanks, kinds: set[EventKind] | None, ascii_only: bool) -> Iterator[str]:
+    """The JSON lines of a run of blank lines (of ``kinds``), blocks of lines joined by
+    ``\\n``: each distinct line's JSON made by :func:`event_json` once, with its line number
+    as a slot (where that number shows up only as ``line`` and ``end_line``; else, and for the
+    kinds asked for, line by line)."""
+    formats: dict[bytes, str | None] = {}
+    for raw in dict.fromkeys(run.raws()) if run.data is not None else [run.uniform or b""]:
+        t = run.templates[raw]
+        if kinds is not None and t.kind not in kinds:
+            formats[raw] = None
+            continue
+        event = new_event(
+            _SENTINEL, t.kind, t.message, _SENTINEL, None, t.level, None, None, {}, t.text,
+            False, t.releases,
+        )  # fmt: skip
+        text = event_json(event, ascii_only)
+        parts = text.split(str(_SENTINEL))
+        formats[raw] = "%d".join(p.replace("%", "%%") for p in parts) if len(parts) == 3 else ""
+    for lo in range(0, run.count, _BLANK_BLOCK):
+        hi = min(run.count, lo + _BLANK_BLOCK)
+        out: list[str] = []
+        first = run.first_line + lo
+        if run.data is None:
+            form = formats[run.uniform or b""]
+            if form:
+                out = [form % (n, n) for n in range(first, run.first_line + hi)]
+            elif form == "":
+                out = [event_json(e, ascii_only) for e in run.events(lo, hi)]
+        else:
+            for n, raw in enumerate(run.raws(lo, hi), first):
+                form = formats[raw]
+                if form:
+                    out.append(form % (n, n))
+                elif form == "":
+                    at = n - run.first_line
+                    out.append(event_json(next(run.events(at, at + 1)), ascii_only))
+        if out:
+            yield "\n".join(out)

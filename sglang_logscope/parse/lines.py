@@ -22,6 +22,7 @@ from ..events import Event, EventKind, new_event
 from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
+from .blanks import Blanks, Template, blank_run, split_blank_runs
 from .bulk import SERIES, Fields, Rows, bulk_shape, fast_lane_ready
 from .catalog import MessageSpec
 from .extent import CHAIN, TRACEBACK, chained, exception_line, foreign_record
@@ -60,10 +61,10 @@ def iter_events(
     as for :func:`iter_records` (a second process for a big file).
     """
     for record in iter_records(source, first_line=first_line, helper=helper):
-        if record.__class__ is Rows:
-            yield from record.events()
+        if record.__class__ is Event:
+            yield record
         else:
-            yield record  # type: ignore[misc]
+            yield from record.events()  # type: ignore[union-attr]
 
 
 def iter_records(
@@ -75,9 +76,10 @@ def iter_records(
     helper: bool | None = None,
     start: int = 0,
     ready: bool = False,
-) -> Iterator[Event | Rows]:
+) -> Iterator[Event | Rows | Blanks]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
-    :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk) for readers
+    :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk), and
+    runs of whitespace-only lines outside any record as :class:`~.blanks.Blanks`, for readers
     that fold them without an object per line. ``fields=False`` leaves the rows' fields to be
     captured when their events are asked for (runs and summaries never ask), ``fields=SERIES``
     captures the lean columns and each row's rank and rest of line (the report's series);
@@ -104,6 +106,9 @@ def iter_records(
             yield record
         elif isinstance(record, Rows):
             yield replace(record, received=received, received_base=first_line)
+        elif isinstance(record, Blanks):  # each line has its own outer time: line by line
+            for event in record.events():
+                yield _received(event, received, first_line)
         else:
             yield _received(record, received, first_line)
 
@@ -123,14 +128,26 @@ SEEN_CHARS = 400
 
 def _records(
     source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool, ready: bool
-) -> Iterator[Event | Rows]:
+) -> Iterator[Event | Rows | Blanks]:
     # ``ready``: the current run said it is ready (a later frameless-of-SGLang traceback is foreign)
     block: _Block | None = None
     # A headless line's event without fields, by its text (bulk only: the line-by-line parse
     # stays the reference): kind, message, level, releases.
     seen: dict[str, tuple[EventKind, str, str | None, str | None]] = {}
     remember = bulk
-    for item in _lines(source, first_line, bulk, fields, helper):
+    back: list[Blanks] = []  # a run of blank lines met inside a record: read line by line
+    blanks = _BlankRuns()
+    for item in _with_pushback(_lines(source, first_line, bulk, fields, helper), back):
+        if item.__class__ is Blanks:
+            run = None if block is not None else blanks.ready(item)
+            if run is None:
+                back.append(item)
+                continue
+            yield from blanks.add(run)
+            continue
+        if blanks.held is not None:
+            yield blanks.held
+            blanks.held = None
         if item.__class__ is not tuple:
             if block is not None:
                 yield from _closed(block, ready)
@@ -174,8 +191,90 @@ def _records(
             seen[text] = (event.kind, event.message, event.level, event.releases)
             remember = len(seen) < SEEN_LINES
         yield event
+    if blanks.held is not None:
+        yield blanks.held
     if block is not None:
         yield from _closed(block, ready)
+
+
+def _with_pushback(
+    items: Iterator[tuple[int, str, bool] | Rows | Blanks], back: list[Blanks]
+) -> Iterator[tuple[int, str, bool] | Rows | Blanks]:
+    """``items``, and after each one the runs of blank lines the reader handed ``back``
+    (met inside a multi-line record, which may take them): their first
+    :data:`MAX_BLOCK_LINES` lines one by one (the record closes within them), the rest as a
+    run again."""
+    for item in items:
+        yield item
+        while back:
+            run = back.pop()
+            n = min(run.count, MAX_BLOCK_LINES)
+            yield from _text_lines(b"\n".join(run.raws(0, n)), run.first_line - 1)
+            if n < run.count:
+                yield run.slice(n, run.count)
+
+
+#: Distinct blank lines whose event is remembered (beyond, each run works its own out).
+BLANK_TEMPLATES = 4096
+
+
+class _BlankRuns:
+    """The runs of blank lines outside any record: each distinct line's event made by the
+    line parser (:class:`~.blanks.Template`), and runs that repeat one line joined into one
+    (``held`` until the next item)."""
+
+    __slots__ = ("held", "known")
+
+    def __init__(self) -> None:
+        self.known: dict[bytes, Template | None] = {}
+        self.held: Blanks | None = None
+
+    def ready(self, run: Blanks) -> Blanks | None:
+        """``run`` with its templates; ``None`` where a line's event is more than its text
+        (then the line parser reads it line by line)."""
+        raws = [run.uniform] if run.data is None else set(run.raws())
+        templates = {}
+        for raw in raws:
+            assert raw is not None
+            template = self.known.get(raw, _UNSEEN)
+            if template is _UNSEEN:
+                template = _blank_template(raw)
+                if len(self.known) < BLANK_TEMPLATES:
+                    self.known[raw] = template
+            if template is None:
+                return None
+            templates[raw] = template
+        return replace(run, templates=templates)
+
+    def add(self, run: Blanks) -> Iterator[Blanks]:
+        """Hold ``run`` (joined to the one held where both repeat one line); yield the one
+        held before when they cannot be joined."""
+        held = self.held
+        if held is not None:
+            joined = held.joined(run)
+            if joined is not None:
+                self.held = joined
+                return
+            yield held
+        self.held = run
+
+
+_UNSEEN: Any = object()
+
+
+def _blank_template(raw: bytes) -> Template | None:
+    """The event of the whitespace-only line ``raw`` outside any record, by the line parser
+    (``None``: it opens a record or is more than its text)."""
+    text = _decode(finish_line(raw))
+    visible = _last_redraw(text) if "\r" in text else text
+    opened = _event_or_block(0, text, split_header(visible), False)
+    if isinstance(opened, _Block) or not _plain(opened) or opened.kind in _STATE_KINDS:
+        return None
+    return Template(opened.kind, opened.message, opened.level, opened.releases, opened.text)
+
+
+#: Kinds that change how later lines are read (never a blank line's: checked all the same).
+_STATE_KINDS = (EventKind.SERVER_READY, EventKind.SERVER_ARGS)
 
 
 def _event_or_block(lineno: int, text: str, header: Header, truncated: bool) -> Event | _Block:
@@ -298,9 +397,10 @@ def _warning_spec(event: Event, typed: MessageSpec | None) -> MessageSpec | None
 
 def _lines(
     source: RawPieces, first_line: int, bulk: bool, fields: Fields, helper: bool
-) -> Iterator[tuple[int, str, bool] | Rows]:
+) -> Iterator[tuple[int, str, bool] | Rows | Blanks]:
     """The numbered, decoded and cleaned lines of ``source``; with ``bulk``, blocks of the
-    catalog's bulk shapes as :class:`Rows` instead of their lines."""
+    catalog's bulk shapes as :class:`Rows` and runs of whitespace-only lines as
+    :class:`~.blanks.Blanks` (templates to come) instead of their lines."""
     lineno = first_line - 1
     if not bulk:
         for raw, truncated in iter_raw_lines(source):
@@ -318,15 +418,27 @@ def _lines(
                 lineno += len(part)
                 yield part  # type: ignore[misc]
                 continue
-            if b"\r" in part or b"\x00" in part or b"\x1b" in part:
-                for raw in part.split(b"\n"):
-                    lineno += 1
-                    yield lineno, _decode(finish_line(raw)), False
-                continue
-            # nothing to clean: decoded at once (a newline ends any bad UTF-8 before it)
-            for text in part.decode("utf-8", "replace").split("\n"):
-                lineno += 1
-                yield lineno, text, False
+            for text, blank in split_blank_runs(part):
+                if blank:
+                    run = blank_run(lineno + 1, text)
+                    lineno += run.count
+                    yield run
+                    continue
+                yield from _text_lines(text, lineno)
+                lineno += text.count(b"\n") + 1
+
+
+def _text_lines(part: bytes, lineno: int) -> Iterator[tuple[int, str, bool]]:
+    """The lines of ``part`` (lines joined by ``\\n``) after line ``lineno``, decoded."""
+    if b"\r" in part or b"\x00" in part or b"\x1b" in part:
+        for raw in part.split(b"\n"):
+            lineno += 1
+            yield lineno, _decode(finish_line(raw)), False
+        return
+    # nothing to clean: decoded at once (a newline ends any bad UTF-8 before it)
+    for text in part.decode("utf-8", "replace").split("\n"):
+        lineno += 1
+        yield lineno, text, False
 
 
 def _size(source: Source | RawPieces) -> int | None:

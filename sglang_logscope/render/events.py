@@ -23,6 +23,8 @@ _KIND_W = max(len(k.value) for k in EventKind)
 _LINE_W = 7
 _TIME_W = 8
 _RANK_W = 7
+#: Rows of events without time or rank remembered by kind and message.
+_PLAIN_ROWS = 4096
 
 
 def table_width(stream: TextIO) -> int:
@@ -47,7 +49,23 @@ def write_events_table(events: Iterable[Event], out: TextIO | None = None) -> in
     width = table_width(stream)
     stream.write("\n".join(_row("line", "time", "rank", "kind", "message", width)) + "\n")
     count = 0
+    # the rows of an event without time or rank differ only in the line number: made once per
+    # kind and message (a file of millions of blank lines, issue 29), while that number fits
+    plain: dict[tuple[EventKind, str], str] = {}
     for e in events:
+        if e.timestamp is None and e.rank is None and len(line := str(e.line)) <= _LINE_W:
+            key = (e.kind, e.message)
+            rest = plain.get(key)
+            if rest is None:
+                rows = _row(
+                    "", "", "", e.kind.value, visible(e.message, limit=MESSAGE_LIMIT), width
+                )
+                rest = "\n".join(rows)[_LINE_W:] + "\n"
+                if len(plain) < _PLAIN_ROWS:
+                    plain[key] = rest
+            stream.write(line.rjust(_LINE_W) + rest)
+            count += 1
+            continue
         rows = _row(
             str(e.line),
             e.timestamp.strftime("%H:%M:%S") if e.timestamp else "",

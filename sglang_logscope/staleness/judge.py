@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +24,13 @@ from ..command.fix import fixed_for
 from ..command.lint import LogFacts, lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
-from ..events import EventKind
+from ..events import Event, EventKind
 from ..findings import Finding
 from ..limits import COMMAND_MAX_BYTES, read_regular
 from ..log.pasted import pasted_tails
 from ..log.reader import Log, read_log
 from ..log.release import ReleaseUsed, choose_release
-from ..log.runs import FailureKind, Outcome, Run
+from ..log.runs import FailureKind, Outcome, Run, kinds_in
 from ..log.tail import CHECK_KINDS, read_last_run, scan_of
 from ..parse.source import Source
 from ..timing import (
@@ -317,7 +319,7 @@ def _meant(intended: LaunchCommand | None) -> LaunchCommand | None:
 def _looks_like_sglang(log: Log) -> bool:
     """At least one line SGLang prints (a syslog, a binary, another server's log: none)."""
     return any(
-        e.kind not in (EventKind.TEXT, EventKind.UNKNOWN) for r in log.runs for e in r.events
+        k not in (EventKind.TEXT, EventKind.UNKNOWN) for r in log.runs for k in kinds_in(r.events)
     )
 
 
@@ -364,7 +366,7 @@ def _earlier_runs(runs: tuple[Run, ...], j: _Judgement) -> None:
 
 def _no_run(inp: _Inputs, j: _Judgement) -> CheckReport:
     if inp.log.runs:  # lines, but none SGLang prints
-        first = [e.message.strip()[:80] for r in inp.log.runs for e in r.events][:3]
+        first = [e.message.strip()[:80] for e in islice(_all_events(inp.log.runs), 3)]
         shown = " | ".join(repr(line) for line in first)
         j.findings.append(
             Finding.of("LS040", f"This does not look like an SGLang log (first lines: {shown}).")
@@ -757,3 +759,8 @@ def _report(
         fixed_command=fixed,
         time_zone_source=_zone_source(inp),
     )
+
+
+def _all_events(runs: Iterable[Run]) -> Iterator[Event]:
+    for r in runs:
+        yield from r.events

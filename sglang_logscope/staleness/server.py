@@ -78,7 +78,7 @@ def server_url(intended: LaunchCommand | None, given: str | None) -> str | None:
     return f"http://127.0.0.1:{port}"
 
 
-def fetch_server_info(url: str, policy: NetPolicy = PROBE) -> dict[str, Any]:
+def fetch_server_info(url: str, policy: NetPolicy | None = None) -> dict[str, Any]:
     """The server's ``server_info`` document, read under the network policy (loopback only,
     one total deadline, a byte cap, no redirect followed); raises NetTimeout past the deadline
     or the cap, OSError/ValueError when there is no document."""
@@ -86,7 +86,7 @@ def fetch_server_info(url: str, policy: NetPolicy = PROBE) -> dict[str, Any]:
     host, port = parts.hostname or "", parts.port or 80
     last = ""
     for path in PATHS:
-        answer = http_get_loopback(host, port, path, policy)
+        answer = http_get_loopback(host, port, path, policy or PROBE)
         if 300 <= answer.status < 400:
             where = redact(answer.headers.get("location", "?"))[:200]
             raise NetTimeout(f"redirected to {where}; redirects are not followed")
@@ -101,7 +101,7 @@ def fetch_server_info(url: str, policy: NetPolicy = PROBE) -> dict[str, Any]:
 
 
 def server_evidence(
-    intended: LaunchCommand | None, given: str | None = None, policy: NetPolicy = PROBE
+    intended: LaunchCommand | None, given: str | None = None, policy: NetPolicy | None = None
 ) -> ServerEvidence | None:
     """Ask the live server for its arguments and diff them with the intended command."""
     url = server_url(intended, given)
@@ -118,7 +118,7 @@ def server_evidence(
     if not is_loopback(host):
         return ServerEvidence(url, False, error="only a loopback address (127.0.0.1, ::1) is asked")
     try:
-        with socket.create_connection((host, port), timeout=policy.connect_s):
+        with socket.create_connection((host, port), timeout=(policy or PROBE).connect_s):
             pass
     except OSError as exc:
         return ServerEvidence(url, False, error=f"nothing answers ({exc.__class__.__name__})")
