@@ -1,37 +1,44 @@
 """Record the order of SGLang's own start-up steps on CPU (issue 32, item 4).
 
 MAINTAINER TOOL. Never imported by the package or the tests, and SGLang is never a dependency
-of the project: this script runs inside a THROWAWAY virtual environment that has SGLang
-installed, outside the repository::
+of the project: this script runs inside a THROWAWAY virtual environment, outside the
+repository, that has one SGLang release installed (one venv per release; the transformers pin
+differs)::
 
     python3.11 -m venv /work/h32c-sgl/venv
-    /work/h32c-sgl/venv/bin/pip install torch==2.13.0+cpu          # PyPI's CPU-only build
-    /work/h32c-sgl/venv/bin/pip install --no-deps sglang==0.5.15     # or the newest release
-    /work/h32c-sgl/venv/bin/pip install --no-deps torchvision==0.28.0
-    /work/h32c-sgl/venv/bin/pip install transformers==5.12.1 ...      # see docs/memory.md
-    /work/h32c-sgl/venv/bin/python scripts/record_startup_order.py --out /tmp/order-0.5.15.json
+    V=/work/h32c-sgl/venv/bin
+    $V/pip install torch==2.13.0+cpu                 # PyPI's CPU-only build, no nvidia-* wheels
+    $V/pip install --no-deps sglang==0.5.15 torchvision==0.28.0
+    $V/pip install transformers==5.12.1 numpy pydantic fastapi uvicorn orjson psutil pyzmq \
+        requests tqdm einops sentencepiece tiktoken msgspec pybase64 setproctitle aiohttp \
+        packaging python-multipart uvloop partial_json_parser interegular pillow \
+        prometheus-client safetensors scipy nvidia-ml-py openai anthropic xgrammar llguidance \
+        compressed-tensors blobfile IPython watchfiles xxhash gguf distro modelscope datasets
+    $V/python scripts/record_startup_order.py --out /tmp/order-0.5.15.json   # from the repo root
 
-What it does: writes a tiny random-weight (``--load-format dummy``) Qwen3.5-style config with one
-MTP layer, builds SGLang's ``Scheduler`` in this process with ``--speculative-algorithm NEXTN``
-on device ``cpu`` (free/total memory mocked: ``get_available_gpu_memory`` answers from a fake
-80 GiB device, see ``FAKE_TOTAL_GIB``), and logs, in call order:
+The recorded runs (0.5.13, 0.5.14, 0.5.15, 0.5.23) are the golden
+``fixtures/memory/startup-order.json``; docs/memory.md says what they settle.
 
-* the target's and the draft's ``ModelRunner.load_model`` (weights load),
-* every call of the free-memory profile (``ModelRunnerKVCacheMixin._profile_available_bytes``
-  or, where a release has no such function, ``ModelRunner.profile_max_num_token``),
-* ``ModelRunner.alloc_memory_pool`` / ``init_memory_pool`` of the target and of the draft,
-* the draft model's ``set_embed_and_head``.
+What it does: writes a tiny Qwen3.5-style config (hybrid GDN + full attention, one MTP layer,
+untied embeddings), builds SGLang's ``Scheduler`` in this process with ``--load-format dummy``
+(random weights), ``--speculative-algorithm NEXTN`` and SGLang's own CPU engine
+(``SGLANG_USE_CPU_ENGINE=1``), on a fake device of ``FAKE_TOTAL_GIB`` whose free memory is the
+total minus the bytes the loaded models hold (``get_available_gpu_memory`` mocked). It logs, in
+call order: the scheduler's init stages, the target's and the draft's ``ModelRunner.load_model``,
+``alloc_memory_pool`` / ``init_memory_pool``, every free-memory profile
+(``_profile_available_bytes`` / ``profile_max_num_token``) and the draft model's
+``set_embed_and_head``. At each profile it looks at the models themselves: are the draft's
+``embed_tokens.weight`` / ``lm_head.weight`` still tensors of their own (resident copies), and how
+many bytes do the models hold. The run stops on purpose once the pools and the draft's
+``set_embed_and_head`` are done (attention backends and CUDA graphs come later and do not
+decide the question).
 
-At each profile call it also looks at the models themselves: whether the draft's
-``embed_tokens.weight`` / ``lm_head.weight`` are still tensors of their own (resident copies)
-or already the target's. The run stops (on purpose) when the scheduler reaches
-``init_all_attention_backends``: the attention backends and CUDA graphs come after the pools
-and do not decide the question.
-
-Stubs (throwaway venv only, nothing installed into the project): ``torchvision``'s
-``_meta_registrations`` (PyPI's torchvision wheel links ``libc10_cuda``; its meta kernels would
-register against ops that never loaded). Nothing else is stubbed unless printed under
-``"stubbed"`` in the output.
+Stubbed in this process only (the output lists each under ``"stubbed"``; a stub that is CALLED
+is listed as such and fails the run): ``torchvision._meta_registrations`` (PyPI's torchvision
+links ``libc10_cuda``), ``torch.ops.sgl_kernel.*_cpu`` and the ``sgl_kernel`` package (the CPU
+build of sgl-kernel is not on PyPI), ``torch.cuda.synchronize`` / ``empty_cache`` (no-ops),
+tensors created with ``device="cuda"`` placed on the CPU, and the KV pool's Triton copy-kernel
+warm-up (Triton has no CPU driver).
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ FAKE_TOTAL_GIB = 0.5
 EVENTS: list[dict[str, Any]] = []
 RUNNERS: list[Any] = []
 STUBBED: list[str] = []
+
+
+def _note(what: str) -> None:
+    if what not in STUBBED:
+        STUBBED.append(what)
 
 
 class StopAfterPools(Exception):
@@ -120,7 +132,7 @@ def stub_torchvision_meta() -> None:
     """PyPI's torchvision wheel cannot load its C ops next to a CPU-only torch."""
     name = "torchvision._meta_registrations"
     sys.modules[name] = types.ModuleType(name)
-    STUBBED.append(name + " (empty module)")
+    _note(name + " (empty module)")
 
 
 CPU_OPS = frozenset({"shm_allreduce", "shm_allgather", "initialize", "weight_packed_linear"})
@@ -137,13 +149,70 @@ class _StubOps:
         # build, so that ``register_fake_if_exists`` and ``hasattr`` probes see the truth
         if not name.endswith("_cpu") and name not in CPU_OPS:
             raise AttributeError(name)
-        STUBBED.append(f"torch.ops.sgl_kernel.{name} (bound)")
+        _note(f"torch.ops.sgl_kernel.{name} (bound)")
 
         def op(*a: Any, **k: Any) -> Any:
-            STUBBED.append(f"torch.ops.sgl_kernel.{name} (CALLED)")
+            _note(f"torch.ops.sgl_kernel.{name} (CALLED)")
             raise NotImplementedError(f"stubbed sgl_kernel op {name}")
 
         return op
+
+
+class _Stub:
+    """A stubbed kernel name: calling it raises (and is recorded); attributes are stubs too
+    (e.g. ``scalar_types.uint4b8``)."""
+
+    def __init__(self, qualname: str) -> None:
+        self._qualname = qualname
+
+    def __call__(self, *a: Any, **k: Any) -> Any:
+        _note(f"{self._qualname} (CALLED)")
+        raise NotImplementedError(f"stubbed {self._qualname}")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Stub(f"{self._qualname}.{name}")
+
+
+def _stub_fn(qualname: str) -> Any:
+    return _Stub(qualname)
+
+
+class _StubKernelFinder:
+    """Import hook: ``sgl_kernel`` and any ``sgl_kernel.*`` become stub packages."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        import importlib.machinery
+
+        if name != "sgl_kernel" and not name.startswith("sgl_kernel."):
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec: Any) -> Any:
+        mod = types.ModuleType(spec.name)
+        mod.__path__ = []  # a package, so that submodules import
+
+        def attr(name: str, _mod: str = spec.name) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            _note(f"{_mod}.{name} (bound)")
+            return _stub_fn(f"{_mod}.{name}")
+
+        mod.__getattr__ = attr  # type: ignore[method-assign]
+        return mod
+
+    def exec_module(self, module: Any) -> None:
+        return None
+
+
+def stub_sgl_kernel_module() -> None:
+    """Releases import CPU ops from the ``sgl_kernel`` package (its CPU build is not on PyPI)."""
+    try:
+        import sgl_kernel  # noqa: F401
+    except ImportError:
+        sys.meta_path.insert(0, _StubKernelFinder())
+        _note("sgl_kernel, sgl_kernel.* (modules: every name a function that raises)")
 
 
 def stub_device() -> None:
@@ -154,7 +223,7 @@ def stub_device() -> None:
     # set_embed_and_head ends with torch.cuda.synchronize(); CPU-only torch would raise there
     torch.cuda.synchronize = lambda *a, **k: None  # type: ignore[assignment]
     torch.cuda.empty_cache = lambda *a, **k: None  # type: ignore[assignment]
-    STUBBED.append("torch.cuda.synchronize, torch.cuda.empty_cache (no-ops)")
+    _note("torch.cuda.synchronize, torch.cuda.empty_cache (no-ops)")
     # a few SGLang pools name device="cuda" outright (e.g. MambaPool's speculative
     # intermediate state in 0.5.15); on this CPU-only torch they are placed on the CPU
     for name in ("zeros", "empty", "ones", "full", "arange", "tensor", "zeros_like", "empty_like"):
@@ -164,9 +233,7 @@ def stub_device() -> None:
             dev = k.get("device")
             if dev is not None and str(dev).startswith("cuda"):
                 k["device"] = "cpu"
-                note = f"torch.{_name}(device='cuda') placed on cpu"
-                if note not in STUBBED:
-                    STUBBED.append(note)
+                _note(f"torch.{_name}(device='cuda') placed on cpu")
             return _real(*a, **k)
 
         setattr(torch, name, cpu_instead)
@@ -230,59 +297,69 @@ def wrap(owner: Any, name: str, before: Any, after: Any = None) -> bool:
     return True
 
 
-def install_probes() -> dict[str, bool]:
-    import sglang.srt.utils.common as common
-    from sglang.srt.managers.scheduler import Scheduler
-    from sglang.srt.model_executor import model_runner as mr
-
-    try:
-        from sglang.srt.model_executor import model_runner_kv_cache_mixin as kvmix
-    except ImportError:  # older layout: the profile lives on ModelRunner itself
-        kvmix = None
-
+def fake_device_memory() -> None:
+    """Free/total memory of a fake FAKE_TOTAL_GIB device: total minus what the models hold."""
     gib = 1 << 30
 
     def fake_free(device: Any, gpu_id: Any, *a: Any, **k: Any) -> float:
-        # a fake device of FAKE_TOTAL_GIB: free = total - the bytes the loaded models hold
-        return (FAKE_TOTAL_GIB * gib - held_bytes()) / gib
+        return (FAKE_TOTAL_GIB * gib - held_bytes()) / gib  # GB, as SGLang expects
 
     for mod in list(sys.modules.values()):
-        if getattr(mod, "__name__", "").startswith("sglang") and hasattr(
-            mod, "get_available_gpu_memory"
-        ):
+        if not getattr(mod, "__name__", "").startswith("sglang"):
+            continue
+        if hasattr(mod, "get_available_gpu_memory"):
             mod.get_available_gpu_memory = fake_free
-    common.get_available_gpu_memory = fake_free
-    for mod in list(sys.modules.values()):
-        if getattr(mod, "__name__", "").startswith("sglang") and hasattr(
-            mod, "get_device_memory_capacity"
-        ):
+        if hasattr(mod, "get_device_memory_capacity"):
             mod.get_device_memory_capacity = lambda *a, **k: FAKE_TOTAL_GIB * 1024  # MiB
-
     # the KV pool warms a Triton copy kernel up; Triton has no CPU driver
     from sglang.srt.mem_cache import memory_pool
 
     for cls in vars(memory_pool).values():
         if isinstance(cls, type) and "_init_kv_copy_and_warmup" in cls.__dict__:
             cls._init_kv_copy_and_warmup = lambda self: None
-            STUBBED.append(f"{cls.__name__}._init_kv_copy_and_warmup (no-op: Triton kernel warm-up)")
+            _note(f"{cls.__name__}._init_kv_copy_and_warmup (no-op: Triton kernel warm-up)")
 
-    found: dict[str, bool] = {}
-    sched = Scheduler
+
+def probe_scheduler(found: dict[str, bool]) -> bool:
+    """Log the scheduler's init stages; stop at its attention backends (0.5.14+)."""
+    from sglang.srt.managers.scheduler import Scheduler
+
     for step in (
         "init_tp_model_worker",
         "maybe_init_draft_worker",
         "init_memory_pools",
         "init_target_memory_pool",
     ):
-        found[f"Scheduler.{step}"] = wrap(sched, step, lambda *a, s=step, **k: log(f"Scheduler.{s}"))
+        found[f"Scheduler.{step}"] = wrap(
+            Scheduler, step, lambda *a, s=step, **k: log(f"Scheduler.{s}")
+        )
 
     def stop(*a: Any, **k: Any) -> None:
         log("Scheduler.init_all_attention_backends (stop: the pools are done)")
         raise StopAfterPools
 
-    found["Scheduler.init_all_attention_backends"] = wrap(sched, "init_all_attention_backends", stop)
+    staged = wrap(Scheduler, "init_all_attention_backends", stop)
+    found["Scheduler.init_all_attention_backends"] = staged
+    return staged
 
-    runner_cls = mr.ModelRunner
+
+def probe_runner(found: dict[str, bool]) -> None:
+    """Log weight loads, pool allocations and every free-memory profile, target or draft."""
+    from sglang.srt.model_executor import model_runner as mr
+
+    owners: list[Any] = [mr.ModelRunner]
+    try:  # 0.5.1x: pools and profile in a mixin
+        from sglang.srt.model_executor import model_runner_kv_cache_mixin as kvmix
+
+        owners.append(kvmix.ModelRunnerKVCacheMixin)
+    except ImportError:
+        pass
+    try:  # 0.5.2x: the profile moved to mem_cache/kv_cache_configurator.py
+        from sglang.srt.mem_cache import kv_cache_configurator as kvc
+
+        owners.append(kvc.KVCacheConfigurator)
+    except ImportError:
+        pass
 
     def on_load(self: Any, *a: Any, **k: Any) -> None:
         if self not in RUNNERS:
@@ -290,38 +367,66 @@ def install_probes() -> dict[str, bool]:
         log(f"ModelRunner.load_model [{role(self)}] begin")
 
     found["ModelRunner.load_model"] = wrap(
-        runner_cls,
+        mr.ModelRunner,
         "load_model",
         on_load,
         lambda self, *a, **k: log(f"ModelRunner.load_model [{role(self)}] end"),
     )
-    for step in ("alloc_memory_pool", "init_memory_pool"):
-        for owner in (runner_cls, *([kvmix.ModelRunnerKVCacheMixin] if kvmix else [])):
+
+    def on_profile(self: Any, *a: Any, **k: Any) -> None:
+        log(f"profile free memory [{role(self)}]", **draft_copies_state())
+
+    for owner in owners:
+        for step in ("alloc_memory_pool", "init_memory_pool"):
             if step in owner.__dict__:
                 found[f"{owner.__name__}.{step}"] = wrap(
                     owner,
                     step,
                     lambda self, *a, s=step, **k: log(f"ModelRunner.{s} [{role(self)}]"),
                 )
-
-    def on_profile(self: Any, *a: Any, **k: Any) -> None:
-        log(f"profile free memory [{role(self)}]", **draft_copies_state())
-
-    for step in ("_profile_available_bytes", "profile_max_num_token"):
-        for owner in (runner_cls, *([kvmix.ModelRunnerKVCacheMixin] if kvmix else [])):
+        for step in ("_profile_available_bytes", "profile_max_num_token"):
             if step in owner.__dict__:
                 found[f"{owner.__name__}.{step}"] = wrap(owner, step, on_profile)
 
-    import importlib
 
-    mtp = importlib.import_module("sglang.srt.models.qwen3_5_mtp")
+def probe_share(found: dict[str, bool], staged: bool) -> None:
+    """Log the draft's set_embed_and_head; before 0.5.14 (no staged init) stop after it."""
+    from sglang.srt.models import qwen3_5_mtp as mtp
+
+    def after_share(*a: Any, **k: Any) -> None:
+        log("draft set_embed_and_head end", **draft_copies_state())
+        if not staged:
+            raise StopAfterPools
+
     found["Qwen3_5ForCausalLMMTP.set_embed_and_head"] = wrap(
         mtp.Qwen3_5ForCausalLMMTP,
         "set_embed_and_head",
         lambda *a, **k: log("draft set_embed_and_head begin", **draft_copies_state()),
-        lambda *a, **k: log("draft set_embed_and_head end", **draft_copies_state()),
+        after_share,
     )
+
+
+def install_probes() -> dict[str, bool]:
+    """Mock the device's memory and wrap the steps to record; name each probe found."""
+    found: dict[str, bool] = {}
+    staged = probe_scheduler(found)
+    probe_runner(found)
+    probe_share(found, staged)
+    fake_device_memory()  # last: every sglang module that binds the function is imported now
     return found
+
+
+def publish_context(server_args: Any) -> None:
+    """0.5.2x: ``run_scheduler_process`` publishes the runtime context before ``Scheduler``."""
+    from sglang.srt.managers import scheduler as sched
+
+    if hasattr(sched, "publish") and hasattr(sched, "SpawnRanks"):
+        world = sched.spawn_world_rank(server_args, tp_rank=0, pp_rank=0)
+        sched.publish(
+            server_args,
+            role="scheduler",
+            ranks=sched.SpawnRanks(world_rank=world, dp_rank=None, gpu_id=0),
+        )
 
 
 def build_server_args(model_dir: Path) -> Any:
@@ -350,6 +455,19 @@ def build_server_args(model_dir: Path) -> Any:
     )
 
 
+def environment() -> dict[str, Any]:
+    import torch
+    import transformers
+
+    return {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "SGLANG_USE_CPU_ENGINE": os.environ["SGLANG_USE_CPU_ENGINE"],
+        "fake_device_total_gib": FAKE_TOTAL_GIB,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="where to write the recorded order (JSON)")
@@ -357,6 +475,7 @@ def main() -> int:
     os.environ.setdefault("SGLANG_USE_CPU_ENGINE", "1")  # SGLang's own CPU backend
     stub_torchvision_meta()
     stub_device()
+    stub_sgl_kernel_module()
 
     import sglang
 
@@ -380,8 +499,11 @@ def main() -> int:
         "dp_rank": None,
     }
     params = inspect.signature(Scheduler.__init__).parameters
+    publish_context(server_args)
     result: dict[str, Any] = {
         "sglang": sglang.__version__,
+        "environment": environment(),
+        "command": " ".join([sys.executable, *sys.argv]),
         "stubbed": STUBBED,
         "probes": found,
         "config": tiny_qwen3_5_config(),
@@ -390,7 +512,7 @@ def main() -> int:
         Scheduler(**{k: v for k, v in wanted.items() if k in params})
         result["stopped"] = "scheduler init finished without reaching the stop"
     except StopAfterPools:
-        result["stopped"] = "at init_all_attention_backends, after the pools (on purpose)"
+        result["stopped"] = "after the pools and the draft's set_embed_and_head (on purpose)"
     except Exception:  # the point is to write down what blocked the run
         result["stopped"] = "error"
         result["error"] = traceback.format_exc()[-4000:]
