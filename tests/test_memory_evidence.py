@@ -420,3 +420,53 @@ def test_the_budget_follows_the_recorded_startup_order_per_era(version: str) -> 
     assert b.per_gpu.draft_weights_gib == pytest.approx(base.per_gpu.draft_weights_gib + held)
     assert b.per_gpu.draft_in_slack is (not era["draft_copies_resident_at_profiling"])
     assert "set_embed_and_head" in era["order"][-1]
+
+
+# ------------------------------------------- leftover: where the context length comes from
+
+
+def test_the_context_length_names_its_source_and_says_assumed_where_it_is() -> None:
+    """``--context-length``, else the model's max_position_embeddings, else 32,768 said as
+    assumed (it sets the estimated max running requests and the concurrency figure)."""
+    from dataclasses import replace
+
+    from sglang_logscope.command.parse import parse_launch_command
+
+    args = dict(parse_launch_command(SEED).args)
+    gpus = [PRESETS["a6000"]] * 2
+    b = budget(args, gpus=gpus, sglang_version="0.5.9")
+    assert b.sources["context_length"] == "args" and b.context_len == 32768
+    del args["context_length"]
+    model = resolve_model(args)
+    b = budget(args, gpus=gpus, model=model, sglang_version="0.5.9")
+    assert b.sources["context_length"] == "model: max_position_embeddings (sources.model)"
+    assert b.context_len == model.max_position_embeddings == 262144
+    assert not [a for a in b.assumptions if a.startswith("context length")]
+    b = budget(args, gpus=gpus, model=replace(model, max_position_embeddings=None))
+    assert b.sources["context_length"] == "assumed" and b.context_len == 32768
+    assert [a for a in b.assumptions if a.startswith("context length 32,768 assumed")]
+    assert b.to_dict()["sources"]["context_length"] == "assumed"
+
+
+def test_a_budget_from_a_log_takes_the_runs_context_length(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """037 (no config: the model is figured from its own pool lines, no max_position_embeddings)
+    gets the context_len=131072 SGLang printed, not 32,768; 069 its banner's --context-length.
+    The text and the JSON both name the source."""
+    run = read_log(str(REAL / "037/server.log")).runs[0]
+    b = budget_for_run(run)
+    assert b.sources["model"] == "log"
+    assert b.sources["context_length"] == "log: context_len of the run's token summary line"
+    assert b.context_len == 131072
+    run = read_log(str(REAL / "069/server.log")).runs[0]
+    assert budget_for_run(run).sources["context_length"] == "log: server_args banner"
+    code, out, _ = _run(["budget", "--log", str(REAL / "037/server.log")], capsys)
+    assert code == 0 and "context_length: log: context_len of the run's token summary line" in out
+    code, out, _ = _run(
+        ["budget", "--log", str(REAL / "037/server.log"), "--format", "json"], capsys
+    )
+    assert code == 0
+    doc = json.loads(out)
+    doc = doc[0] if isinstance(doc, list) else doc
+    assert doc["sources"]["context_length"].startswith("log: context_len")
