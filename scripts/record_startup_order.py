@@ -66,7 +66,8 @@ def _note(what: str) -> None:
 
 
 class StopAfterPools(Exception):
-    """Raised when the scheduler reaches its attention backends: the pools are done."""
+    """Raised once the pools are done: at the scheduler's attention backends (0.5.14+), or
+    right after the draft's ``set_embed_and_head`` (before 0.5.14, no staged init)."""
 
 
 def tiny_qwen3_5_config() -> dict[str, Any]:
