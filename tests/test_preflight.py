@@ -314,3 +314,22 @@ def test_a_host_name_is_reported_as_not_probed() -> None:
     )
     (finding,) = pf._port_findings(cmd, pf.probe_port)
     assert finding.code == "LS081" and "made-up.example" in finding.message
+
+
+def test_the_preflight_budget_is_the_budget_on_this_machines_gpus(model: Path) -> None:
+    """docs/memory.md: `budget` does not read this machine's GPUs; `preflight -e` does, and its
+    JSON `budget` is the same document as `budget --format json`, priced on the launch's GPUs
+    as read (name, capacity) with F0 = their least free memory now - 0.6 GiB of context."""
+    from sglang_logscope.memory.budget import budget
+    from sglang_logscope.memory.gpus import PRESETS
+
+    result = run(launch(model), "after")
+    doc = result.to_dict()["budget"]
+    assert doc["sources"]["gpu"] == "2 x NVIDIA H200 (143771 MiB, live)"
+    assert (
+        doc["sources"]["f0"] == "measured (live: min free of the launch's GPUs - 0.6 GiB context)"
+    )
+    assert result.live_f0_gib is not None
+    assert doc["per_gpu"]["f0_gib"] == pytest.approx(result.live_f0_gib, abs=0.01)
+    plain = budget({"model_path": str(model), "tp_size": 2}, gpus=[PRESETS["h200"]] * 2)
+    assert set(doc) == set(plain.to_dict())

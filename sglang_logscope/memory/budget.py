@@ -494,7 +494,7 @@ def _budget(
     radix_disabled, strategy, ratio = _radix(args, model, rules, spec, sglang_version, notes)
     kv_bytes = _kv_bytes(args, model, notes)
     swa = _swa(args, model, rules, tp, dp, kv_bytes, notes)
-    context_len = int(arg_value(args, "context_length", model.max_position_embeddings or 32768))
+    context_len = _context_len(args, model, notes)
     inputs = Inputs(
         rules=rules,
         model=model,
@@ -614,6 +614,30 @@ def _spec_fields(spec: _Spec) -> dict[str, Any]:
         "speculative_eagle_topk": spec.topk,
         "speculative_num_draft_tokens": spec.draft_tokens,
     }
+
+
+#: The context length priced when neither the launch nor the model's facts give one.
+ASSUMED_CONTEXT_LEN = 32768
+
+
+def _context_len(args: Mapping[str, Any], model: ModelFacts, notes: _Notes) -> int:
+    """``--context-length``, else the model's ``max_position_embeddings`` (as SGLang derives
+    it), else :data:`ASSUMED_CONTEXT_LEN`, said as assumed. It sets the estimated
+    max running requests (when not given) and the concurrency figure."""
+    given = args.get("context_length")
+    if given is not None:
+        notes.sources["context_length"] = "args"
+        return int(given)
+    if model.max_position_embeddings:
+        notes.sources["context_length"] = "model: max_position_embeddings (sources.model)"
+        return int(model.max_position_embeddings)
+    notes.sources["context_length"] = "assumed"
+    notes.assumptions.append(
+        f"context length {ASSUMED_CONTEXT_LEN:,} assumed (no --context-length and no "
+        "max_position_embeddings in the model's facts): it sets the estimated max running "
+        "requests and the concurrency figure"
+    )
+    return ASSUMED_CONTEXT_LEN
 
 
 def _kv_bytes(args: Mapping[str, Any], model: ModelFacts, notes: _Notes) -> float:

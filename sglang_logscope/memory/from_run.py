@@ -204,6 +204,7 @@ def budget_for_run(
         model = _model_of_run(run, merged, assume_model, measured)
     if measured.f0_gib is None:
         measured = replace(measured, f0_gib=None)
+    context_source = _context_source(run, args, merged, model)
     b = budget(
         merged,
         gpus=gpus,
@@ -216,6 +217,8 @@ def budget_for_run(
     )
     if note:
         b = replace(b, assumptions=(note, *b.assumptions))
+    if context_source is not None:
+        b = replace(b, sources={**b.sources, "context_length": context_source})
     banner = run.first(EventKind.SERVER_ARGS)
     refused = banner.fields.get("rejected", ()) if banner is not None else ()
     if refused:
@@ -229,6 +232,25 @@ def budget_for_run(
         confidence["level"] = "low"
         confidence["disagrees_with_run"] = [f.split(" (", 1)[0] for f in flags]
     return replace(b, reported=reported, warnings=(*b.warnings, *flags), confidence=confidence)
+
+
+def _context_source(
+    run: Run, args: Mapping[str, Any] | None, merged: dict[str, Any], model: ModelFacts | None
+) -> str | None:
+    """Where a run's context length comes from: its banner, the caller's args, or (where the
+    model's facts have no ``max_position_embeddings``, e.g. a model figured from the log) the
+    ``context_len=`` SGLang printed in the run's token summary, put into ``merged``. None
+    leaves the budget's own label (model config, or assumed)."""
+    if (run.server_args or {}).get("context_length") is not None:
+        return "log: server_args banner"
+    if args and args.get("context_length") is not None:
+        return "args"
+    summary = run.first(EventKind.TOKEN_SUMMARY)
+    logged = summary.fields.get("context_len") if summary is not None else None
+    if model is not None and not model.max_position_embeddings and isinstance(logged, int):
+        merged["context_length"] = logged
+        return "log: context_len of the run's token summary line"
+    return None
 
 
 def _model_of_run(
