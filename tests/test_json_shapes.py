@@ -41,7 +41,13 @@ def test_run_count_is_the_number_of_runs_everywhere(
     assert summary["run_count"] == runs["run_count"] == len(runs["runs"]) == count
     earlier = checked["earlier_runs"]
     assert isinstance(earlier, list)
-    assert checked["run_count"] == checked["runs"] == len(earlier) + 1 == count
+    assert checked["run_count"] == len(earlier) + 1 == count
+    # check schema 3 (issue 33): ``runs`` is the array, each run as ``logscope runs`` lists it
+    assert checked["schema_version"] == 3
+    # the same keys and values; only the zone's source is the check's (it may assume local time)
+    same = [{**r, "time_zone_source": None} for r in checked["runs"]]
+    assert same == [{**r, "time_zone_source": None} for r in runs["runs"]]
+    assert checked["runs"][-1] == {**checked["run"], "failure": checked["failure"]}
 
 
 def test_gpus_json_without_a_reading_is_a_document(

@@ -269,7 +269,7 @@ def _check_header(con: Console, data: dict[str, Any], said: set[str]) -> None:
             ("log ", "dim"),
             report.plain(str(data["log"])),
             ("  runs in file: ", "dim"),
-            str(data["runs"]),
+            str(data["run_count"]),
         )
     )
     if data.get("launched_at") or data.get("log_mtime"):
