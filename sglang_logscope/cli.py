@@ -22,7 +22,7 @@ from .events import EventKind
 from .limits import refuse_overwriting
 from .parse.remote import is_url
 from .render import text as report
-from .render.emit import emit
+from .render.emit import Format, emit, format_choices
 from .render.progress import working
 from .render.streams import ascii_fallback, quiet_closed_pipe
 
@@ -106,20 +106,30 @@ RecursiveOpt = Annotated[
 ]
 
 
-class TableFormat(str, Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-
-
-class TextFormat(str, Enum):
-    text = "text"
-    json = "json"
-
+# Each command's --format: an Enum of its row of render.emit.COMMAND_FORMATS (one table of
+# format names; tests/test_formats.py walks the app against it), members named as Format's.
+if TYPE_CHECKING:
+    EventsFormat = Format
+    RunsFormat = Format
+    SummaryFormat = Format
+    GpusFormat = Format
+    CheckFormat = Format
+    ArgsFormat = Format
+    FixFormat = Format
+    BudgetFormat = Format
+    PreflightFormat = Format
+    WatchFormat = Format
+    LaunchFormat = Format
+else:
+    EventsFormat, RunsFormat, SummaryFormat, GpusFormat, CheckFormat = map(
+        format_choices, ("events", "runs", "summary", "gpus", "check")
+    )
+    ArgsFormat, FixFormat, BudgetFormat, PreflightFormat, WatchFormat, LaunchFormat = map(
+        format_choices, ("args", "fix", "budget", "preflight", "watch", "launch")
+    )
+_FORMAT = typer.Option("--format", "-f", help="Output format.")
 
 #: Options shared by several commands, declared once.
-TextFormatOpt = Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")]
 LogTzOpt = Annotated[
     str | None,
     typer.Option(
@@ -191,11 +201,6 @@ def _log_paths(names: list[str], recursive: bool = False) -> list[str]:
     return paths
 
 
-class RunsFormat(str, Enum):
-    table = "table"
-    json = "json"
-
-
 @app.command()
 def events(
     log: LogArg,
@@ -207,8 +212,8 @@ def events(
         int | None, typer.Option("--run", help="Only events of run N (0-based; -1 = last).")
     ] = None,
     fmt: Annotated[
-        TableFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TableFormat.table,
+        EventsFormat, typer.Option("--format", "-f", help="Output format (table: text's old name).")
+    ] = EventsFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
 ) -> None:
@@ -223,8 +228,8 @@ def events(
 def runs(
     log: LogsArg,
     fmt: Annotated[
-        RunsFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RunsFormat.table,
+        RunsFormat, typer.Option("--format", "-f", help="Output format (table: text's old name).")
+    ] = RunsFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
     recursive: RecursiveOpt = False,
@@ -253,7 +258,7 @@ def summary(
             help="SGLang log file(s) ('-' for stdin; .gz accepted); several run in parallel."
         ),
     ],
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[SummaryFormat, _FORMAT] = SummaryFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
     recursive: RecursiveOpt = False,
@@ -302,7 +307,7 @@ def summary(
     emit(result, fmt)
 
 
-def _fleet(paths: list[Any], dask: str | None, parquet: Path | None, fmt: TextFormat) -> None:
+def _fleet(paths: list[Any], dask: str | None, parquet: Path | None, fmt: SummaryFormat) -> None:
     """``summary --dask`` / ``--parquet``: the fleet read (on Dask, or here), rendered, the
     table written; an error only when no file could be read."""
     # start-up: the fleet helpers load only for a fleet
@@ -326,7 +331,7 @@ class GpuSource(str, Enum):
 
 @app.command()
 def gpus(
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[GpusFormat, _FORMAT] = GpusFormat.TEXT,
     source: Annotated[
         GpuSource, typer.Option("--source", help="Read through NVML, nvidia-smi, or auto.")
     ] = GpuSource.auto,
@@ -338,7 +343,7 @@ def gpus(
     try:
         emit(read_gpus(reader=reader_for(source.value)), fmt)
     except GpuReadError as exc:
-        if fmt is not TextFormat.json:
+        if fmt != Format.JSON:
             raise
         emit(unread_gpus(exc, source.value), fmt)  # JSON still: no GPUs, and why
         sys.stderr.write(f"logscope: error: {exc}\n")
@@ -388,7 +393,7 @@ def check(
     launched_at: _CheckLaunchedAt = None,
     log_tz: LogTzOpt = None,
     sglang_version: _CheckVersion = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[CheckFormat, _FORMAT] = CheckFormat.TEXT,
     server: _CheckServer = None,
     here: _CheckHere = False,
     input_format: InputFormatOpt = InputFormatChoice.auto,
@@ -445,7 +450,7 @@ def check(
             here=here,
         )
     with redacted_stdout(redact):
-        emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
+        emit(result, fmt, **({"verbose": True} if verbose and fmt == Format.TEXT else {}))
     raise typer.Exit(result.exit_code)
 
 
@@ -537,7 +542,7 @@ def args_command(
         str | None,
         typer.Option("--sglang-version", help="SGLang release whose argument table to use."),
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[ArgsFormat, _FORMAT] = ArgsFormat.TEXT,
 ) -> None:
     """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
     # start-up: each command loads only the library and renderer it needs
@@ -562,7 +567,7 @@ def fix_command_cli(
         str | None,
         typer.Argument(help="The log the command was checked against (its memory figures)."),
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[FixFormat, _FORMAT] = FixFormat.TEXT,
 ) -> None:
     """The whole corrected launch, in the form pasted: every lint fix, and the budget's first memory fix (with LOG). Exit 1 if an error stays."""
     # start-up: each command loads only the library and renderer it needs
@@ -608,7 +613,7 @@ def budget_command(
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[BudgetFormat, _FORMAT] = BudgetFormat.TEXT,
     assume_model: Annotated[
         str | None,
         typer.Option(
@@ -635,7 +640,7 @@ def budget_command(
         assume_model=assume_model,
     )
     if result.fits is None:  # no figure: the JSON document says why, stderr one line, exit 2
-        if fmt is TextFormat.json:
+        if fmt == Format.JSON:
             emit(result, fmt)
         raise LogscopeError(str(result.to_dict()["declined"]))
     emit(result, fmt)
@@ -649,7 +654,7 @@ def preflight(
         Path,
         typer.Option("--expect-args", "-e", help="File holding the launch command you will run."),
     ],
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[PreflightFormat, _FORMAT] = PreflightFormat.TEXT,
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release of the launch.")
     ] = None,
@@ -684,11 +689,6 @@ def preflight(
     raise typer.Exit(result.exit_code)
 
 
-class WatchFormat(str, Enum):
-    text = "text"
-    jsonl = "jsonl"
-
-
 _WatchTimeout = Annotated[
     str, typer.Option("--timeout", help="Give up after this long: 20m, 90s, 1h or seconds.")
 ]
@@ -696,10 +696,9 @@ _WatchQuiet = Annotated[
     str,
     typer.Option("--quiet-after", help="Say plainly that nothing writes after this long (60s)."),
 ]
-_WatchFmt = Annotated[
-    WatchFormat,
-    typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl."),
-]
+_LIVE_FORMAT = typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl.")
+_WatchFmt = Annotated[WatchFormat, _LIVE_FORMAT]
+_LaunchFmt = Annotated[LaunchFormat, _LIVE_FORMAT]
 _WatchPoll = Annotated[
     float,
     typer.Option("--poll-interval", help="Seconds between reads of the log.", min=0.01, max=60),
@@ -748,7 +747,7 @@ def watch(
     log_tz: LogTzOpt = None,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
-    fmt: _WatchFmt = WatchFormat.text,
+    fmt: _WatchFmt = WatchFormat.TEXT,
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
@@ -796,7 +795,7 @@ def launch(
     ] = False,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
-    fmt: _WatchFmt = WatchFormat.text,
+    fmt: _LaunchFmt = LaunchFormat.TEXT,
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""

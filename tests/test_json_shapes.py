@@ -1,6 +1,6 @@
 """One shape per JSON key across commands (issue 33): ``runs`` is the array of runs wherever it
-is one and ``run_count`` their count in every document that speaks of runs (``check.runs``
-stays the count it always was); ``gpus -f json`` answers a document even without a reading;
+is one and ``run_count`` their count in every document that speaks of runs (``check.runs``,
+the count until check's schema 3, is the array too); ``gpus -f json`` answers a document even without a reading;
 exit codes come from one table, and ``preflight``'s "runs elsewhere" is not usage's 2."""
 
 from __future__ import annotations
