@@ -20,6 +20,7 @@ from ._redact import redact_text, redacted_stdout
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
+from .meter import input_size
 from .parse.remote import is_url
 from .render import text as report
 from .render.emit import Format, emit, format_choices
@@ -221,7 +222,9 @@ def events(
     # start-up: each command loads only the library and renderer it needs
     from .log.select import select_events
 
-    emit(select_events(_adapted(log, input_format, container), kinds=_kinds(kind), run=run), fmt)
+    selected = select_events(_adapted(log, input_format, container), kinds=_kinds(kind), run=run)
+    with working(f"reading {log}", total=input_size([log]), streaming=True):
+        emit(selected, fmt)  # (the events are read as they are written)
 
 
 @app.command()
@@ -245,7 +248,7 @@ def runs(
         with working(f"reading {len(paths)} files"):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
-    with working(f"reading {paths[0]}"):
+    with working(f"reading {paths[0]}", total=input_size(paths)):
         result = list_runs(_adapted(paths[0], input_format, container))
     emit(result, fmt)
 
@@ -300,8 +303,10 @@ def summary(
         with working(f"grouping {len(paths)} file(s)"):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
+    several = len(paths) > 1  # (several: read by other processes, so no share to show)
     with working(
-        f"summarizing {len(paths)} file(s)" if len(paths) > 1 else f"summarizing {paths[0]}"
+        f"summarizing {len(paths)} file(s)" if several else f"summarizing {paths[0]}",
+        total=None if several else input_size(paths),
     ):
         result = summaries([_adapted(one, input_format, container) for one in paths])
     emit(result, fmt)
@@ -439,7 +444,7 @@ def check(
     elif specs:
         expects = parse_expects(specs)
         expect = Path(expects.get(None) or next(iter(expects.values())))
-    with working(f"checking {paths[0]}"):
+    with working(f"checking {paths[0]}", total=input_size(paths)):
         result = run_check(
             _adapted(paths[0], input_format, container),
             expect=expect,
@@ -508,15 +513,19 @@ def report_command(
             refuse_overwriting(out, *paths, expect_args)
     if len(paths) > 1:
         expects: dict[str | None, str] = {None: str(expect_args)} if expect_args else {}
-        several = launch_report(paths, expects, launched_at, log_tz, sglang_version=sglang_version)
-        pages = {html_out: render_launch_html(several)}
+        with working(f"reporting on {len(paths)} files"):
+            several = launch_report(
+                paths, expects, launched_at, log_tz, sglang_version=sglang_version
+            )
+            pages = {html_out: render_launch_html(several)}
     else:
-        result = full_report(
-            paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
-        )
-        pages = {html_out: render_html(result) if html_out else ""}
-        if markdown_out is not None:
-            pages[markdown_out] = render_markdown(result)
+        with working(f"reporting on {paths[0]}", total=input_size(paths)):
+            result = full_report(
+                paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
+            )
+            pages = {html_out: render_html(result) if html_out else ""}
+            if markdown_out is not None:
+                pages[markdown_out] = render_markdown(result)
     for out, page in pages.items():
         if out is not None:
             _write_page(out, redact_text(page) if redact else page, paths, expect_args)
