@@ -10,6 +10,7 @@ not load the HTML report, the live view or pandas).
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any, cast
@@ -54,8 +55,14 @@ COMMAND_FORMATS: dict[str, tuple[Format, ...]] = {
 def format_choices(command: str) -> type[Format]:
     """``command``'s ``--format`` type: an Enum of its row of :data:`COMMAND_FORMATS`, each
     member named and valued as in :class:`Format` (and equal to it: both are ``str``)."""
-    members = [(f.name, f.value) for f in COMMAND_FORMATS[command]]
-    name = f"{command.capitalize()}Format"
+    return _choices(COMMAND_FORMATS[command])
+
+
+@functools.cache
+def _choices(row: tuple[Format, ...]) -> type[Format]:
+    """One Enum per distinct row (start-up: seven commands offer text and json alike)."""
+    members = [(f.name, f.value) for f in row]
+    name = "Format_" + "_".join(f.value for f in row)
     return cast(type[Format], enum.Enum(name, members, type=str, module=__name__))
 
 
