@@ -128,9 +128,9 @@ else:
     ArgsFormat, FixFormat, BudgetFormat, PreflightFormat, WatchFormat, LaunchFormat = map(
         format_choices, ("args", "fix", "budget", "preflight", "watch", "launch")
     )
-_FORMAT = typer.Option("--format", "-f", help="Output format.")
 
 #: Options shared by several commands, declared once.
+_FORMAT = typer.Option("--format", "-f", help="Output format.")
 LogTzOpt = Annotated[
     str | None,
     typer.Option(
