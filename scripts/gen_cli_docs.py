@@ -15,6 +15,7 @@ import typer
 
 from sglang_logscope.cli import app
 from sglang_logscope.errors import EXIT_CODES
+from sglang_logscope.render.emit import ALIASES, COMMAND_FORMATS, Format
 from sglang_logscope.staleness.verdict import EXIT_CODES as CHECK_EXIT_CODES
 
 try:
@@ -53,6 +54,24 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _formats() -> list[str]:
+    """The one vocabulary of output formats and who offers each (``render.emit``)."""
+    out = [
+        "Output formats, one vocabulary for every command (`sglang_logscope.render.emit.Format`;",
+        "each command's `--format` offers its row of `COMMAND_FORMATS`):",
+        "",
+        "| format | offered by |",
+        "|---|---|",
+    ]
+    for fmt in Format:
+        where = [f"`{c}`" for c, offered in COMMAND_FORMATS.items() if fmt in offered]
+        if fmt in (Format.MARKDOWN, Format.HTML):
+            where.append(f"`report --{fmt.value} OUT`")
+        alias = f" (another name for `{ALIASES[fmt].value}`)" if fmt in ALIASES else ""
+        out.append(f"| `{fmt.value}`{alias} | {', '.join(where)} |")
+    return [*out, ""]
+
+
 def render() -> str:
     group: Any = typer.main.get_command(app)
     out = [
@@ -69,6 +88,7 @@ def render() -> str:
         "",
         "A closed pipe (`logscope events LOG | head`) exits `0`.",
         "",
+        *_formats(),
         f"{group.help}",
         "",
         "Options before the command:",

@@ -20,6 +20,9 @@ from .limits import json_ready
 #: The version of every ``--format json`` document (and of ``to_dict()`` views that carry it).
 #: 2: times are RFC 3339 (``T`` between date and time, the UTC offset when the zone is known).
 SCHEMA_VERSION = 2
+#: The ``check`` document's version (issue 33): 3: ``runs`` is the array of the runs, each as
+#: ``logscope runs`` lists it (in 2 it was their count; ``run_count`` is the count, in both).
+CHECK_SCHEMA_VERSION = 3
 
 #: Control characters, and the bidi overrides/isolates and line separators that make a
 #: terminal show text in another order than it is (issue 20: "Trojan source" in a log).

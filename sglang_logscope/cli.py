@@ -21,9 +21,10 @@ from ._direct import direct_call
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
+from .meter import input_size
 from .parse.remote import is_url
 from .render import text as report
-from .render.emit import emit
+from .render.emit import Format, emit, format_choices
 from .render.progress import working
 from .render.streams import ascii_fallback, quiet_closed_pipe
 
@@ -107,20 +108,30 @@ RecursiveOpt = Annotated[
 ]
 
 
-class TableFormat(str, Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-
-
-class TextFormat(str, Enum):
-    text = "text"
-    json = "json"
-
+# Each command's --format: an Enum of its row of render.emit.COMMAND_FORMATS (one table of
+# format names; tests/test_formats.py walks the app against it), members named as Format's.
+if TYPE_CHECKING:
+    EventsFormat = Format
+    RunsFormat = Format
+    SummaryFormat = Format
+    GpusFormat = Format
+    CheckFormat = Format
+    ArgsFormat = Format
+    FixFormat = Format
+    BudgetFormat = Format
+    PreflightFormat = Format
+    WatchFormat = Format
+    LaunchFormat = Format
+else:
+    EventsFormat, RunsFormat, SummaryFormat, GpusFormat, CheckFormat = map(
+        format_choices, ("events", "runs", "summary", "gpus", "check")
+    )
+    ArgsFormat, FixFormat, BudgetFormat, PreflightFormat, WatchFormat, LaunchFormat = map(
+        format_choices, ("args", "fix", "budget", "preflight", "watch", "launch")
+    )
 
 #: Options shared by several commands, declared once.
-TextFormatOpt = Annotated[TextFormat, typer.Option("--format", "-f", help="Output format.")]
+_FORMAT = typer.Option("--format", "-f", help="Output format.")
 LogTzOpt = Annotated[
     str | None,
     typer.Option(
@@ -192,11 +203,6 @@ def _log_paths(names: list[str], recursive: bool = False) -> list[str]:
     return paths
 
 
-class RunsFormat(str, Enum):
-    table = "table"
-    json = "json"
-
-
 @app.command()
 def events(
     log: LogArg,
@@ -208,8 +214,8 @@ def events(
         int | None, typer.Option("--run", help="Only events of run N (0-based; -1 = last).")
     ] = None,
     fmt: Annotated[
-        TableFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = TableFormat.table,
+        EventsFormat, typer.Option("--format", "-f", help="Output format (table: text's old name).")
+    ] = EventsFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
 ) -> None:
@@ -217,15 +223,17 @@ def events(
     # start-up: each command loads only the library and renderer it needs
     from .log.select import select_events
 
-    emit(select_events(_adapted(log, input_format, container), kinds=_kinds(kind), run=run), fmt)
+    selected = select_events(_adapted(log, input_format, container), kinds=_kinds(kind), run=run)
+    with working(f"reading {log}", total=input_size([log]), streaming=True):
+        emit(selected, fmt)  # (the events are read as they are written)
 
 
 @app.command()
 def runs(
     log: LogsArg,
     fmt: Annotated[
-        RunsFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RunsFormat.table,
+        RunsFormat, typer.Option("--format", "-f", help="Output format (table: text's old name).")
+    ] = RunsFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
     recursive: RecursiveOpt = False,
@@ -241,7 +249,7 @@ def runs(
         with working(f"reading {len(paths)} files"):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
-    with working(f"reading {paths[0]}"):
+    with working(f"reading {paths[0]}", total=input_size(paths)):
         result = list_runs(_adapted(paths[0], input_format, container))
     emit(result, fmt)
 
@@ -254,7 +262,7 @@ def summary(
             help="SGLang log file(s) ('-' for stdin; .gz accepted); several run in parallel."
         ),
     ],
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[SummaryFormat, _FORMAT] = SummaryFormat.TEXT,
     input_format: InputFormatOpt = InputFormatChoice.auto,
     container: ContainerOpt = None,
     recursive: RecursiveOpt = False,
@@ -296,14 +304,16 @@ def summary(
         with working(f"grouping {len(paths)} file(s)"):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
+    several = len(paths) > 1  # (several: read by other processes, so no share to show)
     with working(
-        f"summarizing {len(paths)} file(s)" if len(paths) > 1 else f"summarizing {paths[0]}"
+        f"summarizing {len(paths)} file(s)" if several else f"summarizing {paths[0]}",
+        total=None if several else input_size(paths),
     ):
         result = summaries([_adapted(one, input_format, container) for one in paths])
     emit(result, fmt)
 
 
-def _fleet(paths: list[Any], dask: str | None, parquet: Path | None, fmt: TextFormat) -> None:
+def _fleet(paths: list[Any], dask: str | None, parquet: Path | None, fmt: SummaryFormat) -> None:
     """``summary --dask`` / ``--parquet``: the fleet read (on Dask, or here), rendered, the
     table written; an error only when no file could be read."""
     # start-up: the fleet helpers load only for a fleet
@@ -327,7 +337,7 @@ class GpuSource(str, Enum):
 
 @app.command()
 def gpus(
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[GpusFormat, _FORMAT] = GpusFormat.TEXT,
     source: Annotated[
         GpuSource, typer.Option("--source", help="Read through NVML, nvidia-smi, or auto.")
     ] = GpuSource.auto,
@@ -339,7 +349,7 @@ def gpus(
     try:
         emit(read_gpus(reader=reader_for(source.value)), fmt)
     except GpuReadError as exc:
-        if fmt is not TextFormat.json:
+        if fmt != Format.JSON:
             raise
         emit(unread_gpus(exc, source.value), fmt)  # JSON still: no GPUs, and why
         sys.stderr.write(f"logscope: error: {exc}\n")
@@ -389,7 +399,7 @@ def check(
     launched_at: _CheckLaunchedAt = None,
     log_tz: LogTzOpt = None,
     sglang_version: _CheckVersion = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[CheckFormat, _FORMAT] = CheckFormat.TEXT,
     server: _CheckServer = None,
     here: _CheckHere = False,
     input_format: InputFormatOpt = InputFormatChoice.auto,
@@ -435,7 +445,7 @@ def check(
     elif specs:
         expects = parse_expects(specs)
         expect = Path(expects.get(None) or next(iter(expects.values())))
-    with working(f"checking {paths[0]}"):
+    with working(f"checking {paths[0]}", total=input_size(paths)):
         result = run_check(
             _adapted(paths[0], input_format, container),
             expect=expect,
@@ -446,7 +456,7 @@ def check(
             here=here,
         )
     with _redacting(redact):
-        emit(result, fmt, **({"verbose": True} if verbose and fmt is TextFormat.text else {}))
+        emit(result, fmt, **({"verbose": True} if verbose and fmt == Format.TEXT else {}))
     raise typer.Exit(result.exit_code)
 
 
@@ -508,15 +518,19 @@ def report_command(
             refuse_overwriting(out, *paths, expect_args)
     if len(paths) > 1:
         expects: dict[str | None, str] = {None: str(expect_args)} if expect_args else {}
-        several = launch_report(paths, expects, launched_at, log_tz, sglang_version=sglang_version)
-        pages = {html_out: render_launch_html(several)}
+        with working(f"reporting on {len(paths)} files"):
+            several = launch_report(
+                paths, expects, launched_at, log_tz, sglang_version=sglang_version
+            )
+            pages = {html_out: render_launch_html(several)}
     else:
-        result = full_report(
-            paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
-        )
-        pages = {html_out: render_html(result) if html_out else ""}
-        if markdown_out is not None:
-            pages[markdown_out] = render_markdown(result)
+        with working(f"reporting on {paths[0]}", total=input_size(paths)):
+            result = full_report(
+                paths[0], expect_args, launched_at, log_tz, sglang_version=sglang_version
+            )
+            pages = {html_out: render_html(result) if html_out else ""}
+            if markdown_out is not None:
+                pages[markdown_out] = render_markdown(result)
     for out, page in pages.items():
         if out is not None:
             _write_page(out, redact_text(page) if redact else page, paths, expect_args)
@@ -552,7 +566,7 @@ def args_command(
         str | None,
         typer.Option("--sglang-version", help="SGLang release whose argument table to use."),
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[ArgsFormat, _FORMAT] = ArgsFormat.TEXT,
 ) -> None:
     """The arguments SGLang would receive from a launch command (exit 1 if argparse rejects it)."""
     # start-up: each command loads only the library and renderer it needs
@@ -577,7 +591,7 @@ def fix_command_cli(
         str | None,
         typer.Argument(help="The log the command was checked against (its memory figures)."),
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[FixFormat, _FORMAT] = FixFormat.TEXT,
 ) -> None:
     """The whole corrected launch, in the form pasted: every lint fix, and the budget's first memory fix (with LOG). Exit 1 if an error stays."""
     # start-up: each command loads only the library and renderer it needs
@@ -623,7 +637,7 @@ def budget_command(
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release whose arithmetic to use.")
     ] = None,
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[BudgetFormat, _FORMAT] = BudgetFormat.TEXT,
     assume_model: Annotated[
         str | None,
         typer.Option(
@@ -650,7 +664,7 @@ def budget_command(
         assume_model=assume_model,
     )
     if result.fits is None:  # no figure: the JSON document says why, stderr one line, exit 2
-        if fmt is TextFormat.json:
+        if fmt == Format.JSON:
             emit(result, fmt)
         raise LogscopeError(str(result.to_dict()["declined"]))
     emit(result, fmt)
@@ -664,7 +678,7 @@ def preflight(
         Path,
         typer.Option("--expect-args", "-e", help="File holding the launch command you will run."),
     ],
-    fmt: TextFormatOpt = TextFormat.text,
+    fmt: Annotated[PreflightFormat, _FORMAT] = PreflightFormat.TEXT,
     sglang_version: Annotated[
         str | None, typer.Option("--sglang-version", help="SGLang release of the launch.")
     ] = None,
@@ -699,11 +713,6 @@ def preflight(
     raise typer.Exit(result.exit_code)
 
 
-class WatchFormat(str, Enum):
-    text = "text"
-    jsonl = "jsonl"
-
-
 _WatchTimeout = Annotated[
     str, typer.Option("--timeout", help="Give up after this long: 20m, 90s, 1h or seconds.")
 ]
@@ -711,10 +720,9 @@ _WatchQuiet = Annotated[
     str,
     typer.Option("--quiet-after", help="Say plainly that nothing writes after this long (60s)."),
 ]
-_WatchFmt = Annotated[
-    WatchFormat,
-    typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl."),
-]
+_LIVE_FORMAT = typer.Option("--format", "-f", help="text (live view on a terminal) or jsonl.")
+_WatchFmt = Annotated[WatchFormat, _LIVE_FORMAT]
+_LaunchFmt = Annotated[LaunchFormat, _LIVE_FORMAT]
 _WatchPoll = Annotated[
     float,
     typer.Option("--poll-interval", help="Seconds between reads of the log.", min=0.01, max=60),
@@ -763,7 +771,7 @@ def watch(
     log_tz: LogTzOpt = None,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
-    fmt: _WatchFmt = WatchFormat.text,
+    fmt: _WatchFmt = WatchFormat.TEXT,
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Follow a launch in LOG until it is ready (exit 0) or crashed / timed out / stale (exit 1)."""
@@ -811,7 +819,7 @@ def launch(
     ] = False,
     timeout: _WatchTimeout = "20m",
     quiet_after: _WatchQuiet = "60s",
-    fmt: _WatchFmt = WatchFormat.text,
+    fmt: _LaunchFmt = LaunchFormat.TEXT,
     poll: _WatchPoll = 0.5,
 ) -> None:
     """Pre-flight, keep the old log, start the server detached, record the launch, watch it."""

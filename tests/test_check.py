@@ -162,7 +162,9 @@ def test_without_expect_args_still_reports_runs_and_outcome() -> None:
     assert report.verdict is Verdict.INCONCLUSIVE
     assert report.outcome is Outcome.CRASHED
     data = report.to_dict()
-    assert data["runs"] == 1 and data["run"]["first_line"] == 1
+    # check schema 3 (issue 33): ``runs`` is the array of runs (it was the count, 1 here)
+    assert data["run_count"] == len(data["runs"]) == 1 and data["run"]["first_line"] == 1
+    assert data["runs"][0]["first_line"] == 1 and data["runs"][0]["outcome"] == "crashed"
 
 
 def test_empty_log_has_no_run(tmp_path: Path) -> None:
@@ -175,7 +177,7 @@ def test_empty_log_has_no_run(tmp_path: Path) -> None:
 
 def test_json_interface_keys() -> None:
     data = check(LOG, expect=ONE_LINE, launched_at=LAUNCHED).to_dict()
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3  # check's own version (issue 33: runs is an array)
     for key in (
         "log",
         "verdict",

@@ -1,6 +1,6 @@
 """One shape per JSON key across commands (issue 33): ``runs`` is the array of runs wherever it
-is one and ``run_count`` their count in every document that speaks of runs (``check.runs``
-stays the count it always was); ``gpus -f json`` answers a document even without a reading;
+is one and ``run_count`` their count in every document that speaks of runs (``check.runs``,
+the count until check's schema 3, is the array too); ``gpus -f json`` answers a document even without a reading;
 exit codes come from one table, and ``preflight``'s "runs elsewhere" is not usage's 2."""
 
 from __future__ import annotations
@@ -41,7 +41,13 @@ def test_run_count_is_the_number_of_runs_everywhere(
     assert summary["run_count"] == runs["run_count"] == len(runs["runs"]) == count
     earlier = checked["earlier_runs"]
     assert isinstance(earlier, list)
-    assert checked["run_count"] == checked["runs"] == len(earlier) + 1 == count
+    assert checked["run_count"] == len(earlier) + 1 == count
+    # check schema 3 (issue 33): ``runs`` is the array, each run as ``logscope runs`` lists it
+    assert checked["schema_version"] == 3
+    # the same keys and values; only the zone's source is the check's (it may assume local time)
+    same = [{**r, "time_zone_source": None} for r in checked["runs"]]
+    assert same == [{**r, "time_zone_source": None} for r in runs["runs"]]
+    assert checked["runs"][-1] == {**checked["run"], "failure": checked["failure"]}
 
 
 def test_gpus_json_without_a_reading_is_a_document(

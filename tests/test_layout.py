@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "netpolicy": 0,  # every network read's deadlines, caps and redaction
     "_html": 0,
     "_redact": 0,  # --redact: placeholders for hosts, addresses, tokens in any output
+    "meter": 0,  # bytes read so far, for the progress line (the readers count, render shows)
     "__init__": 7,
 }
 #: Imports sideways within a layer that are part of the design (the layer's order).

@@ -71,6 +71,7 @@ def _answer(report: Any) -> dict[str, Any]:
     with ``live=False``: this machine's processes and servers are not the log's to compare.)"""
     data = report.to_dict()
     data.pop("earlier_runs")
+    data["runs"] = data["runs"][-1:]  # check schema 3: the earlier runs are in runs too
     data.pop("log")
     scan = data.pop("scan")
     assert scan["whole_run_read"]

@@ -101,6 +101,7 @@ def test_check_verdict_is_the_same(
     assert len(fast["earlier_runs"]) == 2 and fast["earlier_runs"][0]["outcome"] == "unknown"
     for d in (full, fast):
         d.pop("earlier_runs")
+        d["runs"] = d["runs"][-1:]  # check schema 3: the earlier runs are in runs too
         d.pop("scan")  # says how each was read
         d["findings"] = [f for f in d["findings"] if f["code"] != "LS011"]
     assert fast == full

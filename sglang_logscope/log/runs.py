@@ -153,6 +153,20 @@ class Run:
             "nodes": list(self.nodes),
         }
 
+    def to_row(
+        self,
+        zone: tzinfo | None = None,
+        zone_text: str | None = None,
+        zone_source: ZoneSource | None = None,
+    ) -> dict[str, Any]:
+        """The run as an item of a ``runs`` array (``logscope runs -f json``, and ``check``'s
+        ``runs`` from schema 3): :meth:`to_dict` and how it failed, the one shape of a run's
+        summary row."""
+        return {
+            **self.to_dict(zone, zone_text, zone_source),
+            "failure": self.failure.to_dict() if self.failure else None,
+        }
+
     @cached_property
     def printed_zone(self) -> tzinfo | None:
         """The zone of the run's printed times, where a container runtime or journald stamped

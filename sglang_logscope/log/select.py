@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import SCHEMA_VERSION, rfc3339, zone_name
+from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
 from ..parse.bulk_json import iter_event_json
@@ -39,25 +39,8 @@ class RunList:
     runs: tuple[Run, ...]
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per run: the ``runs`` JSON shape."""
-        return [
-            {
-                "index": r.index,
-                "started_at": rfc3339(r.started_at, r.printed_zone),
-                "ended_at": rfc3339(r.ended_at, r.printed_zone),
-                "time_zone": zone_name(r.printed_zone),
-                "first_line": r.first_line,
-                "last_line": r.last_line,
-                "outcome": r.outcome.value,
-                # the same object as in check, summary and watch (it was the kind alone)
-                "failure": r.failure.to_dict() if r.failure else None,
-                "has_banner": r.has_banner,
-                "nodes": list(r.nodes),  # issue 28: the node ranks whose output the run holds
-                "sglang_version_hint": r.release_hint,
-                "sglang_release": r.sglang_release.to_dict() if r.sglang_release else None,
-            }
-            for r in self.runs
-        ]
+        """One row per run: the ``runs`` JSON shape (:meth:`.Run.to_row`, as in ``check``)."""
+        return [r.to_row() for r in self.runs]
 
     def to_dict(self) -> dict[str, Any]:
         rows = self.rows()

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..events import EventKind
+from ..meter import advance
 from ..parse import fastscan
 from ..parse.header import split_header
 from ..parse.messages import CATALOG
@@ -98,6 +99,7 @@ class _Blocks:
             data = os.pread(self.fd, want, at)
         except OSError as exc:
             raise InputError(f"{self.path}: read failed ({exc.strerror or exc})") from None
+        advance(len(data))  # the progress line's count: once per block
         if len(data) < want:
             raise InputError(
                 f"{self.path}: the file shrank while it was read (truncated or rewritten): read it again"

@@ -15,6 +15,7 @@ from typing import IO, Union, cast
 import regex
 
 from ..errors import InputError
+from ..meter import advance
 from ..netpolicy import redact
 from .adapters import SNIFF_BYTES, adapt
 from .remote import is_url, local_path, open_url
@@ -226,6 +227,7 @@ class RawPieces:
                     raise InputError(f"{describe(source)}: read failed ({exc})") from None
                 if not block:
                     break
+                advance(len(block))  # the progress line's count: once per block
                 last = block.rfind(b"\n")
                 if last < 0:
                     if not skipping:

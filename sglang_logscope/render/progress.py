@@ -1,8 +1,14 @@
-"""A spinner on stderr for work that takes a while, so a long ``summary`` is not silent.
+"""Progress on stderr for work that takes a while, so a long read is not silent (issue 33).
 
-Only on a terminal (stderr a TTY, ``TERM`` not ``dumb``) and only once the work has run
-for :data:`DELAY_S`: quick commands, pipes, files and CI logs never see it. It is transient
-(erased when the work ends), so the result on stdout starts on a clean line.
+One helper, :func:`working`, used by ``summary``, ``check``, ``runs``, ``events`` and
+``report``: a spinner, the label, the share of the inputs read (``37 %``, where their size is
+known: :func:`.meter.input_size`; else the MB read) and the seconds spent. The readers count
+their bytes once per block (:mod:`sglang_logscope.meter`); this line reads the count at most
+:data:`REFRESH_PER_S` times a second. Only on a terminal (stderr a TTY, ``TERM`` not
+``dumb``, no ``LOGSCOPE_NO_PROGRESS``; of a command that writes as it reads, stdout not the
+same terminal) and only once the work has run for :data:`DELAY_S`: quick commands, pipes,
+files and CI logs never see it. ``NO_COLOR`` only takes its colours. It is transient (erased
+when the work ends) and never on stdout, so the result starts on a clean line.
 """
 
 from __future__ import annotations
@@ -16,36 +22,72 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._text import visible
+from ..meter import Meter, metered
 
-#: Seconds of work before the spinner shows.
+#: Seconds of work before the progress line shows.
 DELAY_S = 1.0
+#: Redraws of the line a second, at most.
+REFRESH_PER_S = 4
+#: A hidden setting for the tests: the delay in seconds (``0``: at once), so a test sees the
+#: line without waiting on a clock.
+_DELAY_ENV = "LOGSCOPE_PROGRESS_DELAY"
 
 
-def wanted() -> bool:
-    """Whether to show progress here: stderr is a terminal that can redraw a line."""
-    if os.environ.get("TERM") == "dumb" or os.environ.get("LOGSCOPE_NO_PROGRESS"):
-        return False
-    isatty = getattr(sys.stderr, "isatty", None)
+def _tty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
     return bool(callable(isatty) and isatty())
 
 
-class _Elapsed:
-    """The label and the seconds spent so far, drawn afresh at each refresh of the spinner."""
+def wanted(streaming: bool = False) -> bool:
+    """Whether to show progress here: stderr is a terminal that can redraw a line (and, for a
+    command that writes its result as it reads, stdout is not that terminal)."""
+    if os.environ.get("TERM") == "dumb" or os.environ.get("LOGSCOPE_NO_PROGRESS"):
+        return False
+    return _tty(sys.stderr) and not (streaming and _tty(sys.stdout))
 
-    def __init__(self, label: str, started: float) -> None:
+
+class _Elapsed:
+    """The label, how much is read and the seconds spent, drawn afresh at each refresh."""
+
+    def __init__(self, label: str, started: float, meter: Meter) -> None:
         self.label = label
         self.started = started
+        self.meter = meter
 
     def __rich__(self) -> str:
-        return f"{self.label} ({time.monotonic() - self.started:.0f} s)"
+        share = self.meter.share()
+        if share is not None:
+            read = f"  {share:.0%}"
+        elif self.meter.done:
+            read = f"  {self.meter.done / 1e6:,.0f} MB read"
+        else:
+            read = ""
+        return f"{self.label}{read} ({time.monotonic() - self.started:.0f} s)"
+
+
+def _delay(default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(_DELAY_ENV, default)))
+    except ValueError:
+        return default
 
 
 @contextmanager
-def working(label: str, delay: float = DELAY_S) -> Iterator[None]:
-    """Show ``label`` with a spinner and the seconds spent, after ``delay``, until the block ends."""
-    if not wanted():
+def working(
+    label: str, delay: float = DELAY_S, *, total: int | None = None, streaming: bool = False
+) -> Iterator[None]:
+    """Show ``label`` with a spinner, the share of ``total`` bytes read (when given) and the
+    seconds spent, after ``delay``, until the block ends. ``streaming``: the block writes its
+    result to stdout as it goes (no line then when stdout is the terminal too)."""
+    if not wanted(streaming):
         yield
         return
+    with metered(total) as meter:
+        yield from _shown(label, _delay(delay), meter)
+
+
+def _shown(label: str, delay: float, meter: Meter) -> Iterator[None]:
+    """The line drawn by a timer after ``delay`` and erased when the work ends."""
     state: dict[str, Any] = {"status": None, "done": False}
     lock = threading.Lock()
     started = time.monotonic()
@@ -53,18 +95,32 @@ def working(label: str, delay: float = DELAY_S) -> Iterator[None]:
     def show() -> None:
         # start-up: rich loads only when the work has already taken a second
         from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
 
         with lock:
             if state["done"]:
                 return
             con = Console(file=sys.stderr, highlight=False, markup=False, emoji=False)
-            status = con.status(_Elapsed(visible(label, 120), started))
+            line = Spinner("dots", _Elapsed(visible(label, 120), started, meter))
+            # never redirect stdout: a command that writes as it reads (events) writes there
+            status = Live(
+                line,
+                console=con,
+                transient=True,
+                refresh_per_second=REFRESH_PER_S,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
             status.start()
             state["status"] = status
 
     timer = threading.Timer(delay, show)
     timer.daemon = True
-    timer.start()
+    if delay > 0:
+        timer.start()
+    else:  # at once, before the work: what a test sees does not hang on a thread's timing
+        show()
     try:
         yield
     finally:

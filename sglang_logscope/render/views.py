@@ -261,7 +261,7 @@ def _check_header(con: Console, view: CheckView, data: dict[str, Any], said: set
             ("log ", "dim"),
             report.plain(str(data["log"])),
             ("  runs in file: ", "dim"),
-            str(data["runs"]),
+            str(data["run_count"]),
         )
     )
     if data.get("launched_at") or data.get("log_mtime"):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from .._text import SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
+from .._text import CHECK_SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
 from ..command.fix import FixedCommand
 from ..command.parse import LaunchCommand
 from ..findings import Finding
@@ -153,12 +153,13 @@ class CheckReport:
         run, zone, name = self.run, self.log_tz, self.log_tz_name
         source = self.time_zone_source
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": CHECK_SCHEMA_VERSION,
             "log": self.log,
             "verdict": self.verdict.value,
             "outcome": run.outcome.value if run else None,
             "failure": run.failure.to_dict() if run and run.failure else None,
-            "runs": len(self.runs),  # kept as it was: the count (run_count says it by name)
+            # schema 3: every run's row, as ``logscope runs`` lists it (it was the count)
+            "runs": [r.to_row(zone, name, source) for r in self.runs],
             "run_count": len(self.runs),
             "run": run.to_dict(zone, name, source) if run else None,
             "arg_diff": [d.to_dict() for d in self.arg_diff],
