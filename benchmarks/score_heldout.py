@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sglang_logscope.command.argtable import load_arg_table
-from sglang_logscope.command.parse import parse_launch_command
+from sglang_logscope.command.parse import LaunchCommand, parse_launch_command
 from sglang_logscope.errors import CommandError
 from sglang_logscope.events import EventKind
 from sglang_logscope.log.reader import Log, read_log
@@ -124,18 +124,24 @@ def _table_version(run: Run) -> str | None:
     return pin.high if pin is not None and release_key(pin.high) >= (0, 4) else None
 
 
-def _false_flags(folder: Path, run: Run | None) -> tuple[str, ...] | None:
-    """Flags of the log's own argv the pinned table rejects although the run started."""
+def _own_command(folder: Path, run: Run | None) -> LaunchCommand | None:
+    """The log's own argv (``command.txt``) read with the pinned release's table, when the run
+    started (has a banner) and the command reads; else None."""
     path = folder / "command.txt"
     if not path.is_file() or run is None or not run.has_banner:
         return None
     try:
-        cmd = parse_launch_command(
+        return parse_launch_command(
             path.read_text(encoding="utf-8"), sglang_version=_table_version(run)
         )
     except CommandError:
         return None
-    return tuple(cmd.unknown) + tuple(cmd.ambiguous)
+
+
+def _false_flags(folder: Path, run: Run | None) -> tuple[str, ...] | None:
+    """Flags of the log's own argv the pinned table rejects although the run started."""
+    cmd = _own_command(folder, run)
+    return None if cmd is None else tuple(cmd.unknown) + tuple(cmd.ambiguous)
 
 
 def _argparse_findings(folder: Path, log: Log, run: Run | None) -> int | None:
@@ -150,14 +156,8 @@ def _argparse_findings(folder: Path, log: Log, run: Run | None) -> int | None:
 
 def _unexplained(folder: Path, run: Run | None) -> tuple[str, ...] | None:
     """The differences between the run's own argv and its banner left unexplained."""
-    path = folder / "command.txt"
-    if not path.is_file() or run is None or not run.has_banner:
-        return None
-    try:
-        cmd = parse_launch_command(
-            path.read_text(encoding="utf-8"), sglang_version=_table_version(run)
-        )
-    except CommandError:
+    cmd = _own_command(folder, run)
+    if cmd is None or run is None:
         return None
     diffs, _, _ = arg_diff(run, cmd.meant or cmd)
     return tuple(d.arg for d in diffs if d.status is DiffStatus.UNEXPLAINED)
