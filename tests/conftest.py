@@ -86,3 +86,14 @@ def _no_traffic_off_this_machine(
         pytest.fail(
             f"a process of this test left loopback: {log.read_text(encoding='utf-8')[:500]}"
         )
+
+
+@pytest.fixture()
+def stale_log(tmp_path: Path) -> Path:
+    """The demo's log, dated when its stale run last wrote (before the demo launch in any zone)."""
+    log = tmp_path / "sglang-serve.log"
+    demo = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+    log.write_bytes((demo / "sglang-serve.log").read_bytes())
+    stamp = 1778318312  # 2026-05-09 09:18:32 UTC: before the launch whatever the zone offset
+    os.utime(log, (stamp, stamp))
+    return log

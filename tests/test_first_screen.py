@@ -3,7 +3,6 @@ not fresh, one corrected command, a short default."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
 STORY = DEMO / "command-story.txt"  # three pkills in one `bash -c` (the reviewer's form A)
 LAUNCHED = "2026-05-09 09:31:05"
-
-
-@pytest.fixture()
-def stale_log(tmp_path: Path) -> Path:
-    log = tmp_path / "sglang-serve.log"
-    log.write_bytes((DEMO / "sglang-serve.log").read_bytes())
-    stamp = 1778318312  # 2026-05-09 09:18:32 UTC: before the launch whatever the zone offset
-    os.utime(log, (stamp, stamp))
-    return log
 
 
 # ---------------------------------------------------------------- item 2: the culprit

@@ -37,15 +37,6 @@ def _stops(text: str) -> list[tuple[str, str]]:
     return [(h.code, steps[h.step].line) for h in hits]
 
 
-@pytest.fixture()
-def stale_log(tmp_path: Path) -> Path:
-    log = tmp_path / "sglang-serve.log"
-    log.write_bytes((DEMO / "sglang-serve.log").read_bytes())
-    stamp = 1778318312  # 2026-05-09 09:18:32 UTC: before the launch whatever the zone offset
-    os.utime(log, (stamp, stamp))
-    return log
-
-
 def _story(script: str) -> str:
     return f"ssh root@gpu-box 'pct exec 129 -- bash -c \"{script}\"'"
 
