@@ -64,6 +64,9 @@ fuzz: $(STAMP)
 # dependency) builds the environments; it takes an interpreter from pyenv when there is one,
 # else downloads its own.
 PYTHONS := 3.10 3.13
+# The suite is derandomized: the matrix suites would try the main suite's examples again on
+# another interpreter, so each property tries a quarter of them there (tests/examples.py).
+MATRIX_SHARE ?= 0.25
 LOWEST_PY := 3.10
 UV := $(BIN)/uv
 find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/python))),$(1))
@@ -86,12 +89,12 @@ find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/p
 # leave the suite testing the pure-Python path only.
 pythons: $(foreach v,$(PYTHONS),.venv-$(v)/.installed) chromium
 	@set -e; for v in $(PYTHONS); do echo "pytest on Python $$v"; .venv-$$v/bin/python scripts/check_lane.py; \
-	  .venv-$$v/bin/python -m pytest $(XDIST) -p no:cacheprovider; done
+	  LOGSCOPE_EXAMPLE_SHARE=$(MATRIX_SHARE) .venv-$$v/bin/python -m pytest $(XDIST) -p no:cacheprovider; done
 
 lowest: .venv-lowest/.installed chromium
 	@echo "pytest with the lowest declared dependencies (Python $(LOWEST_PY))"
 	.venv-lowest/bin/python scripts/check_lane.py
-	.venv-lowest/bin/python -m pytest $(XDIST) -p no:cacheprovider
+	LOGSCOPE_EXAMPLE_SHARE=$(MATRIX_SHARE) .venv-lowest/bin/python -m pytest $(XDIST) -p no:cacheprovider
 
 # Each environment's editable install builds the C lane in place (one abi3 module for all of
 # them), so they are built one after another, before any suite has that module loaded. The

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -282,7 +283,7 @@ def test_rfc3339_times() -> None:
     assert parse_rfc3339("not a time") is None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=2000))
 def test_adapters_never_raise_on_arbitrary_bytes(data: bytes) -> None:
     detect(data)

@@ -18,6 +18,7 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+from examples import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -76,7 +77,7 @@ def _same_runs(data: bytes) -> None:
 
 # small bounds, so that short runs cross them: the trailing preamble a run holds back and the
 # lines a traceback may take
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_logs(), st.sampled_from([5, 64, 1 << 18]), st.sampled_from([3, 4096]))
 @example(b"\n" * 40, 7, 3)
 @example(b"Traceback (most recent call last):\n" + b"\n" * 30 + b'  File "x"\nX: y', 64, 3)
@@ -89,7 +90,7 @@ def test_runs_and_events_equal_the_line_by_line_reading(data: bytes, piece: int,
         _same_runs(data)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_logs(), st.sampled_from([5, 1 << 18]))
 def test_json_lines_report_and_frame_equal_the_reading_without_runs(
     data: bytes, piece: int

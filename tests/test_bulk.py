@@ -8,6 +8,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from examples import examples
+from fixture_logs import FIXTURE_LOGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from linearity import superlinear
@@ -22,9 +24,6 @@ from sglang_logscope.parse.lines import iter_events, iter_records
 from sglang_logscope.parse.messages import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_LOGS = sorted(
-    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
-)
 BULK_SPECS = [s for s in CATALOG.specs if s.bulk]
 
 
@@ -44,7 +43,7 @@ def test_fixture_logs_parse_the_same_in_bulk(path: Path) -> None:
     _same_either_way(path.read_bytes())
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(seed=st.integers(0, 10_000), runs=st.integers(2, 4))
 def test_generated_logs_parse_the_same_in_bulk(seed: int, runs: int) -> None:
     """The benchmark's generator: every era's batch lines on TP and DP ranks, behind
@@ -184,7 +183,7 @@ _LINES = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_LINES, st.sampled_from([1, 7, 64, 300, 1 << 18]), st.booleans())
 def test_any_mix_parses_the_same_in_bulk(
     lines: list[tuple[int, int, int, int]], piece: int, crlf: bool
@@ -197,7 +196,7 @@ def test_any_mix_parses_the_same_in_bulk(
         _same_either_way(text.encode("utf-8"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=400), st.sampled_from([3, 50, 1 << 18]))
 def test_arbitrary_bytes_parse_the_same_in_bulk(data: bytes, piece: int) -> None:
     with mock.patch.object(_source, "PIECE_BYTES", piece):

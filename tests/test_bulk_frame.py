@@ -13,6 +13,8 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
+from examples import examples
+from fixture_logs import FIXTURE_LOGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bulk_json import _batch_lines
@@ -27,9 +29,6 @@ from sglang_logscope.parse.bulk_columns import BulkColumns
 from sglang_logscope.parse.lines import iter_records
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_LOGS = sorted(
-    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
-)
 BATCH = [EventKind.PREFILL_BATCH, EventKind.DECODE_BATCH]
 
 
@@ -89,7 +88,7 @@ def test_blocks_of_a_known_shape_are_split_by_it() -> None:
     assert stats.by_shape > stats.fast // 2
 
 
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=examples(3), deadline=None)
 @given(seed=st.integers(0, 10_000), long=st.booleans())
 def test_generated_logs_give_the_same_frame(seed: int, long: bool) -> None:
     """Both benchmark shapes (many runs of every era on TP and DP ranks, ``docker logs -t``
@@ -107,7 +106,7 @@ def test_generated_logs_give_the_same_frame(seed: int, long: bool) -> None:
     assert stats.slow <= stats.fast  # the docker-wrapped runs' rows go the reference way
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_batch_lines(), st.sampled_from([64, 1 << 18]), st.sampled_from([3, 20_000]))
 def test_any_batch_values_give_the_same_frame(text: str, piece: int, chunk: int) -> None:
     """Any value text (trailing and leading zeros, exponents, 20 digits, units, bools,

@@ -13,6 +13,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from examples import examples
+from fixture_logs import FIXTURE_LOGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -25,9 +27,6 @@ from sglang_logscope.parse.bulk_json import BulkJson, event_json, iter_event_jso
 from sglang_logscope.parse.lines import iter_events
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_LOGS = sorted(
-    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
-)
 
 
 def _fast(data: bytes, kinds: set[EventKind] | None = None, ascii_only: bool = True) -> list[str]:
@@ -59,7 +58,7 @@ def test_fixture_logs_write_the_same_json_lines(path: Path) -> None:
         _same(path.read_bytes())
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(seed=st.integers(0, 10_000), long=st.booleans())
 def test_generated_logs_write_the_same_json_lines(seed: int, long: bool) -> None:
     """Both benchmark shapes (many runs of every era on TP and DP ranks, ``docker logs -t``;
@@ -132,7 +131,7 @@ def _batch_lines(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_batch_lines(), st.sampled_from([64, 1 << 18]))
 def test_any_batch_values_write_the_same_json_lines(text: str, piece: int) -> None:
     """Any value text (trailing zeros, leading zeros, exponents, 20 digits, units, bools,
@@ -161,7 +160,7 @@ def test_repeated_shapes_go_the_fast_way() -> None:
     assert writer.fast == 2000 and writer.slow == 0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_write_the_same_json_lines(data: bytes) -> None:
     _same(data)

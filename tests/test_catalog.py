@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import regex
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -245,7 +246,7 @@ def test_bulk_entries_tried_first_change_no_samples_match() -> None:
                     assert other.compiled.match(message) is None, (bulk.name, other.name)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     st.one_of(
         st.text(max_size=12),

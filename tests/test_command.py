@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -372,7 +373,9 @@ def _argv(draw: st.DrawFn) -> list[str]:
     return argv
 
 
-_FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FAST = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @_FAST
@@ -407,7 +410,7 @@ def test_wrapping_does_not_change_the_result(argv: list[str], how: str) -> None:
     assert wrapped.explicit == plain.explicit and wrapped.errors == plain.errors
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.text(max_size=120)
     | st.lists(

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -207,7 +208,7 @@ def test_where_and_the_command_that_runs_there() -> None:
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=" \\'\"$!&;|<>()-_abcfkilmnpsx29\n", max_size=80))
 def test_lint_never_raises(text: str) -> None:
     for hit in lint(text, STALE):

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from cli_run import run_captured as _run
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -298,14 +299,14 @@ def test_markup_and_terminal_escapes_from_the_log_are_shown_literally(
 # ------------------------------------------------------------------ every parser entry point: only LogscopeError
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=80))
 def test_launched_at_never_raises_anything_else(text: str) -> None:
     with contextlib.suppress(LogscopeError):
         parse_launched_at(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=40))
 def test_sizes_never_raise_anything_else(text: str) -> None:
     try:
@@ -315,7 +316,7 @@ def test_sizes_never_raise_anything_else(text: str) -> None:
     assert value > 0
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=400))
 def test_launch_records_are_data_only(
     tmp_path_factory: pytest.TempPathFactory, data: bytes
@@ -326,7 +327,7 @@ def test_launch_records_are_data_only(
     assert set(record) <= {"launched_at", "command"}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(max_size=300))
 def test_yaml_configs_never_raise_anything_else(
     tmp_path_factory: pytest.TempPathFactory, text: str

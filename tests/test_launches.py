@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import run_captured as _run
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -152,7 +153,7 @@ def test_consequence_patterns_match_what_they_name() -> None:
     assert not any(p.search("exit code: -30") for p in CONSEQUENCES.values())
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.text(max_size=200))
 def test_consequence_patterns_take_any_text(text: str) -> None:
     for pattern in CONSEQUENCES.values():
@@ -344,7 +345,7 @@ def _runs(draw: st.DrawFn) -> list[tuple[str, list[Run]]]:
     return files
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_runs())
 def test_grouping_joins_only_on_shared_evidence(files: list[tuple[str, list[Run]]]) -> None:
     launches = group_launches(files)

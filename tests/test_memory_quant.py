@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,7 +191,7 @@ _KEYS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     method=st.sampled_from(["awq", "gptq_marlin", "compressed-tensors", "fp8", "nvfp4", "x", ""]),
     config=st.dictionaries(_KEYS, _JSON, max_size=6),

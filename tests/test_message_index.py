@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +99,7 @@ def test_match_pieces_reads_holes_left_to_right() -> None:
 _TEXT = st.text(alphabet=st.sampled_from("ab :=,.{}\x00xyz"), max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_TEXT, min_size=1, max_size=6), st.lists(_TEXT, min_size=5, max_size=5))
 def test_filled_template_matches_and_reconstructs(pieces: list[str], fills: list[str]) -> None:
     """A template filled with any values matches, and the values it reads give the line back."""
@@ -111,7 +112,7 @@ def test_filled_template_matches_and_reconstructs(pieces: list[str], fills: list
     assert rebuilt == line
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=300))
 def test_match_never_raises(text: str) -> None:
     found = message_index().match(text)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ def _twice(text: str, names: Mapping[str, str]) -> None:
     assert read_pairs(text, names) == ref
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -64,7 +65,7 @@ def test_templates_equal_the_pattern(
         _twice(text.rstrip(", "), dict(spec.pairs))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="#abx ().:,=0123456789-[]", max_size=80))
 def test_templates_equal_the_pattern_on_any_text(text: str) -> None:
     _twice(text, {"#token": "token"})

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,7 +51,7 @@ _text = st.text(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(before=_text, after=_text, which=st.sampled_from(PLANTED))
 def test_a_planted_secret_never_survives(before: str, after: str, which: str) -> None:
     out = redact_text(f"{before} {which} {after}")
@@ -59,14 +60,14 @@ def test_a_planted_secret_never_survives(before: str, after: str, which: str) ->
             assert secret not in out.replace(before, "").replace(after, "")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(parts=st.lists(st.one_of(_text, st.sampled_from(PLANTED)), max_size=8))
 def test_redacting_twice_changes_nothing(parts: list[str]) -> None:
     once = redact_text(" ".join(parts))
     assert redact_text(once) == once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(filler=st.lists(_text.filter(lambda t: not set(t) & set(".:-")), max_size=5))
 def test_the_same_value_is_the_same_placeholder(filler: list[str]) -> None:
     text = "".join(f"{f} 10.0.0.9 " for f in filler)

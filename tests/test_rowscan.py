@@ -11,6 +11,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from examples import examples
+from fixture_logs import FIXTURE_LOGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +27,6 @@ from sglang_logscope.parse.lines import iter_records
 
 rowscan = pytest.importorskip("sglang_logscope.parse._rowscan")
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_LOGS = sorted((ROOT / "fixtures").rglob("*.log"))
 SHAPE = bulk_shape()
 
 
@@ -166,20 +167,20 @@ def test_the_drawn_lines_reach_the_lane() -> None:
     assert min(seen.values()) >= 10, seen
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_lines())
 def test_a_line_the_lane_reads_the_regex_reads_alike(line: str) -> None:
     """The subset property, line by line, around every rule of the lane's grammar."""
     _agrees(line.encode())
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_lines(), min_size=1, max_size=12))
 def test_a_block_the_lane_reads_folds_as_the_regex_split(lines: list[str]) -> None:
     _agrees("\n".join(lines).encode())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes_leave_the_lane_quietly(data: bytes) -> None:
     """Straight into the C function, past the bulk path's checks: ``None`` or a reading."""
@@ -319,7 +320,7 @@ def test_the_report_series_are_the_same_with_the_lane(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ the byte pass's marks
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(
         st.sampled_from([b"\n", b"usage: ", b"server_args=", b"x", b"=", b"u", b"\r"]), max_size=40

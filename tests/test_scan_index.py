@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_long_run import VARIANTS, _answer, _make
@@ -77,7 +78,7 @@ def _append(path: Path, rest: bytes) -> None:
 
 
 @settings(
-    max_examples=int(os.environ.get("SCAN_INDEX_EXAMPLES", "25")),
+    max_examples=int(os.environ.get("SCAN_INDEX_EXAMPLES", examples(25))),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

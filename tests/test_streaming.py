@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from examples import examples
+from fixture_logs import FIXTURE_LOGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,9 +22,6 @@ from sglang_logscope.parse.lines import iter_events
 from sglang_logscope.render import text as report
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_LOGS = sorted(
-    {p for p in (ROOT / "fixtures").rglob("*.log")} | set((ROOT / "fixtures").rglob("server.log"))
-)
 
 
 def _consistent_runs(events: list[Event]) -> None:
@@ -52,7 +51,9 @@ def test_streamed_summary_is_the_full_summary(path: Path) -> None:
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(seed=st.integers(0, 10_000), runs=st.integers(1, 4))
 def test_streamed_summary_on_generated_logs(tmp_path: Path, seed: int, runs: int) -> None:
@@ -84,7 +85,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, len(_PIECES) - 1), st.integers(0, 9)), max_size=40))
 def test_streamed_runs_on_shuffled_starts_and_preambles(pieces: list[tuple[int, int]]) -> None:
     """Banners, preambles, headless noise, argparse blocks and clock jumps in any order."""
@@ -117,7 +118,7 @@ _STARTER_PIECES = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.integers(0, len(_STARTER_PIECES) - 1), max_size=30),
     st.sampled_from([2, 8, 64, 4096]),

@@ -8,6 +8,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,7 +95,7 @@ _POOL = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.integers(0, len(_POOL) - 1), max_size=80),
     st.sampled_from([1, 3, 8192]),
@@ -162,7 +163,7 @@ _LEVEL_BODIES = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, len(_LEVEL_HEADS) - 1), st.integers(0, len(_LEVEL_BODIES) - 1)),
@@ -198,7 +199,7 @@ def test_every_layout_takes_the_same_lines(lines: list[tuple[int, int]], odd: bo
             )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.text(alphabet="aZ09٣² \t|()-[]:._T,Z+\u00e9", max_size=40)
     | st.sampled_from(

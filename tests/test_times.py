@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from cli_run import run_cli, run_main
 from dateutil import tz
+from examples import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -222,7 +223,7 @@ def test_the_watch_result_carries_the_log_zone(tmp_path: Path, zone_text: str | 
         assert t.endswith(("+01:00", "+02:00")) if zone_text else t[-6] not in "+-", t
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     received=st.datetimes(
         min_value=datetime(1970, 1, 2),

@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -173,7 +174,7 @@ LINE = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), min_size=1, max_
 DOCUMENT = st.lists(LINE, max_size=40).map("\n".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENT)
 def test_an_extent_never_crosses_a_headed_sglang_line(text: str) -> None:
     """Never raises; every line in one event; no multi-line event holds, after its first

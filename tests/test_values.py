@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -319,7 +320,9 @@ _FIELDS = sorted({*limits.rules(), "enable_mixed_chunk", "some_unknown_field"})
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     st.sampled_from(_FIELDS),
@@ -407,7 +410,7 @@ _SAMPLES = [s.line for spec in CATALOG.specs for s in spec.samples]
 _HUGE = st.sampled_from(["9" * 25, "9" * 400, "9" * 5000, "9" * 400 + ".5", "1e999", "0"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from(_SAMPLES), st.lists(_HUGE, min_size=1, max_size=8))
 def test_any_number_in_any_catalog_line_stays_bounded(line: str, numbers: list[str]) -> None:
     """Every number of a real SGLang line (the catalog's samples) replaced by a huge one:
@@ -454,7 +457,7 @@ _VALUE = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.dictionaries(st.sampled_from(_FIELDS), _VALUE, min_size=1, max_size=4))
 def test_budget_takes_any_values(changed: dict[str, Any]) -> None:
     """``budget()`` called by a library user with any Python values: a budget (the values it
@@ -474,7 +477,9 @@ _WORDS = ["0", "-1", "inf", "nan", "1e400", "9" * 30, "0.999999", "4097", "x", "
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.sampled_from(_FIELDS), st.sampled_from(_WORDS))
 def test_any_flag_value_in_a_command(tmp_path: Path, field: str, word: str) -> None:

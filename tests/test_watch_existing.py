@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_long_run import VARIANTS, _make
@@ -59,7 +60,9 @@ def _watch(log: Path, launched: str, fast: bool, monkeypatch: pytest.MonkeyPatch
 
 
 @settings(
-    max_examples=16, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(16),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     shape=st.sampled_from(["long", "many"]),
