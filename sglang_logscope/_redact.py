@@ -132,27 +132,31 @@ class Redactor:
         text = self._sub(_IPV4, "ip", text)
         return self._sub(_CONTAINER, "container", text)
 
+    def _learnt(self, kind: str) -> str | None:
+        """The names of ``kind`` learnt so far as one alternation, longest first (so that a
+        name never stops short at a shorter one it starts with); None when there are none."""
+        names = [n for n in self.seen.get(kind, {}) if not _PLACEHOLDER.fullmatch(n)]
+        if not names:
+            return None
+        names.sort(key=len, reverse=True)
+        return "|".join(regex.escape(n) for n in names)
+
     def _known_users(self, text: str) -> str:
         """Every user name learnt from a home directory, wherever it is a path's segment
         (``/opt/alice/venv``)."""
-        names = [n for n in self.seen.get("user", {}) if not _PLACEHOLDER.fullmatch(n)]
-        if not names:
+        names = self._learnt("user")
+        if names is None:
             return text
-        names.sort(key=len, reverse=True)
-        segment = regex.compile(
-            r"(?<=/)(?:" + "|".join(regex.escape(n) for n in names) + r")(?=/|[\s'\"]|$)"
-        )
+        segment = regex.compile(r"(?<=/)(?:" + names + r")(?=/|[\s'\"]|$)")
         return self._sub(segment, "user", text)
 
     def _known_hosts(self, text: str) -> str:
         """Every host name learnt so far, wherever it stands as a whole word."""
-        names = [n for n in self.seen.get("host", {}) if not _PLACEHOLDER.fullmatch(n)]
-        if not names:
+        names = self._learnt("host")
+        if names is None:
             return text
-        names.sort(key=len, reverse=True)
         words = regex.compile(
-            r"(?<![\w.-])(" + "|".join(regex.escape(n) for n in names) + r")"
-            r"(?:\.[A-Za-z0-9-]{1,63}+){0,20}+(?![\w-])"
+            r"(?<![\w.-])(" + names + r")(?:\.[A-Za-z0-9-]{1,63}+){0,20}+(?![\w-])"
         )
         # a name and its domain (``node3`` and ``node3.corp.example``) are one host
         return words.sub(lambda m: self._name("host", m.group(1)), text)

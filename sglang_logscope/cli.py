@@ -852,22 +852,12 @@ def _watch_started(
     fmt: WatchFormat,
     poll: float,
 ) -> None:
-    """Watch the server ``launch`` just started: its own record gives the launch time and pid,
-    and the whole log is its own (the launch created the file)."""
+    """Watch the server ``launch`` just started (:func:`~.watch.loop.started_options`)."""
     # start-up: each command loads only the library and renderer it needs
-    from .timing import parse_launched_at
-    from .watch.loop import Prepared, settle_for
-    from .watch.watcher import WatchOptions
+    from .watch.loop import Prepared, settle_for, started_options
 
-    options = WatchOptions(
-        launched_at=parse_launched_at(started.record.launched_at),
-        expect=intended,
-        timeout=wait_s,
-        quiet_after=quiet_s,
-        settle=settle_for(poll),
-        fresh_file=True,
-        pid=started.pid,
-        alive=started.alive,
+    options = started_options(
+        started, intended, timeout=wait_s, quiet_after=quiet_s, settle=settle_for(poll)
     )
     _watch_run(str(started.log), Prepared(options), fmt, poll, started.pid)
 

@@ -30,11 +30,10 @@ from ..log.select import summaries
 from ..memory.from_inputs import budget_from_inputs
 from ..staleness.fixing import fix_command
 from ..staleness.judge import check
-from ..timing import parse_launched_at
 from ..watch import launch as launcher
-from ..watch.loop import MAX_DURATION_S, prepare, settle_for
+from ..watch.loop import MAX_DURATION_S, prepare, settle_for, started_options
 from ..watch.result import Note, WatchOutcome
-from ..watch.watcher import Watcher, WatchOptions
+from ..watch.watcher import Watcher
 
 #: The most log lines a tool returns; the default.
 MAX_LINES = 200
@@ -261,14 +260,8 @@ class Launches:
         if refusal is not None:
             return _refused(refusal, findings)
         started = launcher.start(argv, log, keep=keep, env=env, cwd=self._cwd)
-        options = WatchOptions(
-            launched_at=parse_launched_at(started.record.launched_at),
-            expect=intended,
-            timeout=MAX_DURATION_S,
-            settle=settle_for(POLL_S),
-            fresh_file=True,
-            pid=started.pid,
-            alive=started.alive,
+        options = started_options(
+            started, intended, timeout=MAX_DURATION_S, settle=settle_for(POLL_S)
         )
         handle = os.path.abspath(started.log)
         session = self._register(handle, Watcher(handle, options, start=self._clock()))

@@ -124,6 +124,13 @@ class _Fixer:
         self.changes.append(Change(code, old.strip(), new.strip() or "(removed)", why))
         return at
 
+    def sub_all(self, change: Change, pattern: str, repl: str) -> None:
+        """Every match of ``pattern`` becomes ``repl``; ``change`` is said once if any did."""
+        edited = re.sub(pattern, repl, self.text)
+        if edited != self.text:
+            self.text = edited
+            self.changes.append(change)
+
     def find_step(self, step: Step, start: int = 0) -> re.Match[str] | None:
         """Where ``step``'s words stand in the text (each maybe quoted or escaped)."""
         quote = r"[\\'\"]*"  # a word after the first may be quoted or escaped
@@ -186,18 +193,11 @@ def _fix_pkill(f: _Fixer, hits: list[LintHit]) -> None:
 
 
 def _fix_bang(f: _Fixer, hits: list[LintHit]) -> None:
-    edited = re.sub(r"(?<!\\)\$!", r"\\$!", f.text)
-    if edited != f.text:
-        f.text = edited
-        f.changes.append(
-            Change(
-                "LS033",
-                "$!",
-                "\\$!",
-                "the outer shell expanded `$!` before the inner one started anything in the "
-                "background; escaped, the shell that ran the `&` expands it",
-            )
-        )
+    why = (
+        "the outer shell expanded `$!` before the inner one started anything in the "
+        "background; escaped, the shell that ran the `&` expands it"
+    )
+    f.sub_all(Change("LS033", "$!", "\\$!", why), r"(?<!\\)\$!", r"\\$!")
 
 
 def _fix_sleep(f: _Fixer, hits: list[LintHit]) -> None:
@@ -220,17 +220,8 @@ def _fix_sleep(f: _Fixer, hits: list[LintHit]) -> None:
 
 
 def _fix_spaces(f: _Fixer, hits: list[LintHit]) -> None:
-    edited = re.sub(r"\\ (?=[ \t]*(?:-|[<>]|\d>))", "", f.text)
-    if edited != f.text:
-        f.text = edited
-        f.changes.append(
-            Change(
-                "LS037",
-                "\\ --flag",
-                "--flag",
-                "a `\\ ` before a flag passes it with a leading space, which argparse rejects",
-            )
-        )
+    why = "a `\\ ` before a flag passes it with a leading space, which argparse rejects"
+    f.sub_all(Change("LS037", "\\ --flag", "--flag", why), r"\\ (?=[ \t]*(?:-|[<>]|\d>))", "")
 
 
 def _fix_redirect(f: _Fixer, hits: list[LintHit]) -> None:

@@ -513,10 +513,14 @@ def _before_launch(ctx: Context) -> list[Step]:
     return [s for s in ctx.walk.steps[:end] if s.shell in chain and s.depth == 0]
 
 
+#: How a step hands on to the next: chained by ``&&``/``||`` or piped, it stops nothing.
+_CHAINED = ("&&", "||", "|", "|&")
+
+
 def _unconditional(ctx: Context, step: Step) -> bool:
     """Runs whatever came before it (not after ``&&``/``||``), in the foreground."""
     before = [s for s in ctx.walk.steps if s.shell == step.shell and s.position < step.position]
-    return not step.background and (not before or before[-1].then not in ("&&", "||", "|", "|&"))
+    return not step.background and (not before or before[-1].then not in _CHAINED)
 
 
 def _stopper(ctx: Context, step: Step, code: str, message: str, fix: str, short: str) -> LintHit:
@@ -533,24 +537,31 @@ def _stopper(ctx: Context, step: Step, code: str, message: str, fix: str, short:
     )
 
 
+def _stoppers(
+    ctx: Context, code: str, stops: Callable[[Step], bool], words: tuple[str, str, str]
+) -> list[LintHit]:
+    """A stopper hit for each step before the launch that runs whatever came before it, is not
+    chained to the next, and ``stops`` the script; ``words`` (message, fix, short) name the
+    step's line as ``{line}``."""
+    return [
+        _stopper(ctx, step, code, *(w.format(line=step.line) for w in words))
+        for step in _before_launch(ctx)
+        if stops(step) and step.then not in _CHAINED and _unconditional(ctx, step)
+    ]
+
+
 def _exit_before_launch(ctx: Context) -> list[LintHit]:
-    hits = []
-    for step in _before_launch(ctx):
-        if step.head in ("exit", "return", "logout") and _unconditional(ctx, step):
-            if step.then in ("&&", "||", "|", "|&"):
-                continue
-            hits.append(
-                _stopper(
-                    ctx,
-                    step,
-                    "LS038",
-                    f"`{step.line}` ends the shell before the launch: bash stops reading the "
-                    "script there, so the server is never started.",
-                    f"drop `{step.line}` (or move it after the launch).",
-                    f"`{step.line}` ends the shell before the launch",
-                )
-            )
-    return hits
+    return _stoppers(
+        ctx,
+        "LS038",
+        lambda step: step.head in ("exit", "return", "logout"),
+        (
+            "`{line}` ends the shell before the launch: bash stops reading the script there, "
+            "so the server is never started.",
+            "drop `{line}` (or move it after the launch).",
+            "`{line}` ends the shell before the launch",
+        ),
+    )
 
 
 _ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
@@ -583,28 +594,23 @@ def errexit_on(walked: Walk, step: Step) -> bool:
 
 
 def _fails_under_errexit(ctx: Context) -> list[LintHit]:
-    hits = []
     killing = {h.step for h in _self_match(ctx)}  # it matches its own shell: it does not fail
-    for step in _before_launch(ctx):
-        if step.head not in _NO_MATCH or not _unconditional(ctx, step):
-            continue
-        if _order(ctx, step) in killing:
-            continue
-        if step.then in ("&&", "||", "|", "|&") or not errexit_on(ctx.walk, step):
-            continue
-        hits.append(
-            _stopper(
-                ctx,
-                step,
-                "LS039",
-                f"Under `set -e`, `{step.line}` exits with status 1 when nothing matches (no such "
-                "process on a clean machine, no matching line), and bash then ends the script "
-                "before the launch.",
-                f"`{step.line} || true`",
-                f"Under `set -e`, `{step.line}` fails when nothing matches and ends the script",
-            )
-        )
-    return hits
+    return _stoppers(
+        ctx,
+        "LS039",
+        lambda step: (
+            step.head in _NO_MATCH
+            and _order(ctx, step) not in killing
+            and errexit_on(ctx.walk, step)
+        ),
+        (
+            "Under `set -e`, `{line}` exits with status 1 when nothing matches (no such process "
+            "on a clean machine, no matching line), and bash then ends the script before the "
+            "launch.",
+            "`{line} || true`",
+            "Under `set -e`, `{line}` fails when nothing matches and ends the script",
+        ),
+    )
 
 
 def _never_returns(step: Step) -> bool:
@@ -622,24 +628,17 @@ def _never_returns(step: Step) -> bool:
 
 
 def _blocks_before_launch(ctx: Context) -> list[LintHit]:
-    hits = []
-    for step in _before_launch(ctx):
-        if not _never_returns(step) or not _unconditional(ctx, step):
-            continue
-        if step.then in ("|", "|&", "&&", "||"):
-            continue
-        hits.append(
-            _stopper(
-                ctx,
-                step,
-                "LS053",
-                f"`{step.line}` runs in the foreground and never returns, so bash waits on it "
-                "forever and never reaches the launch.",
-                f"drop `{step.line}` (or start it in the background: `{step.line} &`).",
-                f"`{step.line}` never returns, so the script never gets to the launch",
-            )
-        )
-    return hits
+    return _stoppers(
+        ctx,
+        "LS053",
+        _never_returns,
+        (
+            "`{line}` runs in the foreground and never returns, so bash waits on it forever and "
+            "never reaches the launch.",
+            "drop `{line}` (or start it in the background: `{line} &`).",
+            "`{line}` never returns, so the script never gets to the launch",
+        ),
+    )
 
 
 RULES: tuple[LintRule, ...] = (

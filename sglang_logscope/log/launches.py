@@ -15,11 +15,11 @@ others did after.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
@@ -27,6 +27,8 @@ from ..events import EventKind
 from ..parse.source import Source, describe
 from .reader import iter_runs
 from .runs import Outcome, Run
+
+_T = TypeVar("_T")
 
 #: Runs whose spans come this close (or overlap) may be one launch: the nodes of a launch start
 #: within seconds to minutes of each other.
@@ -272,18 +274,25 @@ def _node_groups(members: Iterable[Member]) -> list[list[Member]]:
     overlapping time; every other member alone. Groups are looked up by those keys' values
     (a member can only join a group whose first member has the same ones), so a fleet of
     many files groups in linear time, with the same result as trying every group in turn."""
-    groups: list[list[Member]] = []
-    by_key: dict[Hashable, list[list[Member]]] = {}
-    for m in members:
-        bucket = by_key.setdefault(
-            _key(m.args, (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")), []
-        )
-        home = next((g for g in bucket if _same_nodes(g, m)), None)
+    keys = (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")
+    return _gather(members, lambda m: _key(m.args, keys), _same_nodes)
+
+
+def _gather(
+    items: Iterable[_T], key: Callable[[_T], Hashable], joins: Callable[[list[_T], _T], bool]
+) -> list[list[_T]]:
+    """``items`` in groups, in order: each joins the first group under its ``key`` that
+    ``joins`` lets it join, else starts one (only groups whose key is its own are tried)."""
+    groups: list[list[_T]] = []
+    by_key: dict[Hashable, list[list[_T]]] = {}
+    for item in items:
+        bucket = by_key.setdefault(key(item), [])
+        home = next((g for g in bucket if joins(g, item)), None)
         if home is None:
-            groups.append([m])
+            groups.append([item])
             bucket.append(groups[-1])
         else:
-            home.append(m)
+            home.append(item)
     return groups
 
 
@@ -318,16 +327,7 @@ def _pd_join(groups: list[list[Member]]) -> list[list[Member]]:
     overlapping time, joined (at least one prefill and one decode: else they stay apart)."""
     pd = [g for g in groups if g[0].mode is not None]
     rest = [g for g in groups if g[0].mode is None]
-    joined: list[list[list[Member]]] = []
-    by_key: dict[Hashable, list[list[list[Member]]]] = {}
-    for g in pd:
-        bucket = by_key.setdefault(_key(g[0].args, PD_KEYS), [])
-        home = next((j for j in bucket if _same_pd(j, g)), None)
-        if home is None:
-            joined.append([g])
-            bucket.append(joined[-1])
-        else:
-            home.append(g)
+    joined = _gather(pd, lambda g: _key(g[0].args, PD_KEYS), _same_pd)
     out = list(rest)
     for j in joined:
         modes = {g[0].mode for g in j}

@@ -66,17 +66,11 @@ def note_text(note: Note) -> Text:
     )
 
 
-class PlainSink:
-    """One line per note; the result as a short report. For pipes and ``--format text`` off a TTY."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
+class _LineSink:
+    """A sink that only writes what it is told: no live view to start, redraw or stop."""
 
     def start(self, watcher: Watcher) -> None:
         pass
-
-    def note(self, note: Note) -> None:
-        self.console.print(note_text(note), soft_wrap=True)
 
     def refresh(self, watcher: Watcher) -> None:
         pass
@@ -84,11 +78,21 @@ class PlainSink:
     def stop(self) -> None:
         pass
 
+
+class PlainSink(_LineSink):
+    """One line per note; the result as a short report. For pipes and ``--format text`` off a TTY."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def note(self, note: Note) -> None:
+        self.console.print(note_text(note), soft_wrap=True)
+
     def finish(self, result: WatchResult) -> None:
         render_result(self.console, result)
 
 
-class JsonlSink:
+class JsonlSink(_LineSink):
     """One JSON object per note, then the result object (``"event": "result"``)."""
 
     def __init__(self, out: Any = None) -> None:
@@ -99,17 +103,8 @@ class JsonlSink:
         self.out.write(_text.to_json(data, indent=None) + "\n")
         self.out.flush()
 
-    def start(self, watcher: Watcher) -> None:
-        pass
-
     def note(self, note: Note) -> None:
         self._write(note.to_dict())
-
-    def refresh(self, watcher: Watcher) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
 
     def finish(self, result: WatchResult) -> None:
         self._write(result.to_dict())

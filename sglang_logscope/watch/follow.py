@@ -173,13 +173,17 @@ class Follower:
             raise LogscopeError(f"{self.path}: watch follows a regular file, not a FIFO or device")
         self._fd = fd
         self._ident = (st.st_ino, st.st_dev)
+        self._new_generation()
+        return True
+
+    def _new_generation(self) -> None:
+        """Read the file from its start again: nothing buffered, skipped or remembered of it."""
         self._offset = 0
         self._buf.clear()
         self._skipping = False
         self._sig = b""
         self._head = b""
         self.bytes_read = 0
-        return True
 
     def _skip_to_end(self) -> None:
         """Skip the existing content, counting its lines (so line numbers match the file)."""
@@ -214,12 +218,7 @@ class Follower:
 
     def _restart(self, why: Reset) -> Chunk:
         assert self._fd is not None
-        self._offset = 0
-        self._buf.clear()
-        self._skipping = False
-        self._sig = b""
-        self._head = b""
-        self.bytes_read = 0
+        self._new_generation()
         self.skipped_lines = 0
         lines, more = self._read()
         return Chunk(tuple(lines), why, more)

@@ -30,7 +30,7 @@ import regex
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import CommandError, LogscopeError
 from ..timing import parse_launched_at, parse_tz
-from .launch import LaunchRecord, read_record
+from .launch import Launched, LaunchRecord, read_record
 from .result import Note, Sink, WatchResult
 from .watcher import Watcher, WatchOptions
 
@@ -152,6 +152,28 @@ def prepare(
         alive=alive,
     )
     return Prepared(options, tuple(notes))
+
+
+def started_options(
+    started: Launched,
+    intended: LaunchCommand | None,
+    *,
+    timeout: float,
+    settle: float,
+    quiet_after: float = WatchOptions.quiet_after,
+) -> WatchOptions:
+    """Options to watch the server :func:`~.launch.start` just started: its own record gives the
+    launch time and pid, and the whole log is its own (the launch created the file)."""
+    return WatchOptions(
+        launched_at=parse_launched_at(started.record.launched_at),
+        expect=intended,
+        timeout=timeout,
+        quiet_after=quiet_after,
+        settle=settle,
+        fresh_file=True,
+        pid=started.pid,
+        alive=started.alive,
+    )
 
 
 def _usable_record(log: str | os.PathLike[str], notes: list[str]) -> LaunchRecord | None:
