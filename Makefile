@@ -6,8 +6,9 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test quick lint typecheck pytest fuzz pythons lowest environments dist install clean chromium
 
 # Every pytest run is spread over the machine's cores by pytest-xdist (tests are independent:
-# each has its own tmp_path, scan-index directory and loopback ports). XDIST=-n0 runs in one process.
-XDIST ?= -n auto
+# each has its own tmp_path, scan-index directory and loopback ports); worksteal: an idle worker
+# takes tests queued on a busy one, so a few long tests do not hold the end. XDIST=-n0: one process.
+XDIST ?= -n auto --dist worksteal
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
