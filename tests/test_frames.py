@@ -82,6 +82,8 @@ def test_streamed_frame_is_the_log_frame_in_any_chunk_size(tmp_path: Path) -> No
             whole = log.to_dataframe(kinds=kinds)
             for chunk in chunks:
                 _same_frame(events_frame(path, kinds, chunk=chunk), whole)
+            # the reference path too (tests/test_bulk_frame.py takes it in one chunk size)
+            _same_frame(events_frame(path, kinds, chunk=chunks[-1] // 2 + 1, bulk=False), whole)
     lean = events_frame(HYBRID, BATCH, messages=False, chunk=10)
     assert [c for c in lean.columns if lean[c].dtype == object] == []
     assert isinstance(lean["rank"].dtype, pd.CategoricalDtype)
