@@ -8,21 +8,26 @@ Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
+from .._text import to_json
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.source import Source, describe
-from .launches import Launch, group_launches
-from .pinning import clues_of
+from .launches import HEADER_KEYS, Launch, group_launches
+from .pinning import clues_of, telling_clues
 from .reader import SUMMARY_KINDS, iter_runs, summary_document
 from .runs import Run
 
 #: The kinds a fleet task keeps of each run: the summary's, and the header grouping reads.
 FLEET_KINDS = SUMMARY_KINDS | {EventKind.SERVER_ARGS}
+#: The ``server_args`` keys a fleet item's runs keep: what grouping reads, and the table's GPUs.
+TABLE_KEYS = (*HEADER_KEYS, "enable_dp_attention")
 #: The fleet table's columns, in order (one row per launch).
 FLEET_COLUMNS = (
     "launch",
@@ -41,14 +46,21 @@ FLEET_COLUMNS = (
 
 @dataclass(frozen=True)
 class FleetItem:
-    """One file of a fleet: its summary and its runs (each run's header, times, outcome,
-    failure and release clues; its events dropped once the summary is made), or why it could
-    not be read."""
+    """One file of a fleet: its summary, as its JSON line, and its runs as the fleet table
+    reads them (:func:`_lean`), or why it could not be read. Compact, for a Dask task to send
+    back: a string and a few small objects a file, not the summary's dictionaries (issue 30)."""
 
     source: str
-    summary: dict[str, Any] | None
+    #: the ``summary`` JSON of the file, one line (:func:`~sglang_logscope._text.to_json`,
+    #: non-ASCII characters as they are)
+    summary_json: str | None
     runs: tuple[Run, ...]
     error: str | None = None
+
+    @cached_property
+    def summary(self) -> dict[str, Any] | None:
+        """The ``summary`` JSON of the file, parsed (once, when asked)."""
+        return None if self.summary_json is None else json.loads(self.summary_json)
 
 
 class Fleet:
@@ -91,15 +103,21 @@ def fleet_item(source: Source) -> FleetItem:
         runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
-    summary = summary_document(describe(source), runs)
+    summary = to_json(summary_document(describe(source), runs), indent=None)
     return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs))
 
 
 def _lean(run: Run) -> Run:
-    """A run as grouping reads it: its header, times, outcome, failure and release clues,
-    without its events (most of what a task would send back, and read by nothing after the
-    summary)."""
-    return replace(run, events=(), release_clues=run.release_clues or tuple(clues_of(run.events)))
+    """A run as the fleet table reads it: its times, outcome and failure, its header's
+    :data:`TABLE_KEYS` (the whole header where it has none of them: an empty one reads as no
+    header), and the release clues that are evidence (:func:`~.pinning.telling_clues`: the
+    same ``sglang_release``); no events. The rest is in the summary, and most of what a task
+    would send back."""
+    args = run.server_args
+    if args is not None:
+        args = {k: args[k] for k in TABLE_KEYS if k in args} or args
+    clues = telling_clues(run.release_clues or clues_of(run.events))
+    return replace(run, events=(), server_args=args, release_clues=clues)
 
 
 def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:

@@ -40,6 +40,21 @@ SHAPE_KEYS = ("model_path", "tp_size", "pp_size", "dp_size", "ep_size")
 #: PD disaggregation: the servers of one launch serve one model over one transfer backend.
 PD_KEYS = ("model_path", "disaggregation_transfer_backend")
 PD_MODES = ("prefill", "decode")
+#: Every ``server_args`` key grouping reads (with each :class:`Launch`'s evidence): a run
+#: whose header holds only these groups as the whole header does (a fleet task sends no more).
+HEADER_KEYS = tuple(
+    dict.fromkeys(
+        (
+            *NODE_KEYS,
+            NODE_RANK,
+            *SHAPE_KEYS,
+            *PD_KEYS,
+            "disaggregation_mode",
+            "host",
+            "disaggregation_bootstrap_port",
+        )
+    )
+)
 #: A failure whose message matches one of these is what a node does when another died: a
 #: consequence, not a cause (name → pattern). One table: the wording in the JSON comes from it.
 CONSEQUENCES: dict[str, re.Pattern[str]] = {
