@@ -25,7 +25,7 @@ import pstats
 import time
 from pathlib import Path
 
-from sglang_logscope.log.fleet import fleet_table, map_fleet, read_fleet
+from sglang_logscope.log.fleet import fleet_table, local_cluster, map_fleet, read_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out" / "fleet"
@@ -61,15 +61,7 @@ def main() -> None:
     serial = time.perf_counter() - start
     del one  # (its items: not live during the Dask side)
 
-    # start-up: Dask only for the cluster run
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=args.workers,
-        threads_per_worker=1,
-        dashboard_address=None,
-        preload=["sglang_logscope.log.fleet"],
-    ) as cluster:
+    with local_cluster(args.workers) as cluster:  # what --dask local starts
         start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
         items = list(map_fleet(paths, cluster.scheduler_address, args.batch))
         read = time.perf_counter() - start

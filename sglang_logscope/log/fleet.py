@@ -8,6 +8,7 @@ Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -56,6 +57,9 @@ class FleetItem:
     summary_json: str | None
     runs: tuple[Run, ...]
     error: str | None = None
+    #: each run's release as the fleet table reads it (:func:`release_of`), made where the
+    #: file was read (on a worker, not in the client that groups); ``()``: not made yet
+    releases: tuple[str | None, ...] = ()
 
     @cached_property
     def summary(self) -> dict[str, Any] | None:
@@ -104,7 +108,17 @@ def fleet_item(source: Source) -> FleetItem:
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
     summary = to_json(summary_document(describe(source), runs), indent=None)
-    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs))
+    releases = tuple(release_of(r) for r in runs)
+    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs), None, releases)
+
+
+def release_of(run: Run) -> str | None:
+    """A run's release for the fleet table: the release its lines pin (``low-high`` for a
+    range), else its release hint, else ``None``."""
+    pin = run.sglang_release
+    if pin is not None:
+        return pin.low if pin.low == pin.high else f"{pin.low}-{pin.high}"
+    return run.release_hint or None
 
 
 def _lean(run: Run) -> Run:
@@ -148,18 +162,14 @@ def map_fleet(
     ``LocalCluster`` of one single-threaded worker process per core."""
     try:
         # start-up: Dask loads only for a fleet run on it
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, as_completed
     except ImportError:
         raise LogscopeError(
             "--dask needs dask.distributed: pip install 'sglang-logscope[fleet]'"
         ) from None
     if batch is not None and batch < 1:
         raise LogscopeError(f"a fleet batch is at least one file, not {batch}")
-    cluster = None
-    if scheduler == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=None
-        )
+    cluster = local_cluster() if scheduler == "local" else None
     try:
         try:
             # a local cluster's results come from its workers straight (not relayed by the
@@ -186,6 +196,25 @@ def map_fleet(
             cluster.close()
 
 
+def local_cluster(workers: int | None = None) -> Any:
+    """A Dask ``LocalCluster`` for a fleet: ``workers`` single-threaded worker processes (one
+    per core by default), each importing this module as it starts, its scheduler handing each
+    worker its share of the tasks at once (``worker-saturation`` unbounded: no worker waits on
+    a round trip to the scheduler, which lives in this process, for its next batch; Dask's
+    work stealing still evens out the last ones). Needs ``distributed``."""
+    # start-up: Dask loads only for a fleet run on it
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+        return LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            dashboard_address=None,
+            preload=[__name__],
+        )
+
+
 def _threads(client: Any) -> int:
     """The worker threads the client's cluster has now (one where it says none yet)."""
     workers = client.scheduler_info().get("workers", {})
@@ -195,8 +224,22 @@ def _threads(client: Any) -> int:
 def fleet_table(items: Iterable[FleetItem]) -> list[dict[str, Any]]:
     """One row per launch the read items make (:data:`FLEET_COLUMNS`)."""
     read = sorted((i for i in items if i.error is None), key=lambda i: i.source)
-    launches = group_launches([(i.source, i.runs) for i in read])
-    return [_row(n, launch) for n, launch in enumerate(launches)]
+    releases = {
+        (i.source, r.index): release
+        for i in read
+        for r, release in zip(i.runs, i.releases or map(release_of, i.runs), strict=True)
+    }
+    # Grouping makes no reference cycle; with the collector on, it walks every item's objects
+    # again and again while grouping allocates (10,000 files: about a quarter of the table's
+    # time on the 16-core machine, docs/performance.md)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        launches = group_launches([(i.source, i.runs) for i in read])
+        return [_row(n, launch, releases) for n, launch in enumerate(launches)]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def write_parquet(rows: list[dict[str, Any]], path: str) -> None:
@@ -217,7 +260,7 @@ def write_parquet(rows: list[dict[str, Any]], path: str) -> None:
         raise LogscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _row(n: int, launch: Launch) -> dict[str, Any]:
+def _row(n: int, launch: Launch, releases: dict[tuple[str, int], str | None]) -> dict[str, Any]:
     first = launch.first_failure
     return {
         "launch": n,
@@ -228,23 +271,10 @@ def _row(n: int, launch: Launch) -> dict[str, Any]:
         "failure_file": first.file if first else None,
         "failure_line": first.line if first else None,
         "failure_time": first.time.isoformat(sep=" ") if first and first.time else None,
-        "release": _release(launch),
+        "release": _one(releases[m.file, m.run.index] for m in launch.members),
         "gpus": _gpus(launch),
         "model": _one(m.args.get("model_path") for m in launch.members),
     }
-
-
-def _release(launch: Launch) -> str | None:
-    """The release the members' lines pin (``low-high`` for a range), where they agree;
-    else the release hint; ``None`` where they disagree or say nothing."""
-    spans: set[str] = set()
-    for m in launch.members:
-        pin = m.run.sglang_release
-        if pin is not None:
-            spans.add(pin.low if pin.low == pin.high else f"{pin.low}-{pin.high}")
-        elif m.run.release_hint:
-            spans.add(m.run.release_hint)
-    return spans.pop() if len(spans) == 1 else None
 
 
 def _gpus(launch: Launch) -> int | None:
