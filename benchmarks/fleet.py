@@ -62,12 +62,12 @@ def main() -> None:
     del one  # (its items: not live during the Dask side)
 
     with local_cluster(args.workers) as cluster:  # what --dask local starts
-        start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
+        start, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
         items = list(map_fleet(paths, cluster.scheduler_address, args.batch))
         read = time.perf_counter() - start
         rows = fleet_table(items)
         parallel, cpu = time.perf_counter() - start, time.process_time() - cpu
-        main = time.thread_time() - main
+        own = time.thread_time() - own
         assert len(items) == len(paths) and all(i.error is None for i in items)
         assert rows == rows_one, "the fleet table on Dask differs from the one-process table"
         del items
@@ -75,7 +75,7 @@ def main() -> None:
             f"{len(paths)} files, {len(rows)} launches (table included on both sides): "
             f"one process {serial:.2f} s; {args.workers} Dask workers {parallel:.2f} s "
             f"(cluster start not counted; the table {parallel - read:.2f} s of it; "
-            f"this process's CPU {cpu:.2f} s, {main:.2f} s of it its main thread's); "
+            f"this process's CPU {cpu:.2f} s, {own:.2f} s of it its main thread's); "
             f"ratio {serial / parallel:.2f}x",
             flush=True,
         )
