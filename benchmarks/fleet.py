@@ -8,18 +8,24 @@ fleet — every file's summary read and the fleet table grouped from them, what
 ``logscope summary --dask`` does — in this process (one core) and on a ``LocalCluster`` of
 ``--workers`` single-threaded worker processes (``--batch`` files a task; default
 ``log.fleet.batch_size``), and prints both, their ratio, and the CPU time this process (the
-client, with the local cluster's scheduler in it) spent on the Dask side. A benchmark, not a
-test: the issue's target is >= 10x one core on a 16-core machine.
+client, with the local cluster's scheduler in it) spent on the Dask side (and its main
+thread, the rest being Dask's event loop: the scheduler and the transfers). The workers import
+the library as they start (``preload``), as this process did before its clock started.
+``--profile N``: then the Dask side once more under cProfile, its N costliest functions (the
+client's; the workers are not profiled). A benchmark, not a test: the issue's target is
+>= 10x one core on a 16-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import time
 from pathlib import Path
 
-from sglang_logscope.log.fleet import fleet_table, map_fleet, read_fleet
+from sglang_logscope.log.fleet import fleet_table, local_cluster, map_fleet, read_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out" / "fleet"
@@ -44,6 +50,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--batch", type=int, default=None, help="files a task (default: auto)")
+    parser.add_argument("--profile", type=int, default=0, help="then profile the client's side")
     args = parser.parse_args()
     paths = write_fleet(args.files)
     start = time.perf_counter()
@@ -52,27 +59,36 @@ def main() -> None:
         pass
     rows_one = one.table()
     serial = time.perf_counter() - start
+    del one  # (its items: not live during the Dask side)
 
-    # start-up: Dask only for the cluster run
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=args.workers, threads_per_worker=1, dashboard_address=None
-    ) as cluster:
-        start, cpu = time.perf_counter(), time.process_time()
+    with local_cluster(args.workers) as cluster:  # what --dask local starts
+        start, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
         items = list(map_fleet(paths, cluster.scheduler_address, args.batch))
         read = time.perf_counter() - start
         rows = fleet_table(items)
         parallel, cpu = time.perf_counter() - start, time.process_time() - cpu
-    assert len(items) == len(paths) and all(i.error is None for i in items)
-    assert rows == rows_one, "the fleet table on Dask differs from the one-process table"
-    print(
-        f"{len(paths)} files, {len(rows)} launches (table included on both sides): "
-        f"one process {serial:.2f} s; {args.workers} Dask workers {parallel:.2f} s "
-        f"(cluster start not counted; the table {parallel - read:.2f} s of it; "
-        f"this process's CPU {cpu:.2f} s); "
-        f"ratio {serial / parallel:.2f}x"
-    )
+        own = time.thread_time() - own
+        assert len(items) == len(paths) and all(i.error is None for i in items)
+        assert rows == rows_one, "the fleet table on Dask differs from the one-process table"
+        del items
+        print(
+            f"{len(paths)} files, {len(rows)} launches (table included on both sides): "
+            f"one process {serial:.2f} s; {args.workers} Dask workers {parallel:.2f} s "
+            f"(cluster start not counted; the table {parallel - read:.2f} s of it; "
+            f"this process's CPU {cpu:.2f} s, {own:.2f} s of it its main thread's); "
+            f"ratio {serial / parallel:.2f}x",
+            flush=True,
+        )
+        if args.profile:
+            profile(paths, cluster.scheduler_address, args.batch, args.profile)
+
+
+def profile(paths: list[str], scheduler: str, batch: int | None, top: int) -> None:
+    """The Dask side once more, this process under cProfile: its ``top`` costliest
+    functions by their own time."""
+    with cProfile.Profile() as prof:
+        fleet_table(list(map_fleet(paths, scheduler, batch)))
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ def _escape(match: regex.Match[str]) -> str:
 
 def visible(text: str, limit: int | None = None) -> str:
     """Make control and bidi characters visible (``\\x1b``, ``\\u202e``) and cut to ``limit``."""
-    text = _CONTROL.sub(_escape, text)
+    if not (text.isascii() and text.isprintable()):  # (printable ASCII: nothing to escape)
+        text = _CONTROL.sub(_escape, text)
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

@@ -19,6 +19,7 @@ from sglang_logscope.log import launches as L
 from sglang_logscope.log.fleet import (
     FLEET_KINDS,
     MAX_BATCH,
+    TASKS_PER_THREAD,
     FleetItem,
     batch_size,
     fleet_item,
@@ -120,7 +121,7 @@ def test_a_fleet_task_reads_its_batch_in_order() -> None:
 def test_batches_aim_at_several_tasks_a_thread_and_stay_bounded() -> None:
     assert batch_size(10, 16) == 1  # few files: one a task, as before
     assert batch_size(10_000, 16) == MAX_BATCH
-    assert batch_size(2_000, 16) == 2_000 // (16 * 8)
+    assert batch_size(2_000, 16) == 2_000 // (16 * TASKS_PER_THREAD)
     assert batch_size(0, 0) == 1
 
 

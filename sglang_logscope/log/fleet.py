@@ -8,21 +8,27 @@ Dask (``distributed``) and pyarrow are the optional extra ``[fleet]``; they load
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
+from .._text import to_json
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.source import Source, describe
-from .launches import Launch, group_launches
-from .pinning import clues_of
+from .launches import HEADER_KEYS, Launch, group_launches
+from .pinning import clues_of, telling_clues
 from .reader import SUMMARY_KINDS, iter_runs, summary_document
 from .runs import Run
 
 #: The kinds a fleet task keeps of each run: the summary's, and the header grouping reads.
 FLEET_KINDS = SUMMARY_KINDS | {EventKind.SERVER_ARGS}
+#: The ``server_args`` keys a fleet item's runs keep: what grouping reads, and the table's GPUs.
+TABLE_KEYS = (*HEADER_KEYS, "enable_dp_attention")
 #: The fleet table's columns, in order (one row per launch).
 FLEET_COLUMNS = (
     "launch",
@@ -41,14 +47,24 @@ FLEET_COLUMNS = (
 
 @dataclass(frozen=True)
 class FleetItem:
-    """One file of a fleet: its summary and its runs (each run's header, times, outcome,
-    failure and release clues; its events dropped once the summary is made), or why it could
-    not be read."""
+    """One file of a fleet: its summary, as its JSON line, and its runs as the fleet table
+    reads them (:func:`_lean`), or why it could not be read. Compact, for a Dask task to send
+    back: a string and a few small objects a file, not the summary's dictionaries (issue 30)."""
 
     source: str
-    summary: dict[str, Any] | None
+    #: the ``summary`` JSON of the file, one line (:func:`~sglang_logscope._text.to_json`,
+    #: non-ASCII characters as they are)
+    summary_json: str | None
     runs: tuple[Run, ...]
     error: str | None = None
+    #: each run's release as the fleet table reads it (:func:`release_of`), made where the
+    #: file was read (on a worker, not in the client that groups); ``()``: not made yet
+    releases: tuple[str | None, ...] = ()
+
+    @cached_property
+    def summary(self) -> dict[str, Any] | None:
+        """The ``summary`` JSON of the file, parsed (once, when asked)."""
+        return None if self.summary_json is None else json.loads(self.summary_json)
 
 
 class Fleet:
@@ -91,15 +107,31 @@ def fleet_item(source: Source) -> FleetItem:
         runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
-    summary = summary_document(describe(source), runs)
-    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs))
+    summary = to_json(summary_document(describe(source), runs), indent=None)
+    releases = tuple(release_of(r) for r in runs)
+    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs), None, releases)
+
+
+def release_of(run: Run) -> str | None:
+    """A run's release for the fleet table: the release its lines pin (``low-high`` for a
+    range), else its release hint, else ``None``."""
+    pin = run.sglang_release
+    if pin is not None:
+        return pin.low if pin.low == pin.high else f"{pin.low}-{pin.high}"
+    return run.release_hint or None
 
 
 def _lean(run: Run) -> Run:
-    """A run as grouping reads it: its header, times, outcome, failure and release clues,
-    without its events (most of what a task would send back, and read by nothing after the
-    summary)."""
-    return replace(run, events=(), release_clues=run.release_clues or tuple(clues_of(run.events)))
+    """A run as the fleet table reads it: its times, outcome and failure, its header's
+    :data:`TABLE_KEYS` (the whole header where it has none of them: an empty one reads as no
+    header), and the release clues that are evidence (:func:`~.pinning.telling_clues`: the
+    same ``sglang_release``); no events. The rest is in the summary, and most of what a task
+    would send back."""
+    args = run.server_args
+    if args is not None:
+        args = {k: args[k] for k in TABLE_KEYS if k in args} or args
+    clues = telling_clues(run.release_clues or clues_of(run.events))
+    return replace(run, events=(), server_args=args, release_clues=clues)
 
 
 def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
@@ -108,11 +140,12 @@ def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
 
 
 #: Files per Dask task at most (:func:`batch_size`): a task of small logs costs about as much
-#: in scheduling and transfer as reading one, so tasks carry several, but few enough that
-#: results still stream and the last tasks do not leave workers idle.
-MAX_BATCH = 32
+#: in scheduling and transfer as reading one, so tasks carry many; few enough that results
+#: still stream and the last tasks do not leave workers idle. Measured on 16 cores, 10,000
+#: small logs (docs/performance.md): 128 files a task read them in 3.8-4.1 s, 32 in 5.0-5.3 s.
+MAX_BATCH = 128
 #: Tasks per worker thread that :func:`batch_size` aims for (for balance between workers).
-TASKS_PER_THREAD = 8
+TASKS_PER_THREAD = 4
 
 
 def batch_size(files: int, threads: int) -> int:
@@ -130,18 +163,14 @@ def map_fleet(
     ``LocalCluster`` of one single-threaded worker process per core."""
     try:
         # start-up: Dask loads only for a fleet run on it
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, as_completed
     except ImportError:
         raise LogscopeError(
             "--dask needs dask.distributed: pip install 'sglang-logscope[fleet]'"
         ) from None
     if batch is not None and batch < 1:
         raise LogscopeError(f"a fleet batch is at least one file, not {batch}")
-    cluster = None
-    if scheduler == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=None
-        )
+    cluster = local_cluster() if scheduler == "local" else None
     try:
         try:
             # a local cluster's results come from its workers straight (not relayed by the
@@ -168,6 +197,21 @@ def map_fleet(
             cluster.close()
 
 
+def local_cluster(workers: int | None = None) -> Any:
+    """A Dask ``LocalCluster`` for a fleet (``--dask local``): ``workers`` single-threaded
+    worker processes, one per core by default, each importing this module as it starts (not
+    in its first task). Needs ``distributed``."""
+    # start-up: Dask loads only for a fleet run on it
+    from distributed import LocalCluster
+
+    return LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=workers or os.cpu_count() or 1,
+        threads_per_worker=1,
+        dashboard_address=None,
+        preload=[__name__],
+    )
+
+
 def _threads(client: Any) -> int:
     """The worker threads the client's cluster has now (one where it says none yet)."""
     workers = client.scheduler_info().get("workers", {})
@@ -177,8 +221,22 @@ def _threads(client: Any) -> int:
 def fleet_table(items: Iterable[FleetItem]) -> list[dict[str, Any]]:
     """One row per launch the read items make (:data:`FLEET_COLUMNS`)."""
     read = sorted((i for i in items if i.error is None), key=lambda i: i.source)
-    launches = group_launches([(i.source, i.runs) for i in read])
-    return [_row(n, launch) for n, launch in enumerate(launches)]
+    releases = {
+        (i.source, r.index): release
+        for i in read
+        for r, release in zip(i.runs, i.releases or map(release_of, i.runs), strict=True)
+    }
+    # Grouping makes no reference cycle; with the collector on, it walks every item's objects
+    # again and again while grouping allocates (10,000 files: about a quarter of the table's
+    # time on the 16-core machine, docs/performance.md)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        launches = group_launches([(i.source, i.runs) for i in read], why=False)
+        return [_row(n, launch, releases) for n, launch in enumerate(launches)]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def write_parquet(rows: list[dict[str, Any]], path: str) -> None:
@@ -199,7 +257,7 @@ def write_parquet(rows: list[dict[str, Any]], path: str) -> None:
         raise LogscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _row(n: int, launch: Launch) -> dict[str, Any]:
+def _row(n: int, launch: Launch, releases: dict[tuple[str, int], str | None]) -> dict[str, Any]:
     first = launch.first_failure
     return {
         "launch": n,
@@ -210,23 +268,10 @@ def _row(n: int, launch: Launch) -> dict[str, Any]:
         "failure_file": first.file if first else None,
         "failure_line": first.line if first else None,
         "failure_time": first.time.isoformat(sep=" ") if first and first.time else None,
-        "release": _release(launch),
+        "release": _one(releases[m.file, m.run.index] for m in launch.members),
         "gpus": _gpus(launch),
         "model": _one(m.args.get("model_path") for m in launch.members),
     }
-
-
-def _release(launch: Launch) -> str | None:
-    """The release the members' lines pin (``low-high`` for a range), where they agree;
-    else the release hint; ``None`` where they disagree or say nothing."""
-    spans: set[str] = set()
-    for m in launch.members:
-        pin = m.run.sglang_release
-        if pin is not None:
-            spans.add(pin.low if pin.low == pin.high else f"{pin.low}-{pin.high}")
-        elif m.run.release_hint:
-            spans.add(m.run.release_hint)
-    return spans.pop() if len(spans) == 1 else None
 
 
 def _gpus(launch: Launch) -> int | None:

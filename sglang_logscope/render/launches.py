@@ -97,7 +97,10 @@ def fleet_json(result: Fleet) -> None:
         if item.error is not None:
             sys.stderr.write(f"logscope: {visible(item.error)}\n")
             continue
-        out.write(to_json(item.summary, indent=None, ascii_only=ascii_only) + "\n")
+        line = item.summary_json or ""
+        if ascii_only and not line.isascii():  # (made with non-ASCII characters as they are)
+            line = to_json(item.summary, indent=None, ascii_only=True)
+        out.write(line + "\n")
         out.flush()
     if result.read:
         rows = result.table()
