@@ -42,7 +42,7 @@ def test_public_functions_are_not_shadowed_by_submodules() -> None:
 
 _PROBE = """
 import contextlib, io, sys
-from sglang_logscope.cli import main
+from sglang_logscope.__main__ import main
 try:
     with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:])
@@ -239,3 +239,81 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
     several = _modules_after("check", LOG, str(HEALTHY))
     assert "sglang_logscope.log.launches" in several
     assert "sglang_logscope.log.select" in _modules_after("runs", LOG)
+
+
+def _fixture_checks() -> list[list[str]]:
+    """Every real fixture log checked with its own command, and the demo, the heldout logs,
+    the failures and a missing file plainly, in each format and verbose (issue 33, 2)."""
+    lines: list[list[str]] = []
+    for folder in sorted((ROOT / "fixtures" / "real").iterdir()):
+        log = folder / "server.log"
+        cmd = folder / "command.txt"
+        if log.is_file():
+            lines.append(
+                ["check", "-e", str(cmd), str(log)] if cmd.is_file() else ["check", str(log)]
+            )
+    for folder in sorted((ROOT / "fixtures" / "heldout").iterdir()):
+        if (folder / "log").is_file():
+            lines.append(
+                ["check", "--expect-args", str(folder / "command.txt"), str(folder / "log")]
+            )
+    lines += [["check", str(p)] for p in sorted((ROOT / "fixtures" / "failures").glob("*.log"))]
+    demo = ["check", "-e", CMD, LOG]
+    lines += [
+        [*demo, "-f", "json"],
+        [*demo, "--verbose"],
+        [*demo, "--format=json", "--log-tz", "UTC", "--sglang-version", "0.5.4"],
+        ["check", LOG, "--launched-at", "2026-05-09 09:31"],
+        ["check", str(ROOT / "fixtures" / "no-such.log")],
+        ["check", "-e", str(ROOT / "fixtures" / "no-such.txt"), LOG],
+        ["check", "--sglang-version", "not-a-release", LOG],
+    ]
+    return lines
+
+
+def _outcome(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    # the entry point the `logscope` command and `python -m sglang_logscope` run
+    from sglang_logscope.__main__ import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+def test_the_typer_free_check_answers_as_typer_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain ``check`` runs without typer (``__main__`` → ``_direct.check_command``); the same
+    command lines through typer's own parsing give the same stdout, stderr and exit code."""
+    import sglang_logscope.__main__ as entry
+
+    lines = _fixture_checks()
+    assert len(lines) > 60
+    assert all(entry.plain_check(argv) is not None for argv in lines)
+    fast = [_outcome(argv, capsys) for argv in lines]
+    monkeypatch.setattr(entry, "plain_check", lambda argv: None)
+    monkeypatch.setattr(cli, "plain_check", lambda argv: None)
+    monkeypatch.setattr(cli, "direct_call", lambda app, argv: None)
+    slow = [_outcome(argv, capsys) for argv in lines]
+    for argv, one, other in zip(lines, fast, slow, strict=True):
+        assert one == other, argv
+    codes = {code for code, _, _ in fast}
+    assert codes == {0, 1, 2}, codes  # fresh or ready, stale or failed, and bad input
+    assert all(out or err for _, out, err in fast)
+
+
+def test_the_check_signature_is_the_one_typer_reads() -> None:
+    """:data:`_direct.CHECK` is ``cli.check``'s declaration as :func:`_direct.direct_call`
+    reads it: an option added to ``check`` and not to CHECK fails here."""
+    from sglang_logscope._direct import CHECK, _read_signature
+
+    assert _read_signature(cli.check) == CHECK
+
+
+def test_a_plain_check_does_not_import_typer() -> None:
+    for argv in (["check", "-e", CMD, LOG], ["check", "-f", "json", str(HEALTHY)]):
+        mods = _modules_after(*argv)
+        assert "sglang_logscope.staleness.judge" in mods
+        assert not {"typer", "click", "sglang_logscope.cli"} & mods, argv
+    assert {"typer", "sglang_logscope.cli"} <= _modules_after("runs", LOG)
