@@ -28,6 +28,7 @@ from typing import Any
 
 import regex
 
+from .._text import lazy_regex
 from ..events import Event, kinds_where
 from ..parse.message_index import MessageIndex, SourceMessage, message_index
 from ..parse.messages import CATALOG
@@ -128,7 +129,7 @@ class ClueCollector:
 _WARNED = kinds_where(lambda r: r.warning_line)
 #: Python's ``warnings`` line: ``/path/sglang/srt/x/awq.py:73: UserWarning: message`` (its
 #: ``file.py:LINE`` is where that release calls ``warnings.warn``).
-_WARNING = regex.compile(
+_WARNING = lazy_regex(
     r"(?P<path>[^\s:]{1,800}+):(?P<line>\d{1,7}+): (?P<category>[A-Z]\w{0,60}+): (?P<msg>.+)"
 )
 

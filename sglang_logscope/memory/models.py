@@ -15,8 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import regex
-
+from .._text import lazy_regex
 from ..errors import LogscopeError
 from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
 from .quant import QuantScheme, scheme_for
@@ -524,7 +523,7 @@ def profile_facts(name: str, *, quantization: str | None = None) -> ModelFacts:
 #: Name endings that leave a checkpoint's shapes as the base model's (a chat/instruct tune, a
 #: dated re-release, a quantised copy whose scheme is then read from the name): stripped, one at
 #: a time from the end, before a name is compared with a profile's.
-_SAME_SHAPE_SUFFIXES = regex.compile(
+_SAME_SHAPE_SUFFIXES = lazy_regex(
     r"-(?:instruct|chat|base|it|hf|thinking|think|\d{4}|fp8|awq|gptq|int4|int8|w4a16|w8a8|"
     r"dynamic|bf16|fp16)$"
 )

@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import regex
 
+from .._text import lazy_regex
 from ..errors import InputError
 
 
@@ -61,7 +62,7 @@ _COMPOSE = regex.compile(
     rb"(?P<who>[A-Za-z0-9][\w.-]{0,80}+) {1,40}+\| ?"
     rb"(?:(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9}+)?(?:Z|[+-]\d\d:\d\d))(?: |$))?"
 )
-_TS_PARTS = regex.compile(
+_TS_PARTS = lazy_regex(
     r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}+))?(Z|[+-]\d\d:?\d\d)?"
 )
 

@@ -23,6 +23,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .._text import lazy_re
+
 HOLE = "\x00"
 #: Only this much of a line is split into words (anchors sit near a message's start).
 SCAN_CHARS = 4096
@@ -358,9 +360,9 @@ def words_of(pieces: Sequence[str]) -> set[str]:
 
 
 #: ``SomeError: `` at the start of a line: the rest may be a ``raise`` template's text.
-_EXC_PREFIX = re.compile(r"(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,80}: ")
+_EXC_PREFIX = lazy_re(r"(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,80}: ")
 #: ``/path/file.py:54: UserWarning: `` (Python's warning display): a ``warnings.warn`` text.
-_WARN_PREFIX = re.compile(r"[^\s:]{1,400}\.py:\d{1,7}: [A-Z]\w{0,60}Warning: ")
+_WARN_PREFIX = lazy_re(r"[^\s:]{1,400}\.py:\d{1,7}: [A-Z]\w{0,60}Warning: ")
 
 
 def source_fields(message: str, *, cut: bool = False) -> tuple[dict[str, Any], str | None] | None:

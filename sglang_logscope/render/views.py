@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-import regex
 from rich.console import Console
 from rich.text import Text
 
 from .. import _text
+from .._text import lazy_regex
 from ..staleness.verdict import CheckReport
 from . import text as report
 from .check_view import ArgRow, ArgSection, CheckView, MemorySection, check_view
@@ -386,7 +386,7 @@ def memory_texts(
     return out
 
 
-_SENTENCE = regex.compile(r"(?<=[.])\s+(?=\S)")
+_SENTENCE = lazy_regex(r"(?<=[.])\s+(?=\S)")
 
 
 def sentences(text: str) -> list[str]:

@@ -641,6 +641,8 @@ def _intended_budget(
     It uses the release the log points to (unless one was given) and, when the run used the
     same model and parallelism, the free memory and weights the run measured on these GPUs.
     """
+    if intended is None:
+        return None
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
     from ..memory.budget_types import declined_budget
@@ -648,8 +650,6 @@ def _intended_budget(
     from ..memory.log_gpus import gpu_from_run
     from ..memory.models import ModelUnknown
 
-    if intended is None:
-        return None
     device = _non_gpu_device(run, intended)
     if device is not None:
         findings.append(
@@ -679,11 +679,11 @@ def _oom(
     run: Run, *, stale: bool, budget: Budget | DeclinedBudget | None, findings: list[Finding]
 ) -> OomReading | None:
     """For a run that died out of memory: real OOM, ghost or contention (with its finding)."""
+    if run.failure is None or not run.failure.kind.is_oom:
+        return None
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.verdict import oom_verdict
 
-    if run.failure is None or not run.failure.kind.is_oom:
-        return None
     result = oom_verdict(run, stale=stale, intended_budget=budget)
     if result is None:
         return None
