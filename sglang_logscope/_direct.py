@@ -286,10 +286,12 @@ def check_command(
     code returned (0 fresh, or ready/stopped with nothing expected; 1 otherwise)."""
     # start-up: the check's library loads when a check runs (not for reading its options)
     from .staleness.judge import check as run_check
-    from .staleness.launch_check import check_launch, parse_expects
 
     paths = log_paths(log, recursive)
     specs = list(expect_args or [])
+    if specs or len(paths) > 1:
+        # start-up: the roles of several commands and logs only where some are given
+        from .staleness.launch_check import check_launch, parse_expects
     if len(paths) > 1:
         with working(f"checking {len(paths)} files"):
             launch = check_launch(
