@@ -52,6 +52,11 @@ def lazy_regex(pattern: str, flags: int = 0) -> regex.Pattern[str]:
     return cast("regex.Pattern[str]", _Lazy(lambda: regex.compile(pattern, flags)))
 
 
+def lazy_regex_bytes(pattern: bytes, flags: int = 0) -> regex.Pattern[bytes]:
+    """``regex.compile(pattern, flags)`` of a bytes pattern on first use (:class:`_Lazy`)."""
+    return cast("regex.Pattern[bytes]", _Lazy(lambda: regex.compile(pattern, flags)))
+
+
 def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)`` on first use (:class:`_Lazy`)."""
     return cast("re.Pattern[str]", _Lazy(lambda: re.compile(pattern, flags)))
