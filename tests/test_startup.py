@@ -210,9 +210,12 @@ _NOT_FOR_ONE_CHECK = (
     "rich.console",
     "dateutil",
 )
-#: What a check without an intended command never needs: the memory model (nothing to budget)
-#: and the launch roles (issue 33, 2).
+#: What a check without an intended command never needs: the command's parser, lint and
+#: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
 _NOT_WITHOUT_A_COMMAND = (
+    "sglang_logscope.command.parse",
+    "sglang_logscope.command.lint",
+    "sglang_logscope.command.fix",
     "sglang_logscope.memory.budget",
     "sglang_logscope.memory.eras",
     "sglang_logscope.memory.verdict",
