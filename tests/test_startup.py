@@ -209,6 +209,7 @@ _NOT_FOR_ONE_CHECK = (
     "sglang_logscope.cli",
     "rich.console",
     "dateutil",
+    "importlib.resources",  # the package's data are read from its folder (limits.package_files)
 )
 #: What a check without an intended command never needs: the command's parser, lint and
 #: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
@@ -433,3 +434,14 @@ def test_a_check_leaves_the_patterns_it_does_not_use_uncompiled(tmp_path: Path) 
 
     assert compiled("check", str(HEALTHY)) == "False"
     assert compiled("check", f"file://{HEALTHY}") == "True"  # a URL: its credentials masked
+
+
+def test_package_files_are_the_ones_importlib_resources_names() -> None:
+    from importlib import resources
+
+    from sglang_logscope.limits import package_files
+
+    ours, theirs = package_files(), resources.files("sglang_logscope")
+    assert str(ours) == str(theirs)
+    for name in ("data/messages.idx", "data/args/limits.json", "data/release_dates.json"):
+        assert ours.joinpath(name).read_bytes() == theirs.joinpath(name).read_bytes()

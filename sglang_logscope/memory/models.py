@@ -11,13 +11,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .._text import lazy_regex
 from ..errors import LogscopeError
-from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
+from ..limits import CONFIG_MAX_BYTES, package_files, read_regular, shape_problem
 from .quant import QuantScheme, scheme_for
 from .swa import swa_layer_ids
 
@@ -491,7 +490,7 @@ class Profile:
 
 def bundled_profiles() -> list[Profile]:
     out: list[Profile] = []
-    folder = resources.files("sglang_logscope").joinpath("data/models")
+    folder = package_files().joinpath("data/models")
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".json"):
             continue

@@ -20,10 +20,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from .._text import lazy_re
+from ..limits import package_files
 
 HOLE = "\x00"
 #: Only this much of a line is split into words (anchors sit near a message's start).
@@ -332,7 +332,7 @@ def _loc(text: str) -> tuple[int, int, int, int]:
 @cache
 def message_index() -> MessageIndex:
     """The packaged index (loaded once, on first use)."""
-    path = resources.files("sglang_logscope").joinpath("data/messages.idx")
+    path = package_files().joinpath("data/messages.idx")
     return MessageIndex.from_bytes(path.read_bytes())
 
 
