@@ -9,9 +9,11 @@ visible before anything reaches a terminal, a file or a JSON document.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import regex
 
@@ -24,14 +26,55 @@ SCHEMA_VERSION = 2
 #: ``logscope runs`` lists it (in 2 it was their count; ``run_count`` is the count, in both).
 CHECK_SCHEMA_VERSION = 3
 
+
+class _Lazy:
+    """A compiled pattern made on its first use (issue 33, 2: a check of a small log pays
+    only for the patterns it uses; a module's patterns at import were 40 ms of its start-up).
+    The first attribute read compiles it and copies the pattern's methods and attributes onto
+    this object, so every later ``.match`` or ``.sub`` is one attribute lookup, as on the
+    compiled pattern itself."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+
+    def __getattr__(self, name: str) -> Any:  # only for a name not yet set: the first use
+        if name.startswith("__") or name == "_make":  # copy, pickle and repr probes
+            raise AttributeError(name)
+        compiled = self._make()
+        for attr in dir(compiled):
+            if not attr.startswith("_"):
+                setattr(self, attr, getattr(compiled, attr))
+        return getattr(compiled, name)
+
+
+def lazy_regex(pattern: str, flags: int = 0) -> regex.Pattern[str]:
+    """``regex.compile(pattern, flags)`` on first use (:class:`_Lazy`)."""
+    return cast("regex.Pattern[str]", _Lazy(lambda: regex.compile(pattern, flags)))
+
+
+def lazy_regex_bytes(pattern: bytes, flags: int = 0) -> regex.Pattern[bytes]:
+    """``regex.compile(pattern, flags)`` of a bytes pattern on first use (:class:`_Lazy`)."""
+    return cast("regex.Pattern[bytes]", _Lazy(lambda: regex.compile(pattern, flags)))
+
+
+def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)`` on first use (:class:`_Lazy`)."""
+    return cast("re.Pattern[str]", _Lazy(lambda: re.compile(pattern, flags)))
+
+
+def lazy_re_bytes(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
+    """``re.compile(pattern, flags)`` of a bytes pattern on first use (:class:`_Lazy`)."""
+    return cast("re.Pattern[bytes]", _Lazy(lambda: re.compile(pattern, flags)))
+
+
 #: Control characters, and the bidi overrides/isolates and line separators that make a
 #: terminal show text in another order than it is (issue 20: "Trojan source" in a log).
-_CONTROL = regex.compile(
+_CONTROL = lazy_regex(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
 )
 #: What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal or an editor acts on:
 #: DEL and C1 controls, bidi overrides and isolates, line/paragraph separators, BOM.
-_JSON_UNSAFE = regex.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_JSON_UNSAFE = lazy_regex("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
 def _escape(match: regex.Match[str]) -> str:
@@ -160,7 +203,7 @@ def to_json(
 
 
 #: More digits in a row than any int within 2**63 has.
-_LONG_DIGITS = regex.compile(r"\d{20}")
+_LONG_DIGITS = lazy_regex(r"\d{20}")
 
 
 def gib(value: Any) -> str:

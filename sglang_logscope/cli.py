@@ -6,27 +6,30 @@ place that maps errors to exit codes). Results go to stdout; messages to stderr.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import warnings
-from contextlib import AbstractContextManager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ._direct import direct_call
+from ._direct import (
+    InputFormatChoice,
+    check_command,
+    direct_call,
+    guarded,
+    plain_check,
+)
+from ._direct import adapted as _adapted
+from ._direct import log_paths as _log_paths
 from .errors import LogscopeError
 from .events import EventKind
 from .limits import refuse_overwriting
 from .meter import input_size
-from .parse.remote import is_url
 from .render import text as report
 from .render.emit import Format, emit, format_choices
 from .render.progress import working
-from .render.streams import ascii_fallback, quiet_closed_pipe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -148,21 +151,6 @@ RedactOpt = Annotated[
 ]
 
 
-class InputFormatChoice(str, Enum):
-    """``--input-format``: the values of :class:`~.parse.adapters.InputFormat` (kept here so
-    that the CLI's start-up does not import the parser; ``tests/test_wrappers.py`` keeps the
-    two lists equal)."""
-
-    auto = "auto"
-    plain = "plain"
-    kubectl = "kubectl"
-    docker_json = "docker-json"
-    journald_short_iso = "journald-short-iso"
-    journald_json = "journald-json"
-    journald_export = "journald-export"
-    compose = "compose"
-
-
 InputFormatOpt = Annotated[
     InputFormatChoice,
     typer.Option(
@@ -179,28 +167,6 @@ ContainerOpt = Annotated[
         "the one to read: pod/NAME/CONTAINER or the compose service prefix.",
     ),
 ]
-
-
-def _adapted(log: str, fmt: InputFormatChoice, container: str | None) -> Any:
-    """``log`` as the readers take it: the path itself unless a format or container is given."""
-    if fmt is InputFormatChoice.auto and container is None:
-        return log
-    # start-up: the adapters only when asked for by an option
-    from .parse.adapters import AdaptedSource, InputFormat
-
-    return AdaptedSource(log, InputFormat(fmt.value), container)
-
-
-def _log_paths(names: list[str], recursive: bool = False) -> list[str]:
-    """The logs a command given several reads: directories, globs and URL prefixes expanded
-    (:func:`~.log.listing.expand_sources`); one clear error when none is left."""
-    # start-up: the listing helpers load only for a command given logs
-    from .log.listing import expand_sources
-
-    paths = expand_sources(names, recursive)
-    if not paths:
-        raise LogscopeError(f"{' '.join(names)}: no log files found")
-    return paths
 
 
 @app.command()
@@ -420,44 +386,12 @@ def check(
 
     Of several logs: each file, and the launches they make (a node from an older launch is stale).
     """
-    # start-up: each command loads only the library and renderer it needs
-    from .staleness.judge import check as run_check
-    from .staleness.launch_check import check_launch, parse_expects
-
-    paths = _log_paths(log, recursive)
-    specs = list(expect_args or [])
-    if len(paths) > 1:
-        with working(f"checking {len(paths)} files"):
-            launch = check_launch(
-                [_adapted(p, input_format, container) for p in paths],
-                parse_expects(specs),
-                launched_at,
-                log_tz,
-                sglang_version=sglang_version,
-                here=here,
-            )
-        with _redacting(redact):
-            emit(launch, fmt)
-        raise typer.Exit(launch.exit_code)
-    expect: Path | str | None = None
-    if specs == ["-"]:
-        expect = sys.stdin.read()  # the command on stdin (the remote check logscope prints)
-    elif specs:
-        expects = parse_expects(specs)
-        expect = Path(expects.get(None) or next(iter(expects.values())))
-    with working(f"checking {paths[0]}", total=input_size(paths)):
-        result = run_check(
-            _adapted(paths[0], input_format, container),
-            expect=expect,
-            launched_at=launched_at,
-            log_tz=log_tz,
-            sglang_version=sglang_version,
-            server=server,
-            here=here,
+    raise typer.Exit(
+        check_command(
+            log, expect_args, launched_at, log_tz, sglang_version, fmt, server, here,
+            input_format, container, recursive, verbose, redact,
         )
-    with _redacting(redact):
-        emit(result, fmt, **({"verbose": True} if verbose and fmt == Format.TEXT else {}))
-    raise typer.Exit(result.exit_code)
+    )  # fmt: skip
 
 
 @app.command("report")
@@ -534,16 +468,6 @@ def report_command(
     for out, page in pages.items():
         if out is not None:
             _write_page(out, redact_text(page) if redact else page, paths, expect_args)
-
-
-def _redacting(enabled: bool) -> AbstractContextManager[None]:
-    """``--redact``: stdout held and written redacted (:func:`._redact.redacted_stdout`)."""
-    if not enabled:
-        return contextlib.nullcontext()
-    # start-up: the redactor (its patterns: ~8 ms) only for --redact
-    from ._redact import redacted_stdout
-
-    return redacted_stdout()
 
 
 def _write_page(out: Path, page: str, paths: list[str], expect_args: Path | None) -> None:
@@ -996,74 +920,18 @@ def _kinds(names: list[str] | None) -> set[EventKind] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point and the one place that maps outcomes to exit codes: 0/1 the answer,
-    2 usage or input errors (one line), 3 an internal error (one line; ``--debug``: traceback),
-    130 interrupted; a closed pipe (``logscope ... | head``) ends quietly with 0."""
-    ascii_fallback(sys.stdout, sys.stderr)
-    _quiet_url_backends(sys.argv[1:] if argv is None else argv)
-    warnings.showwarning = _show_note
-    try:
-        _run(argv)
-    except LogscopeError as exc:
-        sys.stderr.write(f"logscope: error: {exc}\n")
-        sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("logscope: interrupted\n")
-        sys.exit(130)
-    except BrokenPipeError:
-        quiet_closed_pipe()
-        sys.exit(0)
-    except SystemExit as exc:  # click turns EPIPE into exit 1, which reads as "stale"
-        if isinstance(exc.__context__, BrokenPipeError):
-            quiet_closed_pipe()
-            sys.exit(0)
-        raise
-    except Exception as exc:  # click's usage errors (typer vendors click in recent releases)
-        code = _usage_error(exc)
-        if code is None:
-            _internal_error(exc)
-            code = 3
-        sys.exit(code)
-    try:
-        sys.stdout.flush()  # a pipe closed after the last write: still a quiet 0
-    except BrokenPipeError:
-        quiet_closed_pipe()
-    sys.exit(0)
-
-
-_python_showwarning = warnings.showwarning
-
-
-def _show_note(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: Any = None,
-    line: str | None = None,
-) -> None:
-    """logscope's own warnings (the slow path's note: parse/fastscan.py) as one line on
-    stderr; any other library's as Python shows them."""
-    if category.__module__.startswith("sglang_logscope."):
-        sys.stderr.write(f"logscope: note: {message}\n")
-    else:
-        _python_showwarning(message, category, filename, lineno, file, line)
-
-
-def _quiet_url_backends(argv: list[str]) -> None:
-    """fsspec's backends (gcsfs retrying, aiohttp) log warnings and tracebacks through Python's
-    last-resort handler; for a URL, stderr keeps logscope's one-line error instead."""
-    if any(is_url(arg) for arg in argv):
-        # start-up: logging only when a URL is read
-        import logging
-
-        logging.getLogger().addHandler(logging.NullHandler())
+    """Entry point through typer (``logscope``'s own, :mod:`.__main__`, takes a plain ``check``
+    without it): outcomes map to exit codes in :func:`._direct.guarded`, typer's own here."""
+    guarded(lambda: _run(argv), sys.argv[1:] if argv is None else argv, debug=lambda: _debug,
+            other=_typer_outcome)  # fmt: skip
 
 
 def _run(argv: list[str] | None) -> None:
-    direct = direct_call(app, sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    check_kwargs = plain_check(args)
+    if check_kwargs is not None:  # as the entry point runs it (cli.main is called in-process)
+        raise typer.Exit(check_command(**check_kwargs))
+    direct = direct_call(app, args)
     if direct is not None:
         direct()
         return
@@ -1071,6 +939,16 @@ def _run(argv: list[str] | None) -> None:
     code = app(args=argv, standalone_mode=False)
     if isinstance(code, int) and code:
         raise typer.Exit(code)
+
+
+def _typer_outcome(exc: Exception) -> int | None:
+    """typer's exit (its code), abort (130) and click's usage errors (2); else None."""
+    if isinstance(exc, typer.Exit):
+        return exc.exit_code
+    if isinstance(exc, typer.Abort):
+        sys.stderr.write("logscope: interrupted\n")
+        return 130
+    return _usage_error(exc)
 
 
 def _usage_error(exc: Exception) -> int | None:
@@ -1090,26 +968,6 @@ def _usage_error(exc: Exception) -> int | None:
         sys.stderr.write(f"logscope: error: {' '.join(message.split())}\n")
         return 2
     return None
-
-
-def _internal_error(exc: BaseException) -> None:
-    """One line saying it is logscope's fault, not the log's; the traceback with --debug."""
-    if _debug:
-        # start-up: traceback only for --debug
-        import traceback
-
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    where = ""
-    tb = exc.__traceback__
-    while tb is not None:
-        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    text = " ".join(str(exc).split())[:300]
-    sys.stderr.write(
-        f"logscope: internal error: {type(exc).__name__}: {text}{where}; please report it "
-        f"with `logscope --version` and the command line"
-        f"{'' if _debug else ' (--debug shows the traceback)'}\n"
-    )
 
 
 _ = Path  # re-exported for command modules that type paths

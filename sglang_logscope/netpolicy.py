@@ -24,8 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-import regex
-
+from ._text import lazy_regex
 from .errors import InputError
 
 _T = TypeVar("_T")
@@ -123,13 +122,13 @@ def aws_metadata_off() -> None:
 # -- redaction -------------------------------------------------------------------------
 
 #: ``scheme://user:password@`` (the password part is masked; a user alone is kept).
-_USERINFO = regex.compile(
+_USERINFO = lazy_regex(
     r"(?i)\b([a-z][a-z0-9+.-]{0,30}+://)([^/@:\s?#]{0,256}+):[^/@\s?#]{0,2048}+@"
 )
 #: A lone ``scheme://token@host`` (one word before @, no colon): masked whole.
-_TOKEN = regex.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}+://)[^/@:\s?#]{1,2048}+@")
+_TOKEN = lazy_regex(r"(?i)\b([a-z][a-z0-9+.-]{0,30}+://)[^/@:\s?#]{1,2048}+@")
 #: Query parameters that carry a secret in presigned / SAS URLs.
-_SECRET_PARAM = regex.compile(
+_SECRET_PARAM = lazy_regex(
     r"(?i)([?&](?:x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|"
     r"x-goog-credential|signature|sig|token|access_token|key|password|secret)=)[^&#\s]{1,4096}+"
 )

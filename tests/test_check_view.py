@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from sglang_logscope.command.fix import FixedCommand
+from sglang_logscope.command.parse import LaunchCommand
 from sglang_logscope.log.release import ReleaseUsed
 from sglang_logscope.log.tail import Scan
 from sglang_logscope.memory.budget_types import Budget, DeclinedBudget
@@ -44,6 +46,8 @@ def _hints(cls: type) -> dict[str, Any]:
     names = {
         **vars(verdict),
         "Budget": Budget,
+        "FixedCommand": FixedCommand,
+        "LaunchCommand": LaunchCommand,
         "DeclinedBudget": DeclinedBudget,
         "LiveProcess": LiveProcess,
         "OomReading": OomReading,

@@ -49,6 +49,7 @@ SIDEWAYS = {
     ("watch", "staleness"),  # watch reports the check's arg diff
     ("watch", "machine"),  # launch runs the pre-flight
     ("cli", "agent"),  # `logscope mcp` serves the agent's tools
+    ("_direct", "render"),  # a plain `check` runs and renders without typer (issue 33, 2)
 }
 
 
@@ -159,7 +160,8 @@ def test_render_is_imported_only_by_the_cli() -> None:
     users = sorted(
         mod
         for mod, targets in _graph().items()
-        if _layer(mod) not in ("render", "cli", "agent")  # the CLI and the MCP server render
+        # the CLI (and its typer-free check, _direct) and the MCP server render
+        if _layer(mod) not in ("render", "cli", "_direct", "agent")
         and any(_layer(t) == "render" for t in targets)
     )
     assert not users, users

@@ -42,7 +42,7 @@ def test_public_functions_are_not_shadowed_by_submodules() -> None:
 
 _PROBE = """
 import contextlib, io, sys
-from sglang_logscope.cli import main
+from sglang_logscope.__main__ import main
 try:
     with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:])
@@ -202,6 +202,25 @@ _NOT_FOR_ONE_CHECK = (
     "numpy",
     "pydantic",
     "fsspec",
+    # issue 33, 2: typer and the CLI module (a plain check is read without them), rich's
+    # console (a page without colour is written without it), dateutil's zones (the machine's
+    # zone is the C library's)
+    "typer",
+    "sglang_logscope.cli",
+    "rich.console",
+    "dateutil",
+    "importlib.resources",  # the package's data are read from its folder (limits.package_files)
+)
+#: What a check without an intended command never needs: the command's parser, lint and
+#: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
+_NOT_WITHOUT_A_COMMAND = (
+    "sglang_logscope.command.parse",
+    "sglang_logscope.command.lint",
+    "sglang_logscope.command.fix",
+    "sglang_logscope.memory.budget",
+    "sglang_logscope.memory.eras",
+    "sglang_logscope.memory.verdict",
+    "sglang_logscope.staleness.launch_check",
 )
 
 
@@ -221,6 +240,9 @@ def test_one_check_imports_only_what_its_answer_needs(argv: list[str]) -> None:
     assert not loaded, loaded
     if "json" in argv:
         assert "rich" not in mods
+    if "--expect-args" not in argv:
+        loaded = [name for name in _NOT_WITHOUT_A_COMMAND if name in mods]
+        assert not loaded, loaded
 
 
 def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
@@ -238,4 +260,188 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
     assert "sglang_logscope._redact" in asked
     several = _modules_after("check", LOG, str(HEALTHY))
     assert "sglang_logscope.log.launches" in several
+    verbose = _modules_after("check", "-v", "--log-tz", "Europe/Berlin", "-e", CMD, LOG)
+    for name in ("rich.console", "dateutil", *_NOT_WITHOUT_A_COMMAND):
+        assert name in verbose, name
+    assert {"typer", "sglang_logscope.cli"} <= _modules_after("--debug", "check", LOG)
     assert "sglang_logscope.log.select" in _modules_after("runs", LOG)
+
+
+def _fixture_checks() -> list[list[str]]:
+    """Every real fixture log checked with its own command, and the demo, the heldout logs,
+    the failures and a missing file plainly, in each format and verbose (issue 33, 2)."""
+    lines: list[list[str]] = []
+    for folder in sorted((ROOT / "fixtures" / "real").iterdir()):
+        log = folder / "server.log"
+        cmd = folder / "command.txt"
+        if log.is_file():
+            lines.append(
+                ["check", "-e", str(cmd), str(log)] if cmd.is_file() else ["check", str(log)]
+            )
+    for folder in sorted((ROOT / "fixtures" / "heldout").iterdir()):
+        if (folder / "log").is_file():
+            lines.append(
+                ["check", "--expect-args", str(folder / "command.txt"), str(folder / "log")]
+            )
+    lines += [["check", str(p)] for p in sorted((ROOT / "fixtures" / "failures").glob("*.log"))]
+    demo = ["check", "-e", CMD, LOG]
+    lines += [
+        [*demo, "-f", "json"],
+        [*demo, "--verbose"],
+        [*demo, "--format=json", "--log-tz", "UTC", "--sglang-version", "0.5.4"],
+        ["check", LOG, "--launched-at", "2026-05-09 09:31"],
+        ["check", str(ROOT / "fixtures" / "no-such.log")],
+        ["check", "-e", str(ROOT / "fixtures" / "no-such.txt"), LOG],
+        ["check", "--sglang-version", "not-a-release", LOG],
+    ]
+    return lines
+
+
+def _outcome(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    # the entry point the `logscope` command and `python -m sglang_logscope` run
+    from sglang_logscope.__main__ import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+def test_the_typer_free_check_answers_as_typer_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain ``check`` runs without typer (``__main__`` → ``_direct.check_command``); the same
+    command lines through typer's own parsing give the same stdout, stderr and exit code."""
+    import sglang_logscope.__main__ as entry
+
+    lines = _fixture_checks()
+    assert len(lines) > 60
+    assert all(entry.plain_check(argv) is not None for argv in lines)
+    fast = [_outcome(argv, capsys) for argv in lines]
+    monkeypatch.setattr(entry, "plain_check", lambda argv: None)
+    monkeypatch.setattr(cli, "plain_check", lambda argv: None)
+    monkeypatch.setattr(cli, "direct_call", lambda app, argv: None)
+    slow = [_outcome(argv, capsys) for argv in lines]
+    for argv, one, other in zip(lines, fast, slow, strict=True):
+        assert one == other, argv
+    codes = {code for code, _, _ in fast}
+    assert codes == {0, 1, 2}, codes  # fresh or ready, stale or failed, and bad input
+    assert all(out or err for _, out, err in fast)
+
+
+def test_the_check_signature_is_the_one_typer_reads() -> None:
+    """:data:`_direct.CHECK` is ``cli.check``'s declaration as :func:`_direct.direct_call`
+    reads it: an option added to ``check`` and not to CHECK fails here."""
+    from sglang_logscope._direct import CHECK, _read_signature
+
+    assert _read_signature(cli.check) == CHECK
+
+
+def test_a_plain_check_does_not_import_typer() -> None:
+    for argv in (["check", "-e", CMD, LOG], ["check", "-f", "json", str(HEALTHY)]):
+        mods = _modules_after(*argv)
+        assert "sglang_logscope.staleness.judge" in mods
+        assert not {"typer", "sglang_logscope.cli"} & mods, argv
+    assert {"typer", "sglang_logscope.cli"} <= _modules_after("runs", LOG)
+
+
+def test_the_check_text_without_rich_console_is_rich_console_text(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The short screen to a file or pipe goes through ``render.text.PlainPage`` (rich's
+    console not loaded); rich's console writes the same bytes for every fixture check."""
+    import sglang_logscope.render.views as views
+
+    lines = [argv for argv in _fixture_checks() if "json" not in " ".join(argv)]
+    plain = [_outcome(argv, capsys) for argv in lines]
+    monkeypatch.setattr(views, "page", views.console)
+    with_console = [_outcome(argv, capsys) for argv in lines]
+    assert plain == with_console
+    assert sum("\n" in out for _, out, _ in plain) > 60
+
+
+@pytest.mark.parametrize("width", [40, 77, 120])
+def test_the_plain_page_wraps_as_rich_does(width: int) -> None:
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from sglang_logscope.render.text import PlainPage, plain
+
+    samples: list[tuple[object, ...]] = [
+        (),
+        ("one short line",),
+        ("word " * 60,),
+        (Text.assemble(("Cause ", "bold"), "(LS030): ", plain("x" * 300)),),
+        (plain("日本語のログ行 " * 30),),  # two cells a character
+        (plain("tab\tseparated\tcolumns " * 12),),
+        (plain("ends in spaces      " * 9),),
+        ("two", Text("objects"), "joined"),
+        (plain("line one\nline two " + "y" * 200 + "\n\nafter a blank line"),),
+        (plain("a/very/long/path/without/any/space/" * 8),),
+    ]
+    for objects in samples:
+        for soft_wrap in (False, True):
+            by_rich, by_page = io.StringIO(), io.StringIO()
+            Console(file=by_rich, width=width, highlight=False, markup=False, emoji=False).print(
+                *objects, soft_wrap=soft_wrap
+            )
+            PlainPage(by_page, width).print(*objects, soft_wrap=soft_wrap)
+            assert by_page.getvalue() == by_rich.getvalue(), (objects, soft_wrap)
+
+
+def test_a_lazy_pattern_compiles_on_first_use_and_matches_as_compiled() -> None:
+    import re
+
+    import regex
+
+    from sglang_logscope._text import lazy_re, lazy_regex, lazy_regex_bytes
+
+    for lazy, eager, text in (
+        (
+            lazy_regex(r"(?P<n>\d{1,9}+)x", regex.I),
+            regex.compile(r"(?P<n>\d{1,9}+)x", regex.I),
+            "12X 3x",
+        ),
+        (lazy_re(r"(\w+)=(\d+)"), re.compile(r"(\w+)=(\d+)"), "a=1 b=22"),
+    ):
+        assert "match" not in vars(lazy)  # nothing compiled yet
+        assert lazy.findall(text) == eager.findall(text)
+        assert "match" in vars(lazy) and lazy.pattern == eager.pattern
+        assert lazy.groups == eager.groups and lazy.flags == eager.flags
+        assert lazy.sub("-", text) == eager.sub("-", text)
+        assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in eager.finditer(text)]
+    raw = lazy_regex_bytes(rb"\d+")
+    assert raw.match(b"42 ") is not None and raw.match(b"42 ").group() == b"42"  # type: ignore[union-attr]
+
+
+def test_a_check_leaves_the_patterns_it_does_not_use_uncompiled(tmp_path: Path) -> None:
+    probe = (
+        "import contextlib, io, sys\n"
+        "from sglang_logscope.__main__ import main\n"
+        "from sglang_logscope import netpolicy\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(sys.argv[1:])\n"
+        "    except SystemExit: pass\n"
+        "print('match' in vars(netpolicy._USERINFO))\n"
+    )
+
+    def compiled(*argv: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert compiled("check", str(HEALTHY)) == "False"
+    assert compiled("check", f"file://{HEALTHY}") == "True"  # a URL: its credentials masked
+
+
+def test_package_files_are_the_ones_importlib_resources_names() -> None:
+    from importlib import resources
+
+    from sglang_logscope.limits import package_files
+
+    ours, theirs = package_files(), resources.files("sglang_logscope")
+    assert str(ours) == str(theirs)
+    for name in ("data/messages.idx", "data/args/limits.json", "data/release_dates.json"):
+        assert ours.joinpath(name).read_bytes() == theirs.joinpath(name).read_bytes()

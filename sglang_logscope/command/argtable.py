@@ -19,10 +19,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from ..errors import LogscopeError
+from ..limits import package_files
 from ..parse.versions import release_key
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -189,7 +189,7 @@ class Rewrite:
 @cache
 def all_rewrites() -> tuple[Rewrite, ...]:
     """Every value rewrite of every release read (``data/args/rewrites.json``)."""
-    path = resources.files("sglang_logscope") / "data" / "args" / "rewrites.json"
+    path = package_files() / "data" / "args" / "rewrites.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     return tuple(
         Rewrite(r["field"], r["from"], r["to"], r["where"], r["first"], r["last"], r["conditional"])
@@ -403,7 +403,7 @@ class ArgTable:
 
 @cache
 def _releases() -> dict[str, Any]:
-    path = resources.files("sglang_logscope") / "data" / "args" / "releases.json"
+    path = package_files() / "data" / "args" / "releases.json"
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 

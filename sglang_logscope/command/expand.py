@@ -16,18 +16,20 @@ from collections.abc import Mapping
 
 import regex
 
+from .._text import lazy_regex
+
 #: Stands for a literal ``$`` (quoted or escaped) until expansion is done. A lone high
 #: surrogate: no decoded text holds one (UTF-8 decoding cannot make it, surrogateescape makes only
 #: U+DC80–U+DCFF), so a command's own characters never read as the marker — a private-use
 #: character such as U+E000 could be in the command and turned into ``$``.
 LITERAL = "\ud800"
 
-_REF = regex.compile(
+_REF = lazy_regex(
     r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]{0,200}+)(?:(?P<op>:?[-=])(?P<default>[^}]{0,1000}+))?\}"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]{0,200}+)"
     r"|(?P<special>[0-9#?@*!$-]))"
 )
-_BACKTICK = regex.compile(r"`[^`]{0,2000}+`?")
+_BACKTICK = lazy_regex(r"`[^`]{0,2000}+`?")
 
 
 def _substitution_end(text: str, start: int) -> int:
@@ -45,7 +47,7 @@ def _substitution_end(text: str, start: int) -> int:
 
 #: A ``<placeholder>`` of a command pasted from documentation (``--node-rank <node-rank>``):
 #: a word the user fills in, not a redirection (issue 28); like ``$VAR``, not evaluated.
-PLACEHOLDER = regex.compile(r"<[A-Za-z_][\w.-]{0,80}+>")
+PLACEHOLDER = lazy_regex(r"<[A-Za-z_][\w.-]{0,80}+>")
 
 
 def expand(word: str, env: Mapping[str, str]) -> tuple[str, list[str]]:

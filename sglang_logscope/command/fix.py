@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import lazy_re
 from .lint import LintHit, errexit_on, lint
 from .walk import Step, Walk, walk
 
@@ -37,7 +38,7 @@ _LAUNCH_TOKEN = re.compile(
 
 
 #: A step's redirections and the separator after it (what goes with a dropped step).
-_TAIL = re.compile(r"(?:[ \t]+\d?>[^ \t;\n]*)*[ \t]*(?:;|&&|\r?\n)?[ \t]*")
+_TAIL = lazy_re(r"(?:[ \t]+\d?>[^ \t;\n]*)*[ \t]*(?:;|&&|\r?\n)?[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ def _fix_background(f: _Fixer, hits: list[LintHit]) -> None:
         )
 
 
-_COMMAND_END = re.compile(r"[ \t]*(?:;[ \t]*|\n)?")
+_COMMAND_END = lazy_re(r"[ \t]*(?:;[ \t]*|\n)?")
 
 
 def _drop_steps(f: _Fixer, hits: list[LintHit], code: str, why: str) -> None:

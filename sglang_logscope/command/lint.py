@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .._text import lazy_re
 from ..errors import CommandError
 from ..findings import CODES, Finding, Severity
 from .unwrap import find_launch
@@ -564,7 +565,7 @@ def _exit_before_launch(ctx: Context) -> list[LintHit]:
     )
 
 
-_ERREXIT = re.compile(r"^-[a-zA-Z]*e[a-zA-Z]*$")
+_ERREXIT = lazy_re(r"^-[a-zA-Z]*e[a-zA-Z]*$")
 _NO_MATCH = ("pkill", "pgrep", "grep", "egrep", "fgrep", "killall")
 
 

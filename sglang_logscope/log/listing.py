@@ -10,10 +10,11 @@ import re
 import stat
 from collections.abc import Sequence
 
+from .._text import lazy_re
 from ..parse.remote import is_url, list_url
 
 #: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), gzipped.
-LOG_NAME = re.compile(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
+LOG_NAME = lazy_re(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
 _GLOB = re.compile(r"[*?\[]")
 
 

@@ -23,12 +23,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import regex
 
+from .._text import lazy_regex
 from ..events import Event, kinds_where
+from ..limits import package_files
 from ..parse.message_index import MessageIndex, SourceMessage, message_index
 from ..parse.messages import CATALOG
 
@@ -128,7 +129,7 @@ class ClueCollector:
 _WARNED = kinds_where(lambda r: r.warning_line)
 #: Python's ``warnings`` line: ``/path/sglang/srt/x/awq.py:73: UserWarning: message`` (its
 #: ``file.py:LINE`` is where that release calls ``warnings.warn``).
-_WARNING = regex.compile(
+_WARNING = lazy_regex(
     r"(?P<path>[^\s:]{1,800}+):(?P<line>\d{1,7}+): (?P<category>[A-Z]\w{0,60}+): (?P<msg>.+)"
 )
 
@@ -198,7 +199,7 @@ CHECKOUT_MARGIN = timedelta(days=2)
 @cache
 def release_dates() -> dict[str, date]:
     """The day each release was first uploaded to PyPI (``data/release_dates.json``)."""
-    raw = resources.files("sglang_logscope").joinpath("data/release_dates.json").read_text("utf-8")
+    raw = package_files().joinpath("data/release_dates.json").read_text("utf-8")
     return {k: date.fromisoformat(v) for k, v in json.loads(raw)["first_upload"].items()}
 
 

@@ -12,9 +12,7 @@ from itertools import compress, islice, pairwise
 from operator import gt
 from typing import Any, overload
 
-import regex
-
-from .._text import ZoneSource, printed_zone, rfc3339, zone_name
+from .._text import ZoneSource, lazy_regex, printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
 from ..parse.blanks import Blanks
@@ -82,7 +80,7 @@ _ENGINE_UP = kinds_where(lambda r: r.engine_up) | _SERVING
 #: run to its end (SGLang prints nothing when an Engine shuts down: issue 28).
 SCRIPT_OUTPUT_LINES = 2
 #: A tqdm bar at its end: ``| 20/20 [`` (the same count done and in all).
-_BAR_DONE = regex.compile(r"\|\s{0,4}+(\d{1,7}+)/\1 \[")
+_BAR_DONE = lazy_regex(r"\|\s{0,4}+(\d{1,7}+)/\1 \[")
 
 
 @dataclass(frozen=True)

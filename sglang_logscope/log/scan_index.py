@@ -29,7 +29,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -38,6 +37,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._text import lazy_re
 from ..events import Event, EventKind, Rank
 from .runs import FailureKind, StreamState
 
@@ -53,7 +53,7 @@ _FORMAT = 2  # 2: the log's size, mtime_ns and ctime_ns when kept
 #: An index file larger than this is not read (a real one is well under 1 MiB).
 MAX_INDEX_BYTES = 32 << 20
 _PREFIX = "logscope-scan-"
-_OURS = re.compile(r"logscope-scan-[0-9a-f]{40}\.json")
+_OURS = lazy_re(r"logscope-scan-[0-9a-f]{40}\.json")
 _HEAD = 1 << 16
 _SAMPLE = 1 << 12
 _SAMPLES = 16

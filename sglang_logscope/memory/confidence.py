@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .eras import Era
-
 if TYPE_CHECKING:
     from .budget_types import PerGpu
     from .solver import Inputs
@@ -17,6 +15,10 @@ _GIB = float(1 << 30)
 
 def unvalidated_terms(x: Inputs) -> list[str]:
     """Terms this launch's arithmetic uses that no corpus log printing pool sizes covers."""
+    # a check's memory line (verdict_words, below) never needs the era tables
+    # start-up: they load only where a budget is priced
+    from .eras import Era
+
     m = x.model
     out: list[str] = []
     if x.spec and m.is_hybrid:

@@ -10,6 +10,7 @@ from typing import Any
 
 import regex
 
+from .._text import lazy_regex
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..limits import could_not_use
@@ -25,7 +26,7 @@ from .log_gpus import gpu_from_run
 from .log_model import REPRODUCE_PCT, LoggedFiguresOff, model_from_run
 from .models import ModelFacts, ModelUnknown, resolve_model
 
-_TOKENS = regex.compile(r"max_total_num_tokens=(\d+)")
+_TOKENS = lazy_regex(r"max_total_num_tokens=(\d+)")
 
 
 def measured_from_run(run: Run, *, era: Era | None = None, spec: bool = False) -> MeasuredFigures:

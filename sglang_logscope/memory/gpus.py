@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .._text import lazy_regex
 from ..errors import LogscopeError
 
 #: Capacity minus F0 for a fresh process (driver reserve + CUDA context + NCCL) [assumed].
@@ -76,7 +77,7 @@ _ALIASES = {
 
 #: The largest GPU memory size read (1 PiB, far past any device; the arithmetic stays finite).
 MAX_GPU_MIB = 1 << 30
-_SIZE = regex.compile(
+_SIZE = lazy_regex(
     r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>gib|gb|g|mib|mb|m|tib|tb|t)?\s*$", regex.I
 )
 

@@ -11,14 +11,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import regex
-
+from .._text import lazy_regex
 from ..errors import LogscopeError
-from ..limits import CONFIG_MAX_BYTES, read_regular, shape_problem
+from ..limits import CONFIG_MAX_BYTES, package_files, read_regular, shape_problem
 from .quant import QuantScheme, scheme_for
 from .swa import swa_layer_ids
 
@@ -492,7 +490,7 @@ class Profile:
 
 def bundled_profiles() -> list[Profile]:
     out: list[Profile] = []
-    folder = resources.files("sglang_logscope").joinpath("data/models")
+    folder = package_files().joinpath("data/models")
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".json"):
             continue
@@ -524,7 +522,7 @@ def profile_facts(name: str, *, quantization: str | None = None) -> ModelFacts:
 #: Name endings that leave a checkpoint's shapes as the base model's (a chat/instruct tune, a
 #: dated re-release, a quantised copy whose scheme is then read from the name): stripped, one at
 #: a time from the end, before a name is compared with a profile's.
-_SAME_SHAPE_SUFFIXES = regex.compile(
+_SAME_SHAPE_SUFFIXES = lazy_regex(
     r"-(?:instruct|chat|base|it|hf|thinking|think|\d{4}|fp8|awq|gptq|int4|int8|w4a16|w8a8|"
     r"dynamic|bf16|fp16)$"
 )

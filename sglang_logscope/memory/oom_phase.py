@@ -17,13 +17,14 @@ from typing import Any
 
 import regex
 
+from .._text import lazy_regex
 from ..events import EventKind
 from ..log.runs import Run
 from .estimates import arg_value
 
 _SIZE = r"(\d{1,9}(?:\.\d{1,6})?)\s?([KMGT])i?B"
-_ALLOCATED = regex.compile(rf"Of the allocated memory {_SIZE} is allocated by PyTorch")
-_IN_USE = regex.compile(rf"this process has {_SIZE} memory in use")
+_ALLOCATED = lazy_regex(rf"Of the allocated memory {_SIZE} is allocated by PyTorch")
+_IN_USE = lazy_regex(rf"this process has {_SIZE} memory in use")
 _SCALE = {"K": 1 / 1024**2, "M": 1 / 1024, "G": 1.0, "T": 1024.0}
 
 #: Below this share of the GPU held by the failing process itself, a large gap between
@@ -47,10 +48,10 @@ class OomPhase(str, enum.Enum):
 
 #: Traceback frames that place an OOM when no start-up line precedes it (an excerpt), in order.
 _FRAMES: tuple[tuple[OomPhase, regex.Pattern[str]], ...] = (
-    (OomPhase.GRAPH_CAPTURE, regex.compile(r"cuda_graph_runner|capture", regex.I)),
-    (OomPhase.POOL_SIZING, regex.compile(r"init_memory_pool|memory_pool\.py|_create_buffers")),
-    (OomPhase.WEIGHT_LOAD, regex.compile(r"load_model|load_weights|weight_loader|create_weights")),
-    (OomPhase.SERVING, regex.compile(r"\bforward|run_batch|event_loop")),
+    (OomPhase.GRAPH_CAPTURE, lazy_regex(r"cuda_graph_runner|capture", regex.I)),
+    (OomPhase.POOL_SIZING, lazy_regex(r"init_memory_pool|memory_pool\.py|_create_buffers")),
+    (OomPhase.WEIGHT_LOAD, lazy_regex(r"load_model|load_weights|weight_loader|create_weights")),
+    (OomPhase.SERVING, lazy_regex(r"\bforward|run_batch|event_loop")),
 )
 
 

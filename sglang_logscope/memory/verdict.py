@@ -6,8 +6,7 @@ import enum
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-import regex
-
+from .._text import lazy_regex
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..log.runs import FailureKind, Run
@@ -30,7 +29,7 @@ UNBALANCED_RATIO = 0.9
 #: F0 this far (GiB, beyond the usual context/NCCL overhead) below capacity means contention.
 CONTENTION_GAP_GIB = 2.0
 
-_SIZE = regex.compile(r"([\d.]+)\s*([KMGT])i?B")
+_SIZE = lazy_regex(r"([\d.]+)\s*([KMGT])i?B")
 
 
 class OomVerdictKind(str, enum.Enum):

@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import regex
 
+from .._text import lazy_regex, lazy_regex_bytes
 from ..errors import InputError
 
 
@@ -49,19 +50,19 @@ SNIFF_BYTES = 1 << 16
 SNIFF_LINES = 20
 
 _RFC3339 = rb"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9}+)?(?:Z|[+-]\d\d:?\d\d))"
-_KUBECTL = regex.compile(
+_KUBECTL = lazy_regex_bytes(
     rb"(?:\[(?P<who>pod/[^\]\s/]{1,253}+/[^\]\s]{1,253}+)\] )?"
     rb"(?:(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9}+)?(?:Z|[+-]\d\d:\d\d))(?: |$))?"
 )
-_SHORT_ISO = regex.compile(
+_SHORT_ISO = lazy_regex_bytes(
     _RFC3339.replace(rb"(?:Z|", rb"(?:")  # journalctl prints a numeric offset, never Z
     + rb" (?P<host>[^\s\[]\S{0,253}+) (?P<who>[^\s\[:]{1,200}+)(?:\[\d{1,10}+\])?:(?: |$)"
 )
-_COMPOSE = regex.compile(
+_COMPOSE = lazy_regex_bytes(
     rb"(?P<who>[A-Za-z0-9][\w.-]{0,80}+) {1,40}+\| ?"
     rb"(?:(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9}+)?(?:Z|[+-]\d\d:\d\d))(?: |$))?"
 )
-_TS_PARTS = regex.compile(
+_TS_PARTS = lazy_regex(
     r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}+))?(Z|[+-]\d\d:?\d\d)?"
 )
 
@@ -130,17 +131,27 @@ def _is_export(lines: list[bytes]) -> bool:
     return lines[0].startswith((b"__CURSOR=", b"__REALTIME_TIMESTAMP="))
 
 
+# Each sniff first tests what its pattern's match must start with, so that a plain log's
+# lines ("[2026-05-09 ...") are told apart without compiling the pattern (issue 33, 2).
+
+
 def _is_short_iso(lines: list[bytes]) -> bool:
     journal = [ln for ln in lines if not ln.startswith(b"-- ")]
-    return bool(journal) and all(_SHORT_ISO.match(ln) for ln in journal)
+    if not journal or not all(ln[:1].isdigit() for ln in journal):  # the time first
+        return False
+    return all(_SHORT_ISO.match(ln) for ln in journal)
 
 
 def _is_kubectl(lines: list[bytes]) -> bool:
+    if not all(ln[:1].isdigit() or ln.startswith(b"[pod/") for ln in lines):  # a prefix first
+        return False
     kubectl = [_KUBECTL.match(ln) for ln in lines]
     return all(m is not None and m.end() > 0 for m in kubectl)
 
 
 def _is_compose(lines: list[bytes]) -> bool:
+    if not all(ln[:1].isalnum() for ln in lines):  # the service's name first
+        return False
     return all(_COMPOSE.match(ln) for ln in lines)
 
 

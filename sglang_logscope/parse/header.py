@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import regex
 
+from .._text import lazy_regex
 from ..events import Rank
 from .adapters import OUTER_PREFIXES, OUTER_TIME
 
@@ -36,7 +37,7 @@ _OUTER = regex.compile("".join(f"(?:{pattern})?" for _, pattern in OUTER_PREFIXE
 _COMPOSE = regex.compile(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
 #: A header glued after other text on one physical line (a tqdm bar without its newline).
 _GLUED = regex.compile(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
-_OLD_GPU = regex.compile(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
+_OLD_GPU = lazy_regex(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
 _UVICORN_LEVELS = ("INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "TRACE")
 _UVICORN = regex.compile(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
 #: After a bracket header, uvicorn's level prefix is looked for only when the message starts

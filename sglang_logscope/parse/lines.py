@@ -18,6 +18,7 @@ from typing import Any
 
 import regex
 
+from .._text import lazy_regex
 from ..events import Event, EventKind, new_event
 from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
@@ -303,7 +304,7 @@ _CUT_ALLOCATOR = regex.compile(
 )
 #: A line of PyTorch's allocator text (c10/cuda/CUDACachingAllocator.cpp, the XPU and NPU
 #: allocators) that the OOM message printed on a line of its own.
-ALLOCATOR_LINE = regex.compile(
+ALLOCATOR_LINE = lazy_regex(
     r"\s{0,8}+(?:Tried to allocate |GPU \d{1,4}+ has a total capac|Process \d{1,10}+ has "
     r"|Including non-PyTorch memory, |Of the allocated memory |with [\d.]{1,20}+ \w{1,3}+ "
     r"allocated in private pools|and [\d.]{1,20}+ \w{1,3}+ is reserved by PyTorch"
@@ -695,10 +696,10 @@ def _foreign(lines: list[str]) -> bool:
 
 #: A test runner's frame: unittest, pytest, or SGLang's own test package and test tree
 #: (``.../sglang/test/...``: ``popen_launch_server``, the nightly suites).
-_RUNNER_FRAME = regex.compile(r'/unittest/|/_pytest/|[/"]sglang/test/')
+_RUNNER_FRAME = lazy_regex(r'/unittest/|/_pytest/|[/"]sglang/test/')
 #: A frame of the server's own code (helpers under ``sglang/srt/utils/`` excepted: the test
 #: package calls them too, ``retry`` among them).
-_SERVER_FRAME = regex.compile(r"sglang/srt/(?!utils/)")
+_SERVER_FRAME = lazy_regex(r"sglang/srt/(?!utils/)")
 
 
 def _harness(lines: list[str]) -> bool:

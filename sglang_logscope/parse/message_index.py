@@ -20,8 +20,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from .._text import lazy_re
+from ..limits import package_files
 
 HOLE = "\x00"
 #: Only this much of a line is split into words (anchors sit near a message's start).
@@ -330,7 +332,7 @@ def _loc(text: str) -> tuple[int, int, int, int]:
 @cache
 def message_index() -> MessageIndex:
     """The packaged index (loaded once, on first use)."""
-    path = resources.files("sglang_logscope").joinpath("data/messages.idx")
+    path = package_files().joinpath("data/messages.idx")
     return MessageIndex.from_bytes(path.read_bytes())
 
 
@@ -358,9 +360,9 @@ def words_of(pieces: Sequence[str]) -> set[str]:
 
 
 #: ``SomeError: `` at the start of a line: the rest may be a ``raise`` template's text.
-_EXC_PREFIX = re.compile(r"(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,80}: ")
+_EXC_PREFIX = lazy_re(r"(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,80}: ")
 #: ``/path/file.py:54: UserWarning: `` (Python's warning display): a ``warnings.warn`` text.
-_WARN_PREFIX = re.compile(r"[^\s:]{1,400}\.py:\d{1,7}: [A-Z]\w{0,60}Warning: ")
+_WARN_PREFIX = lazy_re(r"[^\s:]{1,400}\.py:\d{1,7}: [A-Z]\w{0,60}Warning: ")
 
 
 def source_fields(message: str, *, cut: bool = False) -> tuple[dict[str, Any], str | None] | None:

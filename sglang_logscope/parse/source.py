@@ -12,8 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Union, cast
 
-import regex
-
+from .._text import lazy_regex
 from ..errors import InputError
 from ..meter import advance
 from ..netpolicy import redact
@@ -34,7 +33,7 @@ GZIP_LINES_PER_BYTE = 4
 _READ_BLOCK = 1 << 16
 
 #: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
-_ANSI = regex.compile(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_ANSI = lazy_regex(r"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b]*+(?:\x07|\x1b\\)?|[@-Z\\-_])")
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 

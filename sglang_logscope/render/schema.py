@@ -17,12 +17,12 @@ it (under ``$defs``, its own definitions prefixed ``check.``), so every loaded s
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 import regex
 
 from ..errors import InputError
+from ..limits import package_files
 
 #: The documents: ``logscope NAME --format json`` (``summary``: one per line for several logs);
 #: ``watch``: the records ``logscope watch`` and ``logscope launch`` write with ``--format jsonl``.
@@ -61,7 +61,7 @@ def load_schema(name: str) -> dict[str, Any]:
     """The schema of the ``name`` document."""
     if name not in NAMES:
         raise InputError(f"no schema {name!r} (one of: {', '.join(NAMES)})")
-    text = resources.files("sglang_logscope").joinpath(f"data/schemas/{name}.schema.json")
+    text = package_files().joinpath(f"data/schemas/{name}.schema.json")
     data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
     defs: dict[str, Any] = dict(data.get("$defs", {}))
     inlined: dict[str, Any] = _inline(data, defs)

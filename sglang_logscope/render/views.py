@@ -5,18 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-import regex
-from rich.console import Console
 from rich.text import Text
 
 from .. import _text
+from .._text import lazy_regex
 from ..staleness.verdict import CheckReport
 from . import text as report
 from .check_view import ArgRow, ArgSection, CheckView, MemorySection, check_view
-from .text import console, release_text, unreadable_lines
+from .text import console, page, release_text, unreadable_lines
 
 if TYPE_CHECKING:  # start-up: the check's text does not load the listings
+    from rich.console import Console
+
     from ..log.select import Summaries
+    from .text import PlainPage
+
+    #: Where the check's short screen is written: rich's console, or a page without colour.
+    Page = Console | PlainPage
 
 _ARGS_THAT_MATTER = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
@@ -130,7 +135,7 @@ def render_check(con: Console, result: CheckReport, verbose: bool = False) -> No
     _check_findings(con, view, said)
 
 
-def _check_short(con: Console, view: CheckView, data: dict[str, Any]) -> None:
+def _check_short(con: Page, view: CheckView, data: dict[str, Any]) -> None:
     """At most about 25 lines at 100 columns for the seed story (tests/test_first_screen.py)."""
     con.print(_verdict_line(view.verdict, view.headline, view.expected))
     _assumed(con, view, data)
@@ -189,7 +194,7 @@ def _memory_line(mem: MemorySection) -> Text | None:
     return Text.assemble(*head)
 
 
-def _check_fixed(con: Console, data: dict[str, Any]) -> None:
+def _check_fixed(con: Page, data: dict[str, Any]) -> None:
     fixed = data.get("fixed_command")
     if not fixed:
         return
@@ -201,7 +206,7 @@ def _check_fixed(con: Console, data: dict[str, Any]) -> None:
     con.print(report.plain(body), soft_wrap=True)
 
 
-def _assumed(con: Console, view: CheckView, data: dict[str, Any]) -> None:
+def _assumed(con: Page, view: CheckView, data: dict[str, Any]) -> None:
     for f in view.findings:
         if f.code in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
             con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f.message)))
@@ -210,7 +215,7 @@ def _assumed(con: Console, view: CheckView, data: dict[str, Any]) -> None:
         con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
 
 
-def _remote_line(con: Console, data: dict[str, Any]) -> None:
+def _remote_line(con: Page, data: dict[str, Any]) -> None:
     remote = data.get("remote")
     if remote:
         con.print(
@@ -325,7 +330,7 @@ def _check_live(con: Console, data: dict[str, Any]) -> None:
         )
 
 
-def _process_line(con: Console, data: dict[str, Any]) -> None:
+def _process_line(con: Page, data: dict[str, Any]) -> None:
     proc = data.get("process")
     if proc:
         state = "alive" if proc["alive"] else "exited"
@@ -386,7 +391,7 @@ def memory_texts(
     return out
 
 
-_SENTENCE = regex.compile(r"(?<=[.])\s+(?=\S)")
+_SENTENCE = lazy_regex(r"(?<=[.])\s+(?=\S)")
 
 
 def sentences(text: str) -> list[str]:
@@ -506,4 +511,7 @@ def summaries_text(result: Summaries) -> None:
 
 
 def check_text(result: CheckReport, verbose: bool = False) -> None:
-    render_check(console(), result, verbose)
+    if verbose:
+        render_check(console(), result, verbose)
+    else:  # the short screen, on a page without rich's console where no colour is drawn
+        _check_short(page(), check_view(result), result.to_dict())

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..command.argtable import find_rewrite
 from ..events import Event, EventKind
 from ..log.runs import Run
 
@@ -160,6 +159,9 @@ def _explain(
 ) -> ArgDiff:
     # SGLang's own value rewrites, read from its source per release: those of the releases
     # the run's lines agree with, of every release when they pin none (issue 28)
+    # start-up: the argument tables load with an intended command (the only diff's source)
+    from ..command.argtable import find_rewrite
+
     rewrite = find_rewrite(arg, want, have, span)
     if rewrite is not None:
         return ArgDiff(arg, want, have, DiffStatus.EXPLAINED, rewrite.explanation())

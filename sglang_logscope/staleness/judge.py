@@ -20,9 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._text import ZoneSource, zone_name
-from ..command.fix import fixed_for
-from ..command.lint import LogFacts, lint, remote_check
-from ..command.parse import LaunchCommand, parse_launch_command, with_suggestions
 from ..errors import LogscopeError
 from ..events import Event, EventKind
 from ..findings import Finding
@@ -51,6 +48,7 @@ from .verdict import CheckReport, Verdict
 from .wording import cause_of, headline_for, next_steps
 
 if TYPE_CHECKING:
+    from ..command.parse import LaunchCommand
     from ..memory.budget_types import Budget, DeclinedBudget
     from ..memory.verdict import OomReading
     from .process import LiveProcess
@@ -197,6 +195,9 @@ def _intended(
     """The intended command, and its text (for the launch lint) when there is one."""
     if expect is None:
         return None, None
+    # start-up: the command parser only for a check given a command (issue 33, 2)
+    from ..command.parse import LaunchCommand, parse_launch_command
+
     if isinstance(expect, LaunchCommand):
         return expect, None
     if isinstance(expect, os.PathLike) or (
@@ -285,7 +286,12 @@ def _judge(inp: _Inputs) -> CheckReport:
     _earlier_runs(runs, j)
     meant = _meant(inp.intended)
     j.findings.extend(out_of_range_findings(run, meant or inp.intended))
-    fixed = with_suggestions(meant) if meant is not None else None
+    fixed = None
+    if meant is not None:
+        # start-up: the command layer loads with a command (_intended)
+        from ..command.parse import with_suggestions
+
+        fixed = with_suggestions(meant)
     if fixed is not None:
         j.diffs, j.matched, j.unverified = arg_diff(run, fixed)
     _command_findings(run, inp.intended, meant, j, release_used(inp.log, inp.version))
@@ -540,6 +546,9 @@ def _lint(inp: _Inputs, verdict: Verdict, j: _Judgement) -> None:
     """The launch lint, told whether the launch left the log untouched (stale, not written)."""
     if inp.text is None:
         return
+    # start-up: the launch lint only for a check given a command's text
+    from ..command.lint import LogFacts, lint, remote_check
+
     codes = {f.code for f in j.findings}
     untouched = verdict is Verdict.STALE or "LS002" in codes
     facts = LogFacts(inp.path or inp.log.name, untouched) if inp.path else None
@@ -641,6 +650,8 @@ def _intended_budget(
     It uses the release the log points to (unless one was given) and, when the run used the
     same model and parallelism, the free memory and weights the run measured on these GPUs.
     """
+    if intended is None:
+        return None
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.budget import budget as memory_budget
     from ..memory.budget_types import declined_budget
@@ -648,8 +659,6 @@ def _intended_budget(
     from ..memory.log_gpus import gpu_from_run
     from ..memory.models import ModelUnknown
 
-    if intended is None:
-        return None
     device = _non_gpu_device(run, intended)
     if device is not None:
         findings.append(
@@ -679,11 +688,11 @@ def _oom(
     run: Run, *, stale: bool, budget: Budget | DeclinedBudget | None, findings: list[Finding]
 ) -> OomReading | None:
     """For a run that died out of memory: real OOM, ghost or contention (with its finding)."""
+    if run.failure is None or not run.failure.kind.is_oom:
+        return None
     # start-up: the memory model loads only for a check that budgets something
     from ..memory.verdict import oom_verdict
 
-    if run.failure is None or not run.failure.kind.is_oom:
-        return None
     result = oom_verdict(run, stale=stale, intended_budget=budget)
     if result is None:
         return None
@@ -728,6 +737,9 @@ def _report(
     expected = inp.intended is not None or j.launch is not None
     fixed = None
     if inp.text is not None:
+        # start-up: the fixer only for a check given a command's text
+        from ..command.fix import fixed_for
+
         fixed = fixed_for(inp.text, j.extra.get("lint"), budget, inp.command_file)
         fixed = fixed if fixed.changes else None
     headline = headline_for(verdict, run, j.diffs, j.launch, j.findings, expected)

@@ -6,7 +6,6 @@ import shlex
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..command.parse import parse_launch_command
 from ..errors import LogscopeError
 from ..findings import Finding
 from ..log.runs import Outcome, Run
@@ -113,6 +112,9 @@ def _args_differ(p: LiveProcess, intended: LaunchCommand | None) -> str:
     """The process's own arguments (read from its command line) that differ from yours."""
     if intended is None:
         return ""
+    # start-up: the command parser loads with the intended command (staleness.judge._intended)
+    from ..command.parse import parse_launch_command
+
     try:
         theirs = parse_launch_command(shlex.join(p.cmdline), sglang_version=intended.sglang_version)
     except LogscopeError:

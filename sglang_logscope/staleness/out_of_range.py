@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from ..command.parse import LaunchCommand
+from typing import TYPE_CHECKING
+
 from ..findings import Finding
 from ..limits import Rejected
 from ..log.runs import Run
+
+if TYPE_CHECKING:  # start-up: a check without a command never loads the command layer
+    from ..command.parse import LaunchCommand
 
 
 def out_of_range_findings(run: Run | None, intended: LaunchCommand | None) -> list[Finding]:

@@ -11,13 +11,15 @@ the run's range is asked, not one table, since the releases of a range may disag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..command.argtable import ArgTable, available_versions, load_arg_table
-from ..command.parse import LaunchCommand
 from ..errors import LogscopeError
 from ..findings import Finding
 from ..parse.versions import release_key
+
+if TYPE_CHECKING:  # start-up: a check without a command never loads the command parser
+    from ..command.parse import LaunchCommand
 
 #: Argument tables read per check at most (a range spans a few dozen releases).
 MAX_TABLES = 120

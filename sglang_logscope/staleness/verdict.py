@@ -10,13 +10,13 @@ from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from .._text import CHECK_SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
-from ..command.fix import FixedCommand
-from ..command.parse import LaunchCommand
 from ..findings import Finding
 from ..log.runs import Outcome, Run
 from .argdiff import ArgDiff
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # start-up: a check without a command never loads the command layer
+    from ..command.fix import FixedCommand
+    from ..command.parse import LaunchCommand
     from ..log.release import ReleaseUsed
     from ..log.tail import Scan
     from ..memory.budget_types import Budget, DeclinedBudget

@@ -12,15 +12,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..command.lint import LintHit
-from ..command.parse import LaunchCommand
 from ..events import EventKind
 from ..findings import CODES, Finding, Severity
 from ..log.runs import FailureKind, Outcome, Run
 from .argdiff import ArgDiff, DiffStatus
 from .verdict import Cause, Verdict
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # start-up: a check without a command never loads the command layer
+    from ..command.lint import LintHit
+    from ..command.parse import LaunchCommand
     from ..memory.verdict import OomReading
 
 #: Lint codes (the launch command as bash runs it) and the argparse ones.
