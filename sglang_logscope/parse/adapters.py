@@ -166,21 +166,6 @@ def detect(head: bytes) -> InputFormat:
         if wrapper.sniff is not None and wrapper.sniff(lines):
             return wrapper.format
     return InputFormat.plain
-    if lines[0].startswith((b"__CURSOR=", b"__REALTIME_TIMESTAMP=")):
-        return InputFormat.journald_export
-    if all(_is_json_record(ln, (b"log", b"time")) for ln in lines):
-        return InputFormat.docker_json
-    if all(_is_json_record(ln, (b"MESSAGE", b"__REALTIME_TIMESTAMP")) for ln in lines):
-        return InputFormat.journald_json
-    journal = [ln for ln in lines if not ln.startswith(b"-- ")]
-    if journal and all(_SHORT_ISO.match(ln) for ln in journal):
-        return InputFormat.journald_short_iso
-    kubectl = [_KUBECTL.match(ln) for ln in lines]
-    if all(m is not None and m.end() > 0 for m in kubectl):
-        return InputFormat.kubectl
-    if all(_COMPOSE.match(ln) for ln in lines):
-        return InputFormat.compose
-    return InputFormat.plain
 
 
 #: An outer line (a JSON record, an export field) longer than this is cut: the rest of it is
