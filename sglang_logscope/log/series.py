@@ -90,6 +90,95 @@ class Bucket:
 Series = dict[str, dict[str, Bucket]]
 
 
+class _Folds:
+    """One rank's buckets of one chart as numpy columns (minute, count, sum, min, max), the
+    minutes in the order they first appear. Blocks' runs and single lines are appended as
+    they come and folded together now and then (a sort, no Python object per minute): a
+    minute's sum adds its parts in the order they came, as :meth:`Bucket.merge` would."""
+
+    __slots__ = ("_parts", "_pending", "_singles", "columns")
+
+    def __init__(self) -> None:
+        empty = np.empty(0, np.float64)
+        #: minute (``S16``), count, sum, min, max: one row per minute, first seen first
+        self.columns: tuple[Any, ...] = (np.empty(0, "S16"), np.empty(0, np.int64), empty, empty)
+        self.columns += (empty,)
+        self._parts: list[tuple[Any, ...]] = []
+        self._pending = 0
+        self._singles: tuple[list[bytes], list[float]] = ([], [])
+
+    def put(self, minute: bytes, value: float) -> None:
+        """One line's value."""
+        self._singles[0].append(minute)
+        self._singles[1].append(value)
+
+    def add(self, minutes: Any, counts: Any, totals: Any, lows: Any, highs: Any) -> None:
+        """A block's runs of one minute each (their count, sum, min and max)."""
+        self._flush_singles()
+        self._parts.append((minutes, counts, totals, lows, highs))
+        self._pending += len(minutes)
+        if self._pending > max(1 << 16, len(self.columns[0])):
+            self.settle()
+
+    def _flush_singles(self) -> None:
+        minutes, values = self._singles
+        if minutes:
+            v = np.array(values, np.float64)
+            self._parts.append((np.array(minutes, "S16"), np.ones(len(v), np.int64), v, v, v))
+            self._singles = ([], [])
+            self._pending += len(v)
+
+    def settle(self) -> tuple[Any, ...]:
+        """The columns with everything added folded in (one row per minute)."""
+        self._flush_singles()
+        if not self._parts:
+            return self.columns
+        cols = [np.concatenate(c) for c in zip(self.columns, *self._parts, strict=True)]
+        self._parts, self._pending = [], 0
+        minutes = cols[0]
+        order = np.argsort(minutes, kind="stable")  # a minute's parts stay in their order
+        ordered = minutes[order]
+        new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+        starts = np.flatnonzero(new)
+        group = np.cumsum(new) - 1
+        counts = np.add.reduceat(cols[1][order], starts)
+        # bincount adds each group's parts one after another, in order (as Bucket.merge)
+        totals = np.bincount(group, weights=cols[2][order], minlength=len(starts))
+        lows = np.fmin.reduceat(cols[3][order], starts)
+        highs = np.fmax.reduceat(cols[4][order], starts)
+        first = np.argsort(order[starts], kind="stable")  # minutes in first-seen order
+        self.columns = tuple(c[first] for c in (ordered[starts], counts, totals, lows, highs))
+        return self.columns
+
+    def buckets(self) -> dict[str, Bucket]:
+        """Per minute (``YYYY-MM-DD HH:MM``), its bucket, first seen first."""
+        minutes, counts, totals, lows, highs = (c.tolist() for c in self.settle())
+        return {
+            m.decode("ascii"): Bucket(n, t, lo, hi)
+            for m, n, t, lo, hi in zip(minutes, counts, totals, lows, highs, strict=True)
+        }
+
+    def points(self) -> list[tuple[float, float, float, float]]:
+        """``(time, min, mean, max)`` per bucket in time order, at most :data:`MAX_BUCKETS`
+        (runs of ``k`` adjacent minutes merged beyond that, as :func:`_widen`)."""
+        minutes, counts, totals, lows, highs = self.settle()
+        order = np.argsort(minutes, kind="stable")
+        n = len(order)
+        k = max(1, -(-n // MAX_BUCKETS))
+        starts = np.arange(0, n, k)
+        group = np.arange(n) // k
+        count = np.add.reduceat(counts[order], starts)
+        total = np.bincount(group, weights=totals[order], minlength=len(starts))
+        low = np.fmin.reduceat(lows[order], starts).tolist()
+        high = np.fmax.reduceat(highs[order], starts).tolist()
+        names = minutes[order[starts]].tolist()
+        means = (total / count).tolist()
+        return [
+            (_seconds(m.decode("ascii")), lo, mean, hi)
+            for m, lo, mean, hi in zip(names, low, means, high, strict=True)
+        ]
+
+
 class _Shape:
     """A shape of decode field text: ``pattern`` takes, for each line of a block, a marker
     (non-empty where the line has this shape) and the numbers at ``slots`` (per chart value:
@@ -133,8 +222,8 @@ class ServingSeries:
     """Decode lines folded into per-minute buckets per rank (see the module doc)."""
 
     def __init__(self) -> None:
-        self.tokens: Series = {}
-        self.throughput: Series = {}
+        #: per chart, per rank (at most :data:`MAX_SERIES`), its minutes' buckets
+        self._charts: dict[str, dict[str, _Folds]] = {"tokens": {}, "throughput": {}}
         self.lines = 0  # decode lines seen (dated)
         self.peak_usage: float | None = None
         self._shapes: dict[bytes, _Shape] = {}
@@ -167,10 +256,13 @@ class ServingSeries:
         self, rank: str, minute: str, values: Sequence[float | None], when: datetime | bytes
     ) -> None:
         self.lines += 1
-        _put(self.tokens, rank, minute, values[0])
-        _put(self.throughput, rank, minute, values[1])
         for chart, value in (("tokens", values[0]), ("throughput", values[1])):
-            if value is not None and self.raw[chart] is not None:
+            if value is None:
+                continue
+            folds = _folds_of(self._charts[chart], rank)
+            if folds is not None:
+                folds.put(minute.encode("ascii"), value)
+            if self.raw[chart] is not None:
                 self._keep_raw(chart, rank, when, value)
         usage = values[2]
         if usage is not None and (self.peak_usage is None or usage > self.peak_usage):
@@ -257,22 +349,18 @@ class ServingSeries:
                 self._fold_raw(rank, picked, kept, slots)
             m = minutes[chosen]
             starts = np.flatnonzero(np.concatenate(([True], m[1:] != m[:-1])))
-            counts = np.diff(np.append(starts, len(m))).tolist()
-            names = [m[i].decode("ascii") for i in starts.tolist()]
-            for series, slot in ((self.tokens, slots[0]), (self.throughput, slots[1])):
-                if slot is None:
+            counts = np.diff(np.append(starts, len(m)))
+            for chart, slot in (("tokens", slots[0]), ("throughput", slots[1])):
+                if slot is None or (folds := _folds_of(self._charts[chart], rank)) is None:
                     continue
                 v = picked[slot]
-                parts = zip(
-                    names,
+                folds.add(
+                    m[starts],
                     counts,
-                    np.add.reduceat(v, starts).tolist(),
-                    np.minimum.reduceat(v, starts).tolist(),
-                    np.maximum.reduceat(v, starts).tolist(),
-                    strict=True,
+                    np.add.reduceat(v, starts),
+                    np.minimum.reduceat(v, starts),
+                    np.maximum.reduceat(v, starts),
                 )
-                for minute, n, total, low, high in parts:
-                    _merge(series, rank, minute, Bucket(n, total, low, high))
 
     def _fold_raw(
         self,
@@ -313,12 +401,17 @@ class ServingSeries:
     def points(self, which: str) -> dict[str, list[tuple[float, float, float, float]]]:
         """Per rank, ``(time, min, mean, max)`` per bucket in time order, at most
         :data:`MAX_BUCKETS` of them (adjacent buckets merged beyond that)."""
-        series = self.tokens if which == "tokens" else self.throughput
-        out: dict[str, list[tuple[float, float, float, float]]] = {}
-        for rank, minutes in series.items():
-            merged = _widen(sorted(minutes.items()))
-            out[rank] = [(_seconds(m), b.low, b.mean, b.high) for m, b in merged]
-        return out
+        return {rank: folds.points() for rank, folds in self._charts[which].items()}
+
+    @property
+    def tokens(self) -> Series:
+        """The KV tokens' buckets: per rank, per minute, first seen first."""
+        return {rank: folds.buckets() for rank, folds in self._charts["tokens"].items()}
+
+    @property
+    def throughput(self) -> Series:
+        """The decode throughput's buckets: per rank, per minute, first seen first."""
+        return {rank: folds.buckets() for rank, folds in self._charts["throughput"].items()}
 
 
 def _keep_point(
@@ -405,17 +498,12 @@ def _put(series: Series, rank: str, minute: str, value: float | None) -> None:
             bucket.high = value
 
 
-def _merge(series: Series, rank: str, minute: str, bucket: Bucket) -> None:
-    minutes = series.get(rank)
-    if minutes is None:
-        if len(series) >= MAX_SERIES:
-            return
-        minutes = series[rank] = {}
-    known = minutes.get(minute)
-    if known is None:
-        minutes[minute] = bucket
-    else:
-        known.merge(bucket)
+def _folds_of(chart: dict[str, _Folds], rank: str) -> _Folds | None:
+    """``rank``'s buckets of ``chart``, new ones while it has fewer than :data:`MAX_SERIES`."""
+    folds = chart.get(rank)
+    if folds is None and len(chart) < MAX_SERIES:
+        folds = chart[rank] = _Folds()
+    return folds
 
 
 def _widen(items: list[tuple[str, Bucket]]) -> list[tuple[str, Bucket]]:
