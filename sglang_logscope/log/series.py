@@ -34,6 +34,7 @@ from ..events import Event, EventKind
 from ..parse.blanks import Blanks
 from ..parse.bulk import SERIES, Rows, row_time
 from ..parse.catalog import MessageSpec, read_pairs
+from ..parse.fastscan import MAX_LANE_NUMBERS, shape_values
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
@@ -47,6 +48,8 @@ MAX_BUCKETS = 1500
 #: Up to this many points per chart (all ranks), every decode line is kept as its own point
 #: too, and drawn so; beyond, the chart draws the buckets.
 MAX_POINTS = 2000
+#: Rows pending in a series before they are folded into its columns (or as many as it holds).
+SETTLE_ROWS = 1 << 16
 #: Per chart value, the fields that hold it, the first one present winning.
 TOKENS = ("full_token", "token")
 THROUGHPUT = ("gen_throughput",)
@@ -111,13 +114,21 @@ class _Folds:
         """One line's value."""
         self._singles[0].append(minute)
         self._singles[1].append(value)
+        if len(self._singles[1]) >= SETTLE_ROWS // 16:
+            self._flush_singles()
+            self._bounded()
 
     def add(self, minutes: Any, counts: Any, totals: Any, lows: Any, highs: Any) -> None:
         """A block's runs of one minute each (their count, sum, min and max)."""
         self._flush_singles()
         self._parts.append((minutes, counts, totals, lows, highs))
         self._pending += len(minutes)
-        if self._pending > max(1 << 16, len(self.columns[0])):
+        self._bounded()
+
+    def _bounded(self) -> None:
+        """Folds what is pending once it outgrows the folded columns (memory follows the
+        minutes; each row is sorted a bounded number of times over)."""
+        if self._pending > max(SETTLE_ROWS, len(self.columns[0])):
             self.settle()
 
     def _flush_singles(self) -> None:
@@ -185,11 +196,21 @@ class _Shape:
     its group, or ``None`` when the shape lacks it). ``pattern`` is ``None`` when the shape's
     lines must go through the parser."""
 
-    __slots__ = ("pattern", "slots")
+    __slots__ = ("literals", "pattern", "picks", "slots")
 
-    def __init__(self, pattern: re.Pattern[bytes] | None, slots: tuple[int | None, ...]) -> None:
+    def __init__(
+        self,
+        pattern: re.Pattern[bytes] | None,
+        slots: tuple[int | None, ...],
+        literals: tuple[bytes, ...] = (),
+        picks: tuple[int, ...] = (),
+    ) -> None:
         self.pattern = pattern
         self.slots = slots
+        #: the C lane's reading of the same shape: its literal parts and the numbers picked
+        #: (the pattern's groups after the marker, in order)
+        self.literals = literals
+        self.picks = picks
 
 
 def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
@@ -206,6 +227,15 @@ def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
     if not sample or sample[:1].isdigit() or all(p is None for p in picks):
         return _Shape(None, ())
     wanted = sorted(p for p in picks if p is not None)
+    pattern, literals = _template(sample, wanted)
+    slots = tuple(None if p is None else 1 + wanted.index(p) for p in picks)
+    return _Shape(pattern, slots, literals, tuple(wanted))
+
+
+def _template(sample: bytes, wanted: Sequence[int]) -> tuple[re.Pattern[bytes], tuple[bytes, ...]]:
+    """The pattern of ``sample``'s shape (a marker group, then a group per number at
+    ``wanted``) and its literal parts (around its numbers: the C lane's reading of it)."""
+    numbers = list(_NUMBER.finditer(sample))
     body = [b"(" + re.escape(sample[:1]) + b")"]
     at = 1
     for i, m in enumerate(numbers):
@@ -214,8 +244,8 @@ def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
         at = m.end()
     body.append(re.escape(sample[at:]))
     pattern = _compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*)", re.M)
-    slots = tuple(None if p is None else 1 + wanted.index(p) for p in picks)
-    return _Shape(pattern, slots)
+    cuts = [0, *(i for m in numbers for i in m.span()), len(sample)]
+    return pattern, tuple(sample[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
 
 
 class ServingSeries:
@@ -279,7 +309,7 @@ class ServingSeries:
         for alt in shape.alts:
             if alt.spec.kind is not EventKind.DECODE_BATCH or alt.rest_field != "_pairs":
                 continue
-            witness = cols[layout.witness[alt.number]][a:b]
+            witness = _part(cols[layout.witness[alt.number]], a, b)
             absent = witness.count(None)
             if absent == b - a:
                 continue
@@ -288,7 +318,7 @@ class ServingSeries:
                 picked = list(compress(range(a, b), map(is_not, witness, repeat(None))))
                 texts, ranks, stamps = (list(map(c.__getitem__, picked)) for c in wanted)
             else:
-                texts, ranks, stamps = (c[a:b] for c in wanted)
+                texts, ranks, stamps = (_part(c, a, b) for c in wanted)
             self._block(texts, ranks, stamps, alt.spec)  # type: ignore[arg-type]
 
     def _block(
@@ -297,25 +327,15 @@ class ServingSeries:
         """One block's decode lines: the current shape's pattern over all of them (folded with
         numpy), the lines it does not take one by one (their own shape, or the parser)."""
         current = self._current
-        groups = None
+        read = None
         if current is not None and current.pattern is not None:
-            groups = _group_columns(current.pattern, texts)
+            read = _read_shape(current, texts)
         misses: Sequence[int] = range(len(texts))
-        if groups is not None:
+        if read is not None:
             assert current is not None
-            marker = groups[0]
-            absent = marker.count(None)
-            hits = (
-                None if not absent else list(compress(count(), map(is_not, marker, repeat(None))))
-            )
-            if absent < len(texts):
-                numbers = {
-                    slot: np.fromiter(map(float, _pick(groups[slot], hits)), np.float64)
-                    for slot in current.slots
-                    if slot is not None
-                }
+            hits, numbers, misses = read
+            if hits is None or hits:
                 self._fold(numbers, _pick(ranks, hits), _pick(stamps, hits), current.slots)
-            misses = [j for j, m in enumerate(marker) if m is None] if absent else ()
         for j in misses:
             rank = ranks[j][1:].decode("ascii") if ranks[j] else "all"
             minute = stamps[j][:16].decode("ascii")
@@ -439,6 +459,39 @@ def _keep_point(
     series.append((_epoch(stamp), value))
 
 
+def _read_shape(
+    shape: _Shape, texts: list[bytes]
+) -> tuple[list[int] | None, dict[int, Any], Sequence[int]] | None:
+    """The lines of ``texts`` of ``shape`` (``None``: all), per slot the numpy column of their
+    values, and the other lines; ``None`` if the lines are not one match each. The C lane
+    reads them where built (``shape_values``), else one ``split`` of the shape's pattern."""
+    assert shape.pattern is not None
+    found = None
+    if len(shape.literals) <= 1 + MAX_LANE_NUMBERS:
+        found = shape_values(texts, shape.literals, shape.picks)
+    if found is not None:
+        flags, values = found
+        of_shape = np.frombuffer(flags, np.bool_)
+        table = np.frombuffer(values, np.float64).reshape(-1, len(shape.picks))
+        numbers = {slot: table[:, slot - 1] for slot in shape.slots if slot is not None}
+        if len(table) == len(texts):
+            return None, numbers, ()
+        return np.flatnonzero(of_shape).tolist(), numbers, np.flatnonzero(~of_shape).tolist()
+    groups = _group_columns(shape.pattern, texts)
+    if groups is None:  # pragma: no cover - one match per line by design
+        return None
+    marker = groups[0]
+    absent = marker.count(None)
+    hits = None if not absent else list(compress(count(), map(is_not, marker, repeat(None))))
+    numbers = {
+        slot: np.fromiter(map(float, _pick(groups[slot], hits)), np.float64)
+        for slot in shape.slots
+        if slot is not None
+    }
+    misses = [j for j, m in enumerate(marker) if m is None] if absent else ()
+    return hits, numbers, misses
+
+
 def _group_columns(pattern: re.Pattern[bytes], texts: list[bytes]) -> list[list[Any]] | None:
     """Per group of a shape's ``pattern``, its value on each of ``texts`` (``None`` where the
     line is not of the shape): one ``split`` over the joined lines, the columns sliced from
@@ -450,6 +503,11 @@ def _group_columns(pattern: re.Pattern[bytes], texts: list[bytes]) -> list[list[
     return [parts[k::width] for k in range(1, width)]
 
 
+def _part(column: list[Any], a: int, b: int) -> list[Any]:
+    """``column[a:b]``, not copied when that is all of it (it is only read)."""
+    return column if a == 0 and b == len(column) else column[a:b]
+
+
 def _pick(column: list[Any], rows: list[int] | None) -> list[Any]:
     """``column`` at ``rows`` (all of it for ``None``)."""
     return column if rows is None else list(map(column.__getitem__, rows))
@@ -458,11 +516,11 @@ def _pick(column: list[Any], rows: list[int] | None) -> list[Any]:
 def _by_rank(ranks: list[bytes]) -> list[tuple[bytes, Any]]:
     """Each rank label of ``ranks`` with the rows that carry it (a slice for all, else a mask),
     in the order they first appear, as the line-by-line reading meets them."""
-    if ranks.count(ranks[0]) == len(ranks):
+    labels = dict.fromkeys(ranks)  # first seen first
+    if len(labels) == 1:
         return [(ranks[0], slice(None))]
-    column = np.array(ranks, dtype="S200")
-    found, first = np.unique(column, return_index=True)
-    return [(bytes(found[i]), column == found[i]) for i in np.argsort(first, kind="stable")]
+    column = np.array(ranks)  # as wide as the widest label (none holds a NUL)
+    return [(label, column == label) for label in labels]
 
 
 def _epoch(when: datetime) -> float:
@@ -522,6 +580,9 @@ def _widen(items: list[tuple[str, Bucket]]) -> list[tuple[str, Bucket]]:
 
 
 def _seconds(minute: str) -> float:
+    """The local time stamp of a minute (``YYYY-MM-DD HH:MM``)."""
+    if len(minute) == 16 and minute[10] == " ":  # the common form, read without strptime
+        return datetime.fromisoformat(minute).timestamp()
     return datetime.strptime(minute, "%Y-%m-%d %H:%M").timestamp()
 
 

@@ -530,10 +530,132 @@ static PyObject *series_columns(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The report's decode values (log/series.py): a line shape is its literal parts with numbers
+   between them; shape_values reads, for each line of a block, whether it is of the shape and
+   the numbers it picks, as the shape's regex would:
+     ^LIT0 NUM LIT1 NUM ... LITk$      NUM := [0-9]{1,18}+(?:\.[0-9]{1,12}+)?+
+   (possessive: nothing is given back, so one pass decides). Each picked number is converted
+   as float() converts it (PyOS_string_to_double). */
+#define MAX_SHAPE_NUMBERS 64
+
+/* The end of NUM at p, NULL if none starts there. */
+static const unsigned char *number_end(const unsigned char *p, const unsigned char *end) {
+    const unsigned char *q = p;
+    while (q < end && q - p < 18 && is_digit(*q)) q++;
+    if (q == p) return NULL;
+    if (end - q >= 2 && *q == '.' && is_digit(q[1])) {
+        const unsigned char *f = q + 1;
+        while (f < end && f - (q + 1) < 12 && is_digit(*f)) f++;
+        q = f;
+    }
+    return q;
+}
+
+/* Whether the line [p, end) is of the shape; each number's span into at/to. */
+static int of_shape(const unsigned char *p, const unsigned char *end, const View *lits, int numbers,
+                    const unsigned char **at, const unsigned char **to) {
+    for (int i = 0;; i++) {
+        Py_ssize_t n = lits[i].len;
+        if (end - p < n || memcmp(p, lits[i].buf, (size_t)n) != 0) return 0;
+        p += n;
+        if (i == numbers) return p == end;
+        const unsigned char *q = number_end(p, end);
+        if (q == NULL) return 0;
+        at[i] = p;
+        to[i] = q;
+        p = q;
+    }
+}
+
+PyDoc_STRVAR(shape_values_doc,
+             "shape_values(texts, literals, picks)\n--\n\n"
+             "For each line of texts (a list of bytes): whether it is the literals with a\n"
+             "number between each two (b'\\x01' per line of the shape, b'\\x00' otherwise), and\n"
+             "the numbers at picks of each line of it, as float64 bytes (len(picks) a line).");
+
+static PyObject *shape_values(PyObject *self, PyObject *args) {
+    PyObject *texts, *literals, *picks;
+    View lits[MAX_SHAPE_NUMBERS + 1];
+    int pick[MAX_SHAPE_NUMBERS];
+    const unsigned char *at[MAX_SHAPE_NUMBERS], *to[MAX_SHAPE_NUMBERS];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &texts, &PyTuple_Type, &literals,
+                          &PyTuple_Type, &picks))
+        return NULL;
+    Py_ssize_t n_lits = PyTuple_Size(literals), n_picks = PyTuple_Size(picks);
+    if (n_lits < 1 || n_lits > MAX_SHAPE_NUMBERS + 1 || n_picks > n_lits - 1) {
+        PyErr_SetString(PyExc_ValueError, "literals: 1-65; picks: at most one a number");
+        return NULL;
+    }
+    int numbers = (int)n_lits - 1;
+    for (Py_ssize_t i = 0; i < n_lits; i++) {
+        PyObject *lit = PyTuple_GetItem(literals, i);
+        if (!PyBytes_Check(lit) || !view_of(lit, &lits[i])) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "literals: bytes");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_picks; i++) {
+        long k = PyLong_AsLong(PyTuple_GetItem(picks, i));
+        if (k == -1 && PyErr_Occurred()) return NULL;
+        if (k < 0 || k >= numbers) {
+            PyErr_SetString(PyExc_ValueError, "picks: number indices of the shape");
+            return NULL;
+        }
+        pick[i] = (int)k;
+    }
+    Py_ssize_t count = PyList_Size(texts), hits = 0;
+    PyObject *flags = PyBytes_FromStringAndSize(NULL, count);
+    double *values = malloc(sizeof(double) * (size_t)(count * n_picks + 1));
+    if (flags == NULL || values == NULL) {
+        Py_XDECREF(flags);
+        free(values);
+        return PyErr_NoMemory();
+    }
+    char *flag = PyBytes_AsString(flags);
+    for (Py_ssize_t j = 0; j < count; j++) {
+        View line;
+        PyObject *text = PyList_GetItem(texts, j);
+        if (!PyBytes_Check(text) || !view_of(text, &line)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "texts: a list of bytes");
+            goto fail;
+        }
+        const unsigned char *p = (const unsigned char *)line.buf;
+        flag[j] = (char)of_shape(p, p + line.len, lits, numbers, at, to);
+        if (!flag[j]) continue;
+        for (Py_ssize_t i = 0; i < n_picks; i++) {
+            char digits[40];  /* at most 18 + 1 + 12 characters */
+            size_t n = (size_t)(to[pick[i]] - at[pick[i]]);
+            memcpy(digits, at[pick[i]], n);
+            digits[n] = '\0';
+            double v = PyOS_string_to_double(digits, NULL, NULL);
+            if (v == -1.0 && PyErr_Occurred()) goto fail;
+            values[hits * n_picks + i] = v;
+        }
+        hits++;
+    }
+    PyObject *column = PyBytes_FromStringAndSize((const char *)values,
+                                                 (Py_ssize_t)sizeof(double) * hits * n_picks);
+    free(values);
+    if (column == NULL) {
+        Py_DECREF(flags);
+        return NULL;
+    }
+    PyObject *out = Py_BuildValue("(OO)", flags, column);
+    Py_DECREF(flags);
+    Py_DECREF(column);
+    return out;
+fail:
+    Py_DECREF(flags);
+    free(values);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"series_columns", series_columns, METH_VARARGS, series_columns_doc},
     {"rows_summary", rows_summary, METH_VARARGS, rows_summary_doc},
     {"block_marks", block_marks, METH_VARARGS, block_marks_doc},
+    {"shape_values", shape_values, METH_VARARGS, shape_values_doc},
     {NULL, NULL, 0, NULL},
 };
 
