@@ -110,6 +110,17 @@ class _Folds:
         self._pending = 0
         self._singles: tuple[list[bytes], list[float]] = ([], [])
 
+    def __eq__(self, other: object) -> bool:
+        """The same buckets in the same order (everything added folded in first)."""
+        if not isinstance(other, _Folds):
+            return NotImplemented
+        return all(
+            np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+            for a, b in zip(self.settle(), other.settle(), strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
     def put(self, minute: bytes, value: float) -> None:
         """One line's value."""
         self._singles[0].append(minute)
@@ -253,7 +264,7 @@ class ServingSeries:
 
     def __init__(self) -> None:
         #: per chart, per rank (at most :data:`MAX_SERIES`), its minutes' buckets
-        self._charts: dict[str, dict[str, _Folds]] = {"tokens": {}, "throughput": {}}
+        self.charts: dict[str, dict[str, _Folds]] = {"tokens": {}, "throughput": {}}
         self.lines = 0  # decode lines seen (dated)
         self.peak_usage: float | None = None
         self._shapes: dict[bytes, _Shape] = {}
@@ -289,7 +300,7 @@ class ServingSeries:
         for chart, value in (("tokens", values[0]), ("throughput", values[1])):
             if value is None:
                 continue
-            folds = _folds_of(self._charts[chart], rank)
+            folds = _folds_of(self.charts[chart], rank)
             if folds is not None:
                 folds.put(minute.encode("ascii"), value)
             if self.raw[chart] is not None:
@@ -371,7 +382,7 @@ class ServingSeries:
             starts = np.flatnonzero(np.concatenate(([True], m[1:] != m[:-1])))
             counts = np.diff(np.append(starts, len(m)))
             for chart, slot in (("tokens", slots[0]), ("throughput", slots[1])):
-                if slot is None or (folds := _folds_of(self._charts[chart], rank)) is None:
+                if slot is None or (folds := _folds_of(self.charts[chart], rank)) is None:
                     continue
                 v = picked[slot]
                 folds.add(
@@ -421,17 +432,17 @@ class ServingSeries:
     def points(self, which: str) -> dict[str, list[tuple[float, float, float, float]]]:
         """Per rank, ``(time, min, mean, max)`` per bucket in time order, at most
         :data:`MAX_BUCKETS` of them (adjacent buckets merged beyond that)."""
-        return {rank: folds.points() for rank, folds in self._charts[which].items()}
+        return {rank: folds.points() for rank, folds in self.charts[which].items()}
 
     @property
     def tokens(self) -> Series:
         """The KV tokens' buckets: per rank, per minute, first seen first."""
-        return {rank: folds.buckets() for rank, folds in self._charts["tokens"].items()}
+        return {rank: folds.buckets() for rank, folds in self.charts["tokens"].items()}
 
     @property
     def throughput(self) -> Series:
         """The decode throughput's buckets: per rank, per minute, first seen first."""
-        return {rank: folds.buckets() for rank, folds in self._charts["throughput"].items()}
+        return {rank: folds.buckets() for rank, folds in self.charts["throughput"].items()}
 
 
 def _keep_point(
