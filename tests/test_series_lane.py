@@ -174,3 +174,49 @@ def test_folds_keep_each_minute_in_the_order_first_seen(
         g = got[minute]
         assert (g.count, g.low, g.high) == (b.count, b.low, b.high)
         assert g.total == pytest.approx(b.total, rel=1e-12)
+
+
+def _odd_log(path: Path, lines: int) -> Path:
+    """Decode rows of three shapes (one the parser types otherwise) on four ranks, in the
+    plainest form the C lane reads, after one startup line."""
+    out = ["[2026-05-25 16:59:59] server_args=ServerArgs(model_path='m', tp_size=2)"]
+    for i in range(lines):
+        stamp = (
+            f"[2026-05-25 {17 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d} DP{i % 4} TP{i % 2}]"
+        )
+        if i % 7 == 0:
+            body = f"#running-req: 5, #token: 5, token usage: 0.{i % 10}0, gen throughput (token/s): 5.00, #queue-req: 0"
+        elif i % 11 == 0:
+            body = f"#running-req: 1, #token: 1e3, token usage: 1.5 GB, gen throughput (token/s): nan, #queue-req: {i}"
+        else:
+            body = f"#running-req: {i}, #full token: {i * 7}, full token usage: 0.5, mamba num: 3, gen throughput (token/s): {i}.25, #queue-req: 0"
+        out.append(f"{stamp} Decode batch, {body}")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("log", ["odd", "many"])
+def test_the_lane_reads_a_blocks_decode_rows_as_its_columns_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, log: str
+) -> None:
+    """Blocks of plain rows read from their bytes by ``decode_values`` (rows of other shapes,
+    several ranks, the first block before any shape is known) fold as the columns' reading
+    does with the lane off: the same buckets, lines, peak usage and points."""
+    from benchmarks.generate import generate
+    from sglang_logscope.parse import source as _source
+
+    monkeypatch.setattr(S, "MAX_POINTS", 10)  # the buckets drawn early: the lane reads the rest
+    monkeypatch.setattr(_source, "PIECE_BYTES", 1 << 13)
+    path = (
+        _odd_log(tmp_path / "odd.log", 3000) if log == "odd" else generate(tmp_path, 1.5, 4)["big"]
+    )
+    calls = []
+    real = S.decode_values
+    monkeypatch.setattr(S, "decode_values", lambda *a: calls.append(real(*a)) or calls[-1])
+    fast = S.read_for_report(path).serving
+    assert sum(c is not None for c in calls) > 10
+    with mock.patch.object(FAST_LANE, "on", False):
+        slow = S.read_for_report(path).serving
+    assert fast.charts == slow.charts and fast.charts["tokens"]
+    assert (fast.lines, fast.peak_usage, fast.raw) == (slow.lines, slow.peak_usage, slow.raw)
+    assert fast.points("throughput") == slow.points("throughput")

@@ -32,9 +32,9 @@ import regex
 
 from ..events import Event, EventKind
 from ..parse.blanks import Blanks
-from ..parse.bulk import SERIES, Rows, row_time
+from ..parse.bulk import SERIES, Fields, Rows, row_time
 from ..parse.catalog import MessageSpec, read_pairs
-from ..parse.fastscan import MAX_LANE_NUMBERS, shape_values
+from ..parse.fastscan import MAX_LANE_NUMBERS, LaneTable, decode_values, shape_values
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
 from .reader import Log
@@ -310,16 +310,30 @@ class ServingSeries:
             self.peak_usage = usage
 
     def add_rows(self, rows: Rows) -> None:
-        """The decode rows of a block, read from its columns (sliced, or picked in C)."""
+        """The decode rows of a block: a block of plain rows read by the C lane from its bytes
+        (once the charts draw buckets), else from its columns (sliced, or picked in C)."""
         shape = rows.shape
+        decode = [
+            alt
+            for alt in shape.alts
+            if alt.spec.kind is EventKind.DECODE_BATCH and alt.rest_field == "_pairs"
+        ]
+        if rows.summary is not None and shape.lane is not None and not self._raw_wanted():
+            mask = rows.summary.alternatives
+            decode = [
+                alt
+                for alt in decode
+                if mask >> alt.number & 1
+                and not self._lane_block(rows, shape.lane, alt.number, alt.spec)
+            ]
+            if not decode:
+                return
         layout = rows.layout
         cols = rows.cols
         if not all(name in layout.index for name in ("rest", "ranks")):
             layout, cols = shape.full, shape.full_columns(rows.piece)
         a, b = rows.start, rows.stop
-        for alt in shape.alts:
-            if alt.spec.kind is not EventKind.DECODE_BATCH or alt.rest_field != "_pairs":
-                continue
+        for alt in decode:
             witness = _part(cols[layout.witness[alt.number]], a, b)
             absent = witness.count(None)
             if absent == b - a:
@@ -331,6 +345,42 @@ class ServingSeries:
             else:
                 texts, ranks, stamps = (_part(c, a, b) for c in wanted)
             self._block(texts, ranks, stamps, alt.spec)  # type: ignore[arg-type]
+
+    def _lane_block(self, rows: Rows, lane: LaneTable, alt: int, spec: MessageSpec) -> bool:
+        """The rows of alternative ``alt`` (of ``spec``) of a block of plain rows, read by the C lane from its bytes (no
+        object per row): those of the current shape folded with numpy, the others one by
+        one as :meth:`_block` reads them. ``False`` where the lane does not read the block."""
+        current = self._current
+        usable = current is not None and current.pattern is not None
+        if usable and len(current.literals) > 1 + MAX_LANE_NUMBERS:  # type: ignore[union-attr]
+            usable = False
+        shape = (current.literals, current.picks) if usable else ((), ())  # type: ignore[union-attr]
+        found = decode_values(rows.piece.data, lane, alt, *shape)
+        if found is None:
+            return False
+        minute_bytes, labels, index_bytes, flags, values, misses = found
+        minutes = np.frombuffer(minute_bytes, "S16")
+        index = np.frombuffer(index_bytes, np.int32)
+        of_shape = np.frombuffer(flags, np.bool_)
+        if usable and of_shape.any():
+            assert current is not None
+            hits = None if len(misses) == 0 else np.flatnonzero(of_shape)
+            table = np.frombuffer(values, np.float64).reshape(-1, len(current.picks))
+            numbers = {s: table[:, s - 1] for s in current.slots if s is not None}
+            picked = index if hits is None else index[hits]
+            self._fold_minutes(
+                numbers,
+                _by_label(labels, picked),
+                minutes if hits is None else minutes[hits],
+                None,
+                current.slots,
+            )
+        for j, text in zip(np.flatnonzero(~of_shape).tolist(), misses, strict=True):
+            label = labels[index[j]]
+            minute = bytes(minutes[j])
+            rank = label[1:].decode("ascii") if label else "all"
+            self._one(rank, minute.decode("ascii"), self._values(text, spec), minute)
+        return True
 
     def _block(
         self, texts: list[bytes], ranks: list[bytes], stamps: list[bytes], spec: MessageSpec
@@ -365,17 +415,30 @@ class ServingSeries:
         """Rows of one shape (per slot, a numpy column of its values) into the buckets: per
         rank, per run of rows in the same minute, count, sum, min and max at once (and each
         point while few)."""
-        self.lines += len(ranks)
+        minutes = np.array(stamps, dtype="S16")  # the time cut to its minute
+        self._fold_minutes(numbers, _by_rank(ranks), minutes, stamps, slots)
+
+    def _fold_minutes(
+        self,
+        numbers: Mapping[int, Any],
+        by_rank: list[tuple[bytes, Any]],
+        minutes: Any,
+        stamps: list[bytes] | None,
+        slots: tuple[int | None, ...],
+    ) -> None:
+        """:meth:`_fold` of rows given by rank (each label with its rows), their minutes
+        (``S16``) and, while the charts keep each point, their times."""
+        self.lines += len(minutes)
         if slots[2] is not None:
             peak = float(numbers[slots[2]].max())
             if self.peak_usage is None or peak > self.peak_usage:
                 self.peak_usage = peak
-        minutes = np.array(stamps, dtype="S16")  # the time cut to its minute
         raw = self._raw_wanted()
-        for label, chosen in _by_rank(ranks):
+        for label, chosen in by_rank:
             rank = label[1:].decode("ascii") if label else "all"
             picked = {slot: v[chosen] for slot, v in numbers.items()}
             if raw:
+                assert stamps is not None
                 kept = stamps if isinstance(chosen, slice) else list(compress(stamps, chosen))
                 self._fold_raw(rank, picked, kept, slots)
             m = minutes[chosen]
@@ -532,6 +595,14 @@ def _by_rank(ranks: list[bytes]) -> list[tuple[bytes, Any]]:
         return [(ranks[0], slice(None))]
     column = np.array(ranks)  # as wide as the widest label (none holds a NUL)
     return [(label, column == label) for label in labels]
+
+
+def _by_label(labels: list[bytes], index: Any) -> list[tuple[bytes, Any]]:
+    """:func:`_by_rank` of rows given as an index into ``labels`` (the C lane's reading)."""
+    if len(labels) == 1:
+        return [(labels[0], slice(None))]
+    found, first = np.unique(index, return_index=True)
+    return [(labels[found[i]], index == found[i]) for i in np.argsort(first, kind="stable")]
 
 
 def _epoch(when: datetime) -> float:
@@ -701,10 +772,13 @@ def read_for_report(source: Source, tail: int = 20, workers: bool = False) -> Re
     events and the minutes, not the lines."""
     serving = ServingSeries()
     per_worker = WorkerSeries() if workers else None
+    # a block of plain rows read lean comes with the C lane's summary (the runs fold from it)
+    # and its bytes, which the decode series reads without an object per row
+    fields: Fields = SERIES if workers else False
     last: deque[Event | Rows | Blanks] = deque(maxlen=max(1, tail))
 
     def records() -> Iterator[Event | Rows | Blanks]:
-        for item in iter_records(source, fields=SERIES):
+        for item in iter_records(source, fields=fields):
             serving.add(item)
             if per_worker is not None:
                 per_worker.add(item)

@@ -10,3 +10,12 @@ def series_columns(
 def shape_values(
     texts: list[bytes], literals: tuple[bytes, ...], picks: tuple[int, ...], /
 ) -> tuple[bytes, bytes]: ...
+def decode_values(
+    data: bytes,
+    batch: tuple[tuple[bytes, int], ...],
+    access_alt: int,
+    alt: int,
+    literals: tuple[bytes, ...],
+    picks: tuple[int, ...],
+    /,
+) -> tuple[bytes, list[bytes], bytes, bytes, bytes, list[bytes]] | None: ...

@@ -108,6 +108,22 @@ def shape_values(
     return _rowscan.shape_values(texts, literals, picks)
 
 
+DecodeValues = tuple[bytes, list[bytes], bytes, bytes, bytes, list[bytes]]
+
+
+def decode_values(
+    data: bytes, table: LaneTable, alt: int, literals: tuple[bytes, ...], picks: tuple[int, ...]
+) -> DecodeValues | None:
+    """Of a block of plain serving rows, its rows of alternative ``alt``: their minutes (16
+    bytes each), rank labels (first seen first) and each row's label (int32 bytes), which are
+    of the shape ``literals`` (a byte each; no literals: none), the numbers at ``picks`` of
+    those (float64 bytes) and the rest of line of the others; ``None`` as
+    :func:`rows_summary` gives it (or over 256 labels)."""
+    if not available():
+        return None
+    return _rowscan.decode_values(data, *table, alt, literals, picks)
+
+
 def block_marks(data: bytes, skip: int) -> tuple[int, list[int], list[int]] | None:
     """The newlines in ``data[skip:]``, the offsets of lines starting ``usage: `` (after a
     newline of ``data``) and of each ``server_args=``; ``None`` when the scans are off."""
