@@ -140,13 +140,14 @@ _MINUTES = [f"2026-05-{d:02d} 1{h}:0{m}" for d in (9, 30) for h in (0, 7) for m 
         max_size=30,
     ),
     st.integers(1, 40),
+    st.integers(1, 5),
 )
 def test_folds_keep_each_minute_in_the_order_first_seen(
-    batches: list[list[tuple[str, float]]], settle: int
+    batches: list[list[tuple[str, float]]], settle: int, parts: int
 ) -> None:
     """Rows put one by one and blocks' runs, in any order of minutes and folded at any point,
     give a one-line-at-a-time fold's buckets in its order."""
-    with mock.patch.object(S, "SETTLE_ROWS", settle):
+    with mock.patch.object(S, "SETTLE_ROWS", settle), mock.patch.object(S, "SETTLE_PARTS", parts):
         folds = S._Folds()
         plain: S.Series = {}
         for i, batch in enumerate(batches):

@@ -48,8 +48,10 @@ MAX_BUCKETS = 1500
 #: Up to this many points per chart (all ranks), every decode line is kept as its own point
 #: too, and drawn so; beyond, the chart draws the buckets.
 MAX_POINTS = 2000
-#: Rows pending in a series before they are folded into its columns (or as many as it holds).
+#: Rows pending in a series before they are folded into its columns (or as many as it holds),
+#: and parts (a block's runs each: small arrays, ~0.5 kB apiece) pending at most.
 SETTLE_ROWS = 1 << 16
+SETTLE_PARTS = 256
 #: Per chart value, the fields that hold it, the first one present winning.
 TOKENS = ("full_token", "token")
 THROUGHPUT = ("gen_throughput",)
@@ -137,9 +139,11 @@ class _Folds:
         self._bounded()
 
     def _bounded(self) -> None:
-        """Folds what is pending once it outgrows the folded columns (memory follows the
-        minutes; each row is sorted a bounded number of times over)."""
-        if self._pending > max(SETTLE_ROWS, len(self.columns[0])):
+        """Folds what is pending once it outgrows the folded columns or holds many parts
+        (memory follows the minutes; each row is sorted a bounded number of times over)."""
+        if len(self._parts) >= SETTLE_PARTS or self._pending > max(
+            SETTLE_ROWS, len(self.columns[0])
+        ):
             self.settle()
 
     def _flush_singles(self) -> None:
