@@ -170,8 +170,8 @@ class _Folds:
         counts = np.add.reduceat(cols[1][order], starts)
         # bincount adds each group's parts one after another, in order (as Bucket.merge)
         totals = np.bincount(group, weights=cols[2][order], minlength=len(starts))
-        lows = np.fmin.reduceat(cols[3][order], starts)
-        highs = np.fmax.reduceat(cols[4][order], starts)
+        lows = _extreme(np.fmin, cols[3][order], starts)
+        highs = _extreme(np.fmax, cols[4][order], starts)
         first = np.argsort(order[starts], kind="stable")  # minutes in first-seen order
         self.columns = tuple(c[first] for c in (ordered[starts], counts, totals, lows, highs))
         return self.columns
@@ -195,14 +195,22 @@ class _Folds:
         group = np.arange(n) // k
         count = np.add.reduceat(counts[order], starts)
         total = np.bincount(group, weights=totals[order], minlength=len(starts))
-        low = np.fmin.reduceat(lows[order], starts).tolist()
-        high = np.fmax.reduceat(highs[order], starts).tolist()
+        low = _extreme(np.fmin, lows[order], starts).tolist()
+        high = _extreme(np.fmax, highs[order], starts).tolist()
         names = minutes[order[starts]].tolist()
         means = (total / count).tolist()
         return [
             (_seconds(m.decode("ascii")), lo, mean, hi)
             for m, lo, mean, hi in zip(names, low, means, high, strict=True)
         ]
+
+
+def _extreme(ufunc: Any, values: Any, starts: Any) -> Any:
+    """Each group's min (``np.fmin``) or max (``np.fmax``) as :meth:`Bucket.merge` takes it, a
+    group after another: a ``nan`` first in its group stays, one after is passed over."""
+    found = ufunc.reduceat(values, starts)
+    first = values[starts]
+    return np.where(np.isnan(first), first, found)
 
 
 class _Shape:
