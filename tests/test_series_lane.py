@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.generate import generate_long
+from benchmarks.generate import generate, generate_long
 from sglang_logscope.events import EventKind
 from sglang_logscope.log import series as S
+from sglang_logscope.parse import source as _source
 from sglang_logscope.parse.fastscan import FAST_LANE
 from sglang_logscope.parse.lines import iter_events
 
@@ -214,9 +215,6 @@ def test_the_lane_reads_a_blocks_decode_rows_as_its_columns_do(
     """Blocks of plain rows read from their bytes by ``decode_values`` (rows of other shapes,
     several ranks, the first block before any shape is known) fold as the columns' reading
     does with the lane off: the same buckets, lines, peak usage and points."""
-    from benchmarks.generate import generate
-    from sglang_logscope.parse import source as _source
-
     monkeypatch.setattr(S, "MAX_POINTS", 10)  # the buckets drawn early: the lane reads the rest
     monkeypatch.setattr(_source, "PIECE_BYTES", 1 << 13)
     path = (
