@@ -35,6 +35,7 @@ def commands(many: Path, long: Path, html: Path) -> dict[str, list[str]]:
         "runs (long run)": ["runs", str(long)],
         "events -f jsonl (long run)": ["events", "-f", "jsonl", str(long)],
         "report --html (long run)": ["report", str(long), "--html", str(html)],
+        "report --html (many runs)": ["report", str(many), "--html", str(html), "-e", cmd],
         "check (start-up, small log)": ["check", str(many.parent / "small.log")],
     }
 
@@ -60,9 +61,11 @@ def main() -> int:
     ap.add_argument("--many", type=Path, default=OUT / "many" / "big.log")
     ap.add_argument("--long", type=Path, default=OUT / "long" / "big.log")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--only", default="", help="only the commands whose name holds this text")
     a = ap.parse_args()
     trees = {"base": a.base.resolve(), "head": ROOT}
     cmds = commands(a.many.resolve(), a.long.resolve(), OUT / "interleave.html")
+    cmds = {name: args for name, args in cmds.items() if a.only in name}
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for args in cmds.values():  # warm-up: bytecode caches, page cache
         for tree in trees.values():

@@ -2,7 +2,8 @@
 UndefinedBehaviorSanitizer: a sanitized copy is built in a temporary folder, loaded with the
 sanitizer runtimes preloaded, and fed seeded mutations of real serving lines (bytes changed,
 inserted, cut; blocks cut anywhere). Each reading it accepts is checked against the joined
-regex's, so a memory error or a disagreement ends the run with a report.
+regex's (and the report's decode values against a line shape's regex and ``float``), so a
+memory error or a disagreement ends the run with a report.
 
     python -m benchmarks.fuzz.rowscan_asan --runs 300000 --seed 2
 
@@ -38,6 +39,13 @@ lines = [
     b"2026-03-09 04:32:23.5Z [2024-02-29 23:59:59.123456 DP0 TP1] Prefill batch. #new-seq: 1",
     b'[2026-03-01 08:00:32] INFO:     127.0.0.1:39132 - "GET /model_info HTTP/1.1" 200 OK',
 ]
+import struct
+from sglang_logscope.events import EventKind
+from sglang_logscope.log.series import _NUMBER as NUMBER, _template as template
+
+DECODE = [
+    a.number for a in shape.alts if a.spec.kind is EventKind.DECODE_BATCH and a.rest_field == "_pairs"
+]
 rng = random.Random(int(sys.argv[3]))
 taken = 0
 for _ in range(int(sys.argv[2])):
@@ -69,6 +77,31 @@ for _ in range(int(sys.argv[2])):
     width = series.width + 1
     ts, ranks, witness, rest = columns
     assert cols[1 + series.index["rest"] :: width] == rest and cols[1 + series.index["ts"] :: width] == ts, data
+    for alt in DECODE:  # the report's decode values of the block (shape_values, decode_values)
+        rows = [j for j, w in enumerate(witness[alt]) if w is not None]
+        texts = [rest[j] for j in rows]
+        literals, picks, pattern = (), (), None
+        shaped = [t for t in texts if t[:1] and not t[:1].isdigit() and NUMBER.search(t)]
+        if shaped and rng.random() < 0.8:
+            sample = rng.choice(shaped)
+            count = len(NUMBER.findall(sample))
+            picks = tuple(sorted(rng.sample(range(count), min(count, 2))))
+            pattern, literals = template(sample, picks)
+        got = _rowscan.decode_values(data, *shape.lane, alt, literals, picks)
+        assert got is not None, data
+        minutes, labels, index, flags, values, misses = got
+        assert minutes == b"".join(ts[j][:16].ljust(16, b"\0") for j in rows), data
+        assert [labels[k] for k in struct.unpack(f"{len(rows)}i", index)] == [ranks[j] for j in rows]
+        assert misses == [t for t, f in zip(texts, flags) if not f], data
+        if pattern is None:
+            assert not any(flags), data
+            continue
+        assert _rowscan.shape_values(texts, literals, picks) == (flags, values), data
+        parts = pattern.split(b"\n".join(texts))
+        groups = [parts[k :: pattern.groups + 1] for k in range(1, pattern.groups + 1)]
+        assert [m is not None for m in groups[0]] == [f == 1 for f in flags], data
+        read = [float(g[j]) for j in range(len(texts)) if groups[0][j] is not None for g in groups[1:]]
+        assert list(struct.unpack(f"{len(read)}d", values)) == read, data
 print(f"rowscan under ASan/UBSan: {sys.argv[2]} blocks, {taken} read by the lane, no error")
 """
 

@@ -32,6 +32,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_BATCH 8
@@ -530,10 +531,273 @@ static PyObject *series_columns(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The report's decode values (log/series.py): a line shape is its literal parts with numbers
+   between them; shape_values reads, for each line of a block, whether it is of the shape and
+   the numbers it picks, as the shape's regex would:
+     ^LIT0 NUM LIT1 NUM ... LITk$      NUM := [0-9]{1,18}+(?:\.[0-9]{1,12}+)?+
+   (possessive: nothing is given back, so one pass decides). Each picked number is converted
+   as float() converts it (PyOS_string_to_double). */
+#define MAX_SHAPE_NUMBERS 64
+
+/* The end of NUM at p, NULL if none starts there. */
+static const unsigned char *number_end(const unsigned char *p, const unsigned char *end) {
+    const unsigned char *q = p;
+    while (q < end && q - p < 18 && is_digit(*q)) q++;
+    if (q == p) return NULL;
+    if (end - q >= 2 && *q == '.' && is_digit(q[1])) {
+        const unsigned char *f = q + 1;
+        while (f < end && f - (q + 1) < 12 && is_digit(*f)) f++;
+        q = f;
+    }
+    return q;
+}
+
+/* Whether the line [p, end) is of the shape; each number's span into at/to. */
+static int of_shape(const unsigned char *p, const unsigned char *end, const View *lits, int numbers,
+                    const unsigned char **at, const unsigned char **to) {
+    for (int i = 0;; i++) {
+        Py_ssize_t n = lits[i].len;
+        if (end - p < n || memcmp(p, lits[i].buf, (size_t)n) != 0) return 0;
+        p += n;
+        if (i == numbers) return p == end;
+        const unsigned char *q = number_end(p, end);
+        if (q == NULL) return 0;
+        at[i] = p;
+        to[i] = q;
+        p = q;
+    }
+}
+
+PyDoc_STRVAR(shape_values_doc,
+             "shape_values(texts, literals, picks)\n--\n\n"
+             "For each line of texts (a list of bytes): whether it is the literals with a\n"
+             "number between each two (b'\\x01' per line of the shape, b'\\x00' otherwise), and\n"
+             "the numbers at picks of each line of it, as float64 bytes (len(picks) a line).");
+
+/* A shape's literals (1 to 65 bytes objects) and picks (number indices) into lits and pick;
+   0 with an exception set when they are not. */
+static int read_shape(PyObject *literals, PyObject *picks, View *lits, int *pick, int *numbers,
+                      Py_ssize_t *n_picks) {
+    Py_ssize_t n_lits = PyTuple_Size(literals);
+    *n_picks = PyTuple_Size(picks);
+    if (n_lits < 1 || n_lits > MAX_SHAPE_NUMBERS + 1 || *n_picks > n_lits - 1) {
+        PyErr_SetString(PyExc_ValueError, "literals: 1-65; picks: at most one a number");
+        return 0;
+    }
+    *numbers = (int)n_lits - 1;
+    for (Py_ssize_t i = 0; i < n_lits; i++) {
+        PyObject *lit = PyTuple_GetItem(literals, i);
+        if (!PyBytes_Check(lit) || !view_of(lit, &lits[i])) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "literals: bytes");
+            return 0;
+        }
+    }
+    for (Py_ssize_t i = 0; i < *n_picks; i++) {
+        long k = PyLong_AsLong(PyTuple_GetItem(picks, i));
+        if (k == -1 && PyErr_Occurred()) return 0;
+        if (k < 0 || k >= *numbers) {
+            PyErr_SetString(PyExc_ValueError, "picks: number indices of the shape");
+            return 0;
+        }
+        pick[i] = (int)k;
+    }
+    return 1;
+}
+
+/* NUM's value where the fast path is exact: at most 15 digits in all (the mantissa below
+   2^53, so exact), divided by an exact power of ten (at most 12 decimals): one correctly
+   rounded division, the correctly rounded value float() gives. -1 where it does not apply. */
+static double exact_value(const unsigned char *p, const unsigned char *end) {
+    static const double tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+                                  1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
+    int64_t m = 0;
+    int n = 0, decimals = -1;
+    for (; p < end; p++) {
+        if (*p == '.') {
+            decimals = 0;
+            continue;
+        }
+        if (++n > 15) return -1.0;
+        m = m * 10 + (*p - '0');
+        if (decimals >= 0) decimals++;
+    }
+    return decimals > 0 ? (double)m / tens[decimals] : (double)m;
+}
+
+/* The picked numbers of a line of the shape into out, as float() reads them; 0 on error. */
+static int picked_values(const unsigned char **at, const unsigned char **to, const int *pick,
+                         Py_ssize_t n_picks, double *out) {
+    for (Py_ssize_t i = 0; i < n_picks; i++) {
+        double fast = exact_value(at[pick[i]], to[pick[i]]);
+        if (fast >= 0.0) {
+            out[i] = fast;
+            continue;
+        }
+        char digits[40]; /* at most 18 + 1 + 12 characters */
+        size_t n = (size_t)(to[pick[i]] - at[pick[i]]);
+        memcpy(digits, at[pick[i]], n);
+        digits[n] = '\0';
+        double v = PyOS_string_to_double(digits, NULL, NULL);
+        if (v == -1.0 && PyErr_Occurred()) return 0;
+        out[i] = v;
+    }
+    return 1;
+}
+
+static PyObject *shape_values(PyObject *self, PyObject *args) {
+    PyObject *texts, *literals, *picks;
+    View lits[MAX_SHAPE_NUMBERS + 1];
+    int pick[MAX_SHAPE_NUMBERS], numbers;
+    Py_ssize_t n_picks;
+    const unsigned char *at[MAX_SHAPE_NUMBERS], *to[MAX_SHAPE_NUMBERS];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &texts, &PyTuple_Type, &literals,
+                          &PyTuple_Type, &picks) ||
+        !read_shape(literals, picks, lits, pick, &numbers, &n_picks))
+        return NULL;
+    Py_ssize_t count = PyList_Size(texts), hits = 0;
+    PyObject *flags = PyBytes_FromStringAndSize(NULL, count);
+    double *values = malloc(sizeof(double) * (size_t)(count * n_picks + 1));
+    if (flags == NULL || values == NULL) {
+        Py_XDECREF(flags);
+        free(values);
+        return PyErr_NoMemory();
+    }
+    char *flag = PyBytes_AsString(flags);
+    for (Py_ssize_t j = 0; j < count; j++) {
+        View line;
+        PyObject *text = PyList_GetItem(texts, j);
+        if (!PyBytes_Check(text) || !view_of(text, &line)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "texts: a list of bytes");
+            goto fail;
+        }
+        const unsigned char *p = (const unsigned char *)line.buf;
+        flag[j] = (char)of_shape(p, p + line.len, lits, numbers, at, to);
+        if (!flag[j]) continue;
+        if (!picked_values(at, to, pick, n_picks, values + hits * n_picks)) goto fail;
+        hits++;
+    }
+    PyObject *column = PyBytes_FromStringAndSize((const char *)values,
+                                                 (Py_ssize_t)sizeof(double) * hits * n_picks);
+    free(values);
+    if (column == NULL) {
+        Py_DECREF(flags);
+        return NULL;
+    }
+    PyObject *out = Py_BuildValue("(OO)", flags, column);
+    Py_DECREF(flags);
+    Py_DECREF(column);
+    return out;
+fail:
+    Py_DECREF(flags);
+    free(values);
+    return NULL;
+}
+
+#define MAX_RANK_LABELS 256
+
+PyDoc_STRVAR(decode_values_doc,
+             "decode_values(data, batch, access_alt, alt, literals, picks)\n--\n\n"
+             "For a block in which every line is a serving row in its plainest form, its rows of\n"
+             "alternative alt: (minutes: 16 bytes each, the time cut to its minute; rank labels\n"
+             "in the order first seen; each row's label index as int32 bytes; b'\\x01' per row\n"
+             "of the shape (literals: none for no shape), b'\\x00' otherwise; the numbers at\n"
+             "picks of each row of it as float64 bytes; the rest of line of each other row).\n"
+             "None as soon as one line is not a plain row, or the rows carry over 256 labels.");
+
+static PyObject *decode_values(PyObject *self, PyObject *args) {
+    View view, lits[MAX_SHAPE_NUMBERS + 1], labels[MAX_RANK_LABELS];
+    PyObject *data, *batch, *literals, *picks;
+    int access_alt, alt, pick[MAX_SHAPE_NUMBERS], numbers = -1, n_labels = 0;
+    Py_ssize_t n_picks = 0, count, m = 0, hits = 0;
+    const unsigned char *at[MAX_SHAPE_NUMBERS], *to[MAX_SHAPE_NUMBERS];
+    Table t;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!iiO!O!", &PyBytes_Type, &data, &PyTuple_Type, &batch,
+                          &access_alt, &alt, &PyTuple_Type, &literals, &PyTuple_Type, &picks) ||
+        !view_of(data, &view) || !read_table(batch, access_alt, &t))
+        return NULL;
+    if (PyTuple_Size(literals) > 0 &&
+        !read_shape(literals, picks, lits, pick, &numbers, &n_picks))
+        return NULL;
+    Row *rows;
+    Py_BEGIN_ALLOW_THREADS
+    rows = rows_of(&t, (const unsigned char *)view.buf, view.len, &count);
+    Py_END_ALLOW_THREADS
+    if (rows == NULL) return count < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+    for (Py_ssize_t i = 0; i < count; i++) m += rows[i].alt == alt;
+    PyObject *minutes = PyBytes_FromStringAndSize(NULL, 16 * m);
+    PyObject *index = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * m);
+    PyObject *flags = PyBytes_FromStringAndSize(NULL, m), *misses = PyList_New(0);
+    double *values = malloc(sizeof(double) * (size_t)(m * n_picks + 1));
+    PyObject *out = NULL, *names = NULL, *column = NULL;
+    if (!minutes || !index || !flags || !misses || !values) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    char *minute = PyBytes_AsString(minutes), *flag = PyBytes_AsString(flags);
+    char *label = PyBytes_AsString(index);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const Row *r = &rows[i];
+        if (r->alt != alt) continue;
+        Py_ssize_t n = r->ts_len < 16 ? r->ts_len : 16;
+        memset(minute + 16 * k, 0, 16);
+        memcpy(minute + 16 * k, r->ts, (size_t)n);
+        int found = 0;
+        while (found < n_labels && (labels[found].len != r->ranks_len ||
+                                    memcmp(labels[found].buf, r->ranks, (size_t)r->ranks_len)))
+            found++;
+        if (found == n_labels) {
+            if (n_labels == MAX_RANK_LABELS) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            labels[n_labels].buf = (const char *)r->ranks;
+            labels[n_labels++].len = r->ranks_len;
+        }
+        int32_t which = found;
+        memcpy(label + sizeof(int32_t) * k, &which, sizeof(int32_t));
+        flag[k] = (char)(numbers >= 0 && of_shape(r->rest, r->end, lits, numbers, at, to));
+        if (flag[k]) {
+            if (!picked_values(at, to, pick, n_picks, values + hits * n_picks)) goto done;
+            hits++;
+        } else {
+            PyObject *rest = PyBytes_FromStringAndSize((const char *)r->rest, r->end - r->rest);
+            int failed = rest == NULL || PyList_Append(misses, rest) < 0;
+            Py_XDECREF(rest);
+            if (failed) goto done;
+        }
+        k++;
+    }
+    names = PyList_New(n_labels);
+    column = PyBytes_FromStringAndSize((const char *)values,
+                                       (Py_ssize_t)sizeof(double) * hits * n_picks);
+    if (names == NULL || column == NULL) goto done;
+    for (int i = 0; i < n_labels; i++) {
+        PyObject *name = PyBytes_FromStringAndSize(labels[i].buf, labels[i].len);
+        if (name == NULL) goto done;
+        PyList_SetItem(names, i, name);
+    }
+    out = Py_BuildValue("(OOOOOO)", minutes, names, index, flags, column, misses);
+done:
+    Py_XDECREF(minutes);
+    Py_XDECREF(index);
+    Py_XDECREF(flags);
+    Py_XDECREF(misses);
+    Py_XDECREF(names);
+    Py_XDECREF(column);
+    free(values);
+    free(rows);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"series_columns", series_columns, METH_VARARGS, series_columns_doc},
     {"rows_summary", rows_summary, METH_VARARGS, rows_summary_doc},
     {"block_marks", block_marks, METH_VARARGS, block_marks_doc},
+    {"shape_values", shape_values, METH_VARARGS, shape_values_doc},
+    {"decode_values", decode_values, METH_VARARGS, decode_values_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,3 +7,15 @@ def block_marks(data: bytes, skip: int, /) -> tuple[int, list[int], list[int]]: 
 def series_columns(
     data: bytes, batch: tuple[tuple[bytes, int], ...], access_alt: int, alternatives: int, /
 ) -> tuple[list[bytes], list[bytes], tuple[list[bytes | None], ...], list[bytes]] | None: ...
+def shape_values(
+    texts: list[bytes], literals: tuple[bytes, ...], picks: tuple[int, ...], /
+) -> tuple[bytes, bytes]: ...
+def decode_values(
+    data: bytes,
+    batch: tuple[tuple[bytes, int], ...],
+    access_alt: int,
+    alt: int,
+    literals: tuple[bytes, ...],
+    picks: tuple[int, ...],
+    /,
+) -> tuple[bytes, list[bytes], bytes, bytes, bytes, list[bytes]] | None: ...

@@ -1,10 +1,11 @@
 """C-speed scans of a log's bytes (``parse/_rowscan.c``), where they were built.
 
-Two scans: the bulk path's fast lane (:func:`rows_summary`: is every line of a block a plain
+The scans: the bulk path's fast lane (:func:`rows_summary`: is every line of a block a plain
 serving row, and what does folding them need; :func:`series_columns`: the report's columns of
 such a block) and the byte pass's marks of a block
-(:func:`block_marks`: newlines, argparse ``usage:`` lines, ``server_args=`` banners). Both
-are optional: a build without a C compiler has neither, and every caller then takes its
+(:func:`block_marks`: newlines, argparse ``usage:`` lines, ``server_args=`` banners); and
+the report's decode values of a block's lines of one shape (:func:`shape_values`). All
+are optional: a build without a C compiler has none, and every caller then takes its
 Python path, to the same answers (tests compare the two ways). ``LOGSCOPE_NO_FAST_LANE=1``,
 or ``FAST_LANE.on = False``, makes every caller take the Python path here too.
 
@@ -88,6 +89,39 @@ def series_columns(data: bytes, table: LaneTable, alternatives: int) -> SeriesCo
     if not available():
         return None
     return _rowscan.series_columns(data, *table, alternatives)
+
+
+#: Numbers in a line shape the C lane reads (:func:`shape_values`); a shape of more goes
+#: through its regex.
+MAX_LANE_NUMBERS: Final = 64
+
+
+def shape_values(
+    texts: list[bytes], literals: tuple[bytes, ...], picks: tuple[int, ...]
+) -> tuple[bytes, bytes] | None:
+    """Which of ``texts`` are ``literals`` with a number between each two (a byte 1 or 0 per
+    line) and, of those, the numbers at ``picks`` (float64 bytes, ``len(picks)`` a line), as
+    the shape's regex and ``float`` read them (``log/series.py``); ``None`` when the lane is
+    off."""
+    if not available():
+        return None
+    return _rowscan.shape_values(texts, literals, picks)
+
+
+DecodeValues = tuple[bytes, list[bytes], bytes, bytes, bytes, list[bytes]]
+
+
+def decode_values(
+    data: bytes, table: LaneTable, alt: int, literals: tuple[bytes, ...], picks: tuple[int, ...]
+) -> DecodeValues | None:
+    """Of a block of plain serving rows, its rows of alternative ``alt``: their minutes (16
+    bytes each), rank labels (first seen first) and each row's label (int32 bytes), which are
+    of the shape ``literals`` (a byte each; no literals: none), the numbers at ``picks`` of
+    those (float64 bytes) and the rest of line of the others; ``None`` as
+    :func:`rows_summary` gives it (or over 256 labels)."""
+    if not available():
+        return None
+    return _rowscan.decode_values(data, *table, alt, literals, picks)
 
 
 def block_marks(data: bytes, skip: int) -> tuple[int, list[int], list[int]] | None:
