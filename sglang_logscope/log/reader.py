@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
+from ..meter import file_done, files_begin, input_size
 from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
@@ -364,11 +365,38 @@ def _map_files(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    files_begin(len(paths))  # the progress line's count
     if len(paths) <= 1 or workers == 1 or multiprocessing.current_process().daemon:
         # a Dask (or multiprocessing) worker is daemonic: it may not start processes, and
         # the fleet is already spread over workers
-        return [task(p, None) for p in paths]
+        return [_counted(task(p, None)) for p in paths]
 
     count = min(len(paths), workers or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
-        return list(pool.map(task, paths, [False] * len(paths)))
+        futures = [pool.submit(task, p, False) for p in paths]
+        for path, future in zip(paths, futures, strict=True):
+            # counted here as each result arrives, with the file's size: the worker read it
+            future.add_done_callback(_ended(_size(path)))
+        return [f.result() for f in futures]
+
+
+def _ended(size: int | None) -> Callable[[object], None]:
+    """A pool future's callback: one more file done, of ``size`` bytes."""
+
+    def ended(_: object) -> None:
+        file_done(size)
+
+    return ended
+
+
+def _counted(result: _T) -> _T:
+    """``result``, one more file done (its bytes were counted as this process read them)."""
+    file_done()
+    return result
+
+
+def _size(source: Source) -> int | None:
+    """The bytes of a local plain file (:func:`~sglang_logscope.meter.input_size`), else ``None``."""
+    if isinstance(source, (str, os.PathLike)):
+        return input_size([os.fspath(source)])
+    return None
