@@ -191,6 +191,8 @@ def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame
     from .frames import with_zone
 
     zones = {z for f in frames for z in f.attrs.get("printed_zones", ())}
+    if len(frames) > 1:
+        _share_categories(frames, ("level", "rank"))
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     for col in frame.columns:
         dtypes = {f[col].dtype for f in frames if col in f.columns}
@@ -205,6 +207,27 @@ def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame
         if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
             frame[col] = frame[col].astype("category")
     return with_zone(frame, tz, zones)
+
+
+def _share_categories(frames: list[pd.DataFrame], columns: Sequence[str]) -> None:
+    """Give each categorical column of the chunks' frames one dtype: the categories of all
+    chunks, ordered as one frame of all the rows orders them. Each chunk's categories are
+    its own values, so a chunk without a value (no rank in its lines) has none; concatenated
+    as they are, pandas 2 left such an all-missing chunk out of the result's dtype and pandas
+    3 does not (the first kept the category, the second made the column objects: a
+    ``FutureWarning`` in pandas 2.x). With one dtype both keep the category."""
+    # start-up: pandas loads only when a DataFrame is asked for
+    import pandas as pd
+
+    for col in columns:
+        dtypes = [f[col].dtype for f in frames if col in f.columns]
+        if len(set(dtypes)) < 2 or not all(isinstance(d, pd.CategoricalDtype) for d in dtypes):
+            continue
+        seen = pd.Index([c for d in dtypes for c in d.categories]).unique()
+        shared = pd.CategoricalDtype(pd.Categorical(seen).categories)  # (sorted as astype sorts)
+        for f in frames:
+            if col in f.columns:
+                f[col] = f[col].astype(shared)
 
 
 def _as_one_frame_types(column: pd.Series) -> pd.Series:
