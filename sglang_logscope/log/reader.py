@@ -221,9 +221,10 @@ def _share_categories(frames: list[pd.DataFrame], columns: Sequence[str]) -> Non
 
     for col in columns:
         dtypes = [f[col].dtype for f in frames if col in f.columns]
-        if len(set(dtypes)) < 2 or not all(isinstance(d, pd.CategoricalDtype) for d in dtypes):
+        cats = [d for d in dtypes if isinstance(d, pd.CategoricalDtype)]
+        if len(set(dtypes)) < 2 or len(cats) < len(dtypes):
             continue
-        seen = pd.Index([c for d in dtypes for c in d.categories]).unique()
+        seen = pd.Index([c for d in cats for c in d.categories]).unique()
         shared = pd.CategoricalDtype(pd.Categorical(seen).categories)  # (sorted as astype sorts)
         for f in frames:
             if col in f.columns:
