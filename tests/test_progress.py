@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope import meter
+from sglang_logscope.log import tail
 from sglang_logscope.log.launches import read_launches
 from sglang_logscope.log.reader import read_log, summarize_each
 from sglang_logscope.parse import source as _source
 from sglang_logscope.render.progress import _Elapsed
+from sglang_logscope.staleness.judge import check
 from sglang_logscope.staleness.launch_check import check_launch
 
 pty = pytest.importorskip("pty")  # platform: POSIX only
@@ -248,3 +250,21 @@ def test_no_meter_open_counts_no_file() -> None:
     with meter.metered(None) as m:
         pass
     assert (m.files, m.files_done, m.done) == (None, 0, 0)
+
+
+def test_a_check_counts_its_byte_pass_once_however_many_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first check of a big log reads it whole once (the byte pass) and its last run again;
+    the pass's look-backs at each banner found (its line, the lines before it in the block)
+    are not counted: at 30 runs they were counted as 13 times the file, so the share stood at
+    99 % a tenth of the way in."""
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path / "cache"))  # no index: a first check
+    log = tmp_path / "server.log"
+    log.write_bytes(REAL.read_bytes() * 30)  # 30 runs, past the size read from its end
+    size = log.stat().st_size
+    assert size > tail.FAST_MIN_BYTES
+    with meter.metered(size) as m:
+        report = check(str(log), live=False)
+    assert len(report.runs) == 30
+    assert size <= m.done < 1.3 * size
