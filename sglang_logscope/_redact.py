@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import io
 import ipaddress
-import os
 import sys
 from collections.abc import Iterator
 
@@ -193,27 +192,28 @@ def _has_letter(value: str) -> bool:
 UNWRAPPED_COLUMNS = 100_000
 
 
+class _Held(io.StringIO):
+    """The output held for redaction; ``columns``: the width a renderer lays it out at
+    (``render.text.console`` asks a stream that is no terminal for it before ``COLUMNS``)."""
+
+    columns = UNWRAPPED_COLUMNS
+
+
 @contextlib.contextmanager
 def redacted_stdout(enabled: bool = True) -> Iterator[None]:
     """Within the block, what is written to ``sys.stdout`` is held, then written redacted
     (one :class:`Redactor` for the whole output); a no-op when not ``enabled``. The held text
-    is laid out unwrapped (``COLUMNS`` set wide for the block): a line folded at the terminal's
-    width could split a host or an address the redactor must see whole. Pasted into an issue,
-    long lines wrap there."""
+    is laid out unwrapped (the held stream says it is :data:`UNWRAPPED_COLUMNS` wide; the
+    environment is left alone): a line folded at the terminal's width could split a host or
+    an address the redactor must see whole. Pasted into an issue, long lines wrap there."""
     if not enabled:
         yield
         return
-    real, held = sys.stdout, io.StringIO()
-    columns = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = str(UNWRAPPED_COLUMNS)
+    real, held = sys.stdout, _Held()
     sys.stdout = held
     try:
         yield
     finally:
         sys.stdout = real
-        if columns is None:
-            os.environ.pop("COLUMNS", None)
-        else:
-            os.environ["COLUMNS"] = columns
         real.write(redact_text(held.getvalue()))
         real.flush()

@@ -212,7 +212,7 @@ def runs(
 
     paths = _log_paths(log, recursive)
     if len(paths) > 1:
-        with working(f"reading {len(paths)} files"):
+        with working(f"reading {len(paths)} files", total=input_size(paths)):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
     with working(f"reading {paths[0]}", total=input_size(paths)):
@@ -267,13 +267,13 @@ def summary(
         _fleet([_adapted(p, input_format, container) for p in paths], dask, parquet, fmt)
         return
     if launches:
-        with working(f"grouping {len(paths)} file(s)"):
+        with working(f"reading {len(paths)} file(s)", total=input_size(paths)):
             emit(read_launches([_adapted(p, input_format, container) for p in paths]), fmt)
         return
-    several = len(paths) > 1  # (several: read by other processes, so no share to show)
+    several = len(paths) > 1  # (several: read by other processes, each counted as it ends)
     with working(
-        f"summarizing {len(paths)} file(s)" if several else f"summarizing {paths[0]}",
-        total=None if several else input_size(paths),
+        f"summarizing {len(paths)} files" if several else f"summarizing {paths[0]}",
+        total=input_size(paths),
     ):
         result = summaries([_adapted(one, input_format, container) for one in paths])
     emit(result, fmt)

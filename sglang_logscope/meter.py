@@ -8,6 +8,11 @@ read per block. The inputs' size is known only for local plain files (:func:`inp
 the count is of the lines' bytes as the parser reads them (for kubectl or journald: the SGLang
 lines inside, fewer bytes than the file, so the share ends short of the whole). A command that reads a part twice (the tail,
 then the whole file) counts it twice: the share shown is capped below 100 until the end.
+
+Of several files, the library also says how many it has gone through: :func:`files_begin`
+when a pass over them starts (``grouping``, ``checking``; the count restarts), :func:`file_done`
+as each one ends — where worker processes read them, in this process as each result arrives,
+with the file's size (their bytes are read in the workers, so counted here only then).
 """
 
 from __future__ import annotations
@@ -18,20 +23,37 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["Meter", "advance", "input_size", "metered"]
+__all__ = ["Meter", "advance", "file_done", "files_begin", "input_size", "metered"]
 
 
 class Meter:
-    """Bytes read so far of ``total`` (``None``: not known)."""
+    """Bytes read so far of ``total`` (``None``: not known) and, of several files, how many
+    of ``files`` the current pass (``step``) has finished (``files`` ``None``: not counted)."""
 
     def __init__(self, total: int | None) -> None:
         self.total = total
         self.done = 0
-        self._lock = threading.Lock()  # the check's byte pass reads on two threads
+        self.files: int | None = None
+        self.files_done = 0
+        self.step = ""
+        # the check's byte pass reads on two threads; a pool's results arrive on another
+        self._lock = threading.Lock()
 
     def add(self, n: int) -> None:
         with self._lock:
             self.done += n
+
+    def begin(self, files: int, step: str = "") -> None:
+        """A pass over ``files`` files starts (``step``: what it does, ``""`` to say nothing)."""
+        with self._lock:
+            self.files, self.files_done, self.step = files, 0, step
+
+    def file_done(self, size: int | None = None) -> None:
+        """One more file finished; ``size``: its bytes, read where this meter cannot see."""
+        with self._lock:
+            self.files_done += 1
+            if size:
+                self.done += size
 
     def share(self) -> float | None:
         """The part read, 0 to 0.99 (the rest is said by the end), or ``None`` without a size."""
@@ -48,6 +70,20 @@ def advance(n: int) -> None:
     meter = _active
     if meter is not None:
         meter.add(n)
+
+
+def files_begin(files: int, step: str = "") -> None:
+    """A pass over ``files`` files starts (see :meth:`Meter.begin`)."""
+    meter = _active
+    if meter is not None:
+        meter.begin(files, step)
+
+
+def file_done(size: int | None = None) -> None:
+    """One more file of the pass finished (see :meth:`Meter.file_done`)."""
+    meter = _active
+    if meter is not None:
+        meter.file_done(size)
 
 
 @contextmanager

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from sglang_logscope.events import EventKind
-from sglang_logscope.log.reader import read_log
+from sglang_logscope.log.reader import events_frame, read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 HYBRID = next((ROOT / "fixtures" / "real").glob("069*/server.log"))  # corpus 069: batch lines
@@ -72,8 +73,6 @@ def _without_the_weight_dump(tmp_path: Path) -> Path:
 
 
 def test_streamed_frame_is_the_log_frame_in_any_chunk_size(tmp_path: Path) -> None:
-    from sglang_logscope.log.reader import events_frame
-
     demo = ROOT / "fixtures" / "demo" / "sglang-serve.log"
     lean = _without_the_weight_dump(tmp_path)
     for path, chunks in ((HYBRID, (7, 100_000)), (lean, (1, 7)), (demo, (1, 7, 100_000))):
@@ -87,3 +86,19 @@ def test_streamed_frame_is_the_log_frame_in_any_chunk_size(tmp_path: Path) -> No
     lean = events_frame(HYBRID, BATCH, messages=False, chunk=10)
     assert [c for c in lean.columns if lean[c].dtype == object] == []
     assert isinstance(lean["rank"].dtype, pd.CategoricalDtype)
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")
+def test_chunks_without_a_level_or_rank_share_the_categories() -> None:
+    """In 7-row chunks of the offline-engine log, some chunks hold no level or rank (no
+    categories): the chunks' columns get one categorical dtype before they are joined, so the
+    frame is categorical as a one-chunk frame is, with the same categories, on pandas 2 (which
+    warned that its rule for all-missing chunks changes; the matrix's 3.10 suites run it) and 3."""
+    path = ROOT / "fixtures" / "engine" / "offline_engine_api.log"
+    whole = events_frame(path, chunk=100_000)
+    chunked = events_frame(path, chunk=7)
+    assert len(chunked) == len(whole) > 14  # three chunks at least
+    for col in ("level", "rank"):
+        assert isinstance(chunked[col].dtype, pd.CategoricalDtype), col
+        assert chunked[col].dtype == whole[col].dtype, col  # the categories, in their order
+        assert chunked[col].astype(object).equals(whole[col].astype(object)), col

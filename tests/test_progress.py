@@ -17,8 +17,13 @@ from pathlib import Path
 import pytest
 
 from sglang_logscope import meter
-from sglang_logscope.log.reader import read_log
+from sglang_logscope.log import tail
+from sglang_logscope.log.launches import read_launches
+from sglang_logscope.log.reader import read_log, summarize_each
 from sglang_logscope.parse import source as _source
+from sglang_logscope.render.progress import _Elapsed
+from sglang_logscope.staleness.judge import check
+from sglang_logscope.staleness.launch_check import check_launch
 
 pty = pytest.importorskip("pty")  # platform: POSIX only
 
@@ -151,3 +156,115 @@ def test_readers_count_once_per_block_not_per_line(
     assert m.done == big.stat().st_size  # every byte, once
     assert len(calls) <= big.stat().st_size // _source.PIECE_BYTES + 2 < lines // 100
     assert log.runs  # (the read itself is the ordinary one)
+
+
+# Of several files (the leftovers of issue 33): how many are done, and a share only where the
+# work reads each file once, in this process or counted as a worker's result arrives.
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two copies of the real log (~315 kB each) under other names: two files, one launch."""
+    folder = tmp_path_factory.mktemp("several")
+    paths = [folder / "a.log", folder / "b.log"]
+    for path in paths:
+        path.write_bytes(REAL.read_bytes() * 2)
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("argv", "step", "share"),
+    [
+        pytest.param(["runs"], b"grouping ", True, id="runs"),
+        pytest.param(["summary"], b"", True, id="summary"),
+        pytest.param(["summary", "--launches"], b"grouping ", True, id="summary-launches"),
+        pytest.param(["check"], b"judging ", False, id="check"),
+        pytest.param(["report", "--html", "-"], b"series ", False, id="report"),
+    ],
+)
+def test_several_files_show_how_many_are_done(
+    argv: list[str], step: bytes, share: bool, pair: list[Path]
+) -> None:
+    """The line's last frame (drawn as the work ends, before it is erased) counts every file;
+    a share only where it can reach the whole, else the MB read."""
+    code, out, err = _run([*argv, *map(str, pair)])
+    plain_code, plain_out, _ = _run([*argv, *map(str, pair)], tty_stderr=False)
+    assert step + b"2 of 2 files" in err, err[-400:]
+    assert bool(PERCENT.search(err)) is share, err[-400:]
+    assert share or b" MB read" in err
+    assert err.rstrip(b"\r\n").endswith(b"\x1b[2K")
+    assert code in (0, 1) and (code, out) == (plain_code, plain_out)
+
+
+def _sizes(paths: list[Path]) -> int:
+    return sum(p.stat().st_size for p in paths)
+
+
+def test_grouping_reads_each_file_whole_once(pair: list[Path]) -> None:
+    """Why ``runs`` and ``summary --launches`` of several show a share: the header runs are
+    read from every byte of every file, each byte once."""
+    with meter.metered(_sizes(pair)) as m:
+        read_launches([str(p) for p in pair])
+    assert (m.done, m.step, m.files, m.files_done) == (_sizes(pair), "grouping", 2, 2)
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["here", "pool"])
+def test_summaries_count_each_file_and_its_bytes_once(pair: list[Path], workers: int) -> None:
+    """Read here, the readers count the bytes; in worker processes, this process adds each
+    file's size as its result arrives: the same count either way."""
+    with meter.metered(_sizes(pair)) as m:
+        results = summarize_each([str(p) for p in pair], workers=workers)
+    assert all(summary is not None for summary, _ in results)
+    assert (m.done, m.files, m.files_done, m.step) == (_sizes(pair), 2, 2, "")
+    assert m.share() == 0.99  # the last 1 % is said by the end of the line
+
+
+def test_a_check_of_several_reads_more_than_the_files(pair: list[Path]) -> None:
+    """Why ``check`` (and ``report``) of several show files and MB, no share: grouping reads
+    each file whole, then each file's check reads it again (its end, its byte pass)."""
+    with meter.metered(None) as m:
+        check_launch([str(p) for p in pair])
+    assert (m.step, m.files, m.files_done) == ("judging", 2, 2)
+    assert m.done > _sizes(pair)
+
+
+def test_the_line_says_the_pass_the_files_and_the_share() -> None:
+    counted = meter.Meter(1000)
+    line = _Elapsed("reading 3 files", 0.0, counted)
+    assert line.read() == "  0%"
+    counted.begin(3, "grouping")
+    counted.file_done(250)
+    assert line.read() == "  grouping 1 of 3 files  25%"
+    counted.begin(3)  # another pass: the count restarts
+    assert line.read() == "  0 of 3 files  25%"
+    unsized = meter.Meter(None)
+    unsized.begin(2, "judging")
+    assert _Elapsed("x", 0.0, unsized).read() == "  judging 0 of 2 files"
+    unsized.add(3_000_000)
+    assert _Elapsed("x", 0.0, unsized).read() == "  judging 0 of 2 files  3 MB read"
+
+
+def test_no_meter_open_counts_no_file() -> None:
+    meter.files_begin(3, "grouping")  # nothing is open: nothing happens, nothing fails
+    meter.file_done(10)
+    with meter.metered(None) as m:
+        pass
+    assert (m.files, m.files_done, m.done) == (None, 0, 0)
+
+
+def test_a_check_counts_its_byte_pass_once_however_many_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first check of a big log reads it whole once (the byte pass) and its last run again;
+    the pass's look-backs at each banner found (its line, the lines before it in the block)
+    are not counted: at 30 runs they were counted as 13 times the file, so the share stood at
+    99 % a tenth of the way in."""
+    monkeypatch.setenv("LOGSCOPE_CACHE_DIR", str(tmp_path / "cache"))  # no index: a first check
+    log = tmp_path / "server.log"
+    log.write_bytes(REAL.read_bytes() * 30)  # 30 runs, past the size read from its end
+    size = log.stat().st_size
+    assert size > tail.FAST_MIN_BYTES
+    with meter.metered(size) as m:
+        report = check(str(log), live=False)
+    assert len(report.runs) == 30
+    assert size <= m.done < 1.3 * size

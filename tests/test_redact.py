@@ -4,6 +4,7 @@ replaced by consistent placeholders, in every output of ``check`` and ``report``
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_logscope._redact import Redactor, redact_text
+from sglang_logscope._redact import Redactor, redact_text, redacted_stdout
+from sglang_logscope.render.text import console
 from tests.cli_run import run_cli, run_main
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
@@ -161,3 +163,21 @@ def test_real_logs_keep_nothing_learnt(log: str) -> None:
     learnt = [v for table in redactor.seen.values() for v in table]
     assert learnt and not [v for v in learnt if v in out]
     assert redactor(out) == out
+
+
+@pytest.mark.parametrize("columns", ["60", None], ids=["set", "unset"])
+def test_redacted_stdout_lays_out_unwrapped_and_leaves_columns_as_it_was(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The held text is as wide as it needs without touching ``COLUMNS``, neither during
+    the block (another thread, a child process, would see it) nor after."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    line = "word " * 40 + "from 10.20.30.40"  # 216 characters: folded at 60 or 120 columns
+    with redacted_stdout():
+        assert os.environ.get("COLUMNS") == columns
+        console().print(line)
+    assert os.environ.get("COLUMNS") == columns
+    assert capsys.readouterr().out == line.replace("10.20.30.40", "ip-1") + "\n"

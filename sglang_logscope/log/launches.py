@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
 from ..events import EventKind
+from ..meter import file_done, files_begin
 from ..parse.source import Source, describe
 from .reader import iter_runs
 from .runs import Outcome, Run
@@ -254,11 +255,13 @@ def read_launches(sources: Sequence[Source]) -> Launches:
     none can be read is it an error."""
     read: list[tuple[str, Sequence[Run]]] = []
     unreadable: list[tuple[str, str]] = []
+    files_begin(len(sources), "grouping")  # the progress line's count (each file read whole)
     for source in sources:
         try:
             read.append((describe(source), header_runs(source)))
         except (LogscopeError, OSError) as exc:
             unreadable.append((describe(source), str(exc)))
+        file_done()
     if not read:
         why = "; ".join(f"{f}: {w}" for f, w in unreadable) or "no log given"
         raise LogscopeError(f"no log could be read ({why})")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
+from ..meter import file_done, files_begin, input_size
 from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
@@ -190,6 +191,8 @@ def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame
     from .frames import with_zone
 
     zones = {z for f in frames for z in f.attrs.get("printed_zones", ())}
+    if len(frames) > 1:
+        _share_categories(frames, ("level", "rank"))
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     for col in frame.columns:
         dtypes = {f[col].dtype for f in frames if col in f.columns}
@@ -204,6 +207,28 @@ def _joined(frames: list[pd.DataFrame], tz: tzinfo | str | None) -> pd.DataFrame
         if col in frame.columns and not isinstance(frame[col].dtype, pd.CategoricalDtype):
             frame[col] = frame[col].astype("category")
     return with_zone(frame, tz, zones)
+
+
+def _share_categories(frames: list[pd.DataFrame], columns: Sequence[str]) -> None:
+    """Give each categorical column of the chunks' frames one dtype: the categories of all
+    chunks, ordered as one frame of all the rows orders them. Each chunk's categories are
+    its own values, so a chunk without a value (no rank in its lines) has none; concatenated
+    as they are, pandas 2 left such an all-missing chunk out of the result's dtype and pandas
+    3 does not (the first kept the category, the second made the column objects: a
+    ``FutureWarning`` in pandas 2.x). With one dtype both keep the category."""
+    # start-up: pandas loads only when a DataFrame is asked for
+    import pandas as pd
+
+    for col in columns:
+        dtypes = [f[col].dtype for f in frames if col in f.columns]
+        cats = [d for d in dtypes if isinstance(d, pd.CategoricalDtype)]
+        if len(set(dtypes)) < 2 or len(cats) < len(dtypes):
+            continue
+        seen = pd.Index([c for d in cats for c in d.categories]).unique()
+        shared = pd.CategoricalDtype(pd.Categorical(seen).categories)  # (sorted as astype sorts)
+        for f in frames:
+            if col in f.columns:
+                f[col] = f[col].astype(shared)
 
 
 def _as_one_frame_types(column: pd.Series) -> pd.Series:
@@ -364,11 +389,38 @@ def _map_files(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    files_begin(len(paths))  # the progress line's count
     if len(paths) <= 1 or workers == 1 or multiprocessing.current_process().daemon:
         # a Dask (or multiprocessing) worker is daemonic: it may not start processes, and
         # the fleet is already spread over workers
-        return [task(p, None) for p in paths]
+        return [_counted(task(p, None)) for p in paths]
 
     count = min(len(paths), workers or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
-        return list(pool.map(task, paths, [False] * len(paths)))
+        futures = [pool.submit(task, p, False) for p in paths]
+        for path, future in zip(paths, futures, strict=True):
+            # counted here as each result arrives, with the file's size: the worker read it
+            future.add_done_callback(_ended(_size(path)))
+        return [f.result() for f in futures]
+
+
+def _ended(size: int | None) -> Callable[[object], None]:
+    """A pool future's callback: one more file done, of ``size`` bytes."""
+
+    def ended(_: object) -> None:
+        file_done(size)
+
+    return ended
+
+
+def _counted(result: _T) -> _T:
+    """``result``, one more file done (its bytes were counted as this process read them)."""
+    file_done()
+    return result
+
+
+def _size(source: Source) -> int | None:
+    """The bytes of a local plain file (:func:`~sglang_logscope.meter.input_size`), else ``None``."""
+    if isinstance(source, (str, os.PathLike)):
+        return input_size([os.fspath(source)])
+    return None

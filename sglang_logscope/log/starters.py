@@ -93,13 +93,16 @@ class _Blocks:
     size: int
     path: str
 
-    def read(self, at: int, n: int) -> bytes:
+    def read(self, at: int, n: int, *, again: bool = False) -> bytes:
+        """``n`` bytes at ``at``; ``again``: bytes the pass has read already (a candidate's
+        line, the lines before it), left out of the progress line's count."""
         want = max(0, min(n, self.size - at))
         try:
             data = os.pread(self.fd, want, at)
         except OSError as exc:
             raise InputError(f"{self.path}: read failed ({exc.strerror or exc})") from None
-        advance(len(data))  # the progress line's count: once per block
+        if not again:
+            advance(len(data))  # the progress line's count: once per block
         if len(data) < want:
             raise InputError(
                 f"{self.path}: the file shrank while it was read (truncated or rewritten): read it again"
@@ -110,7 +113,7 @@ class _Blocks:
         """The offset where the line holding ``at`` starts."""
         while at > 0:
             low = max(0, at - (1 << 16))
-            nl = self.read(low, at - low).rfind(b"\n")
+            nl = self.read(low, at - low, again=True).rfind(b"\n")
             if nl >= 0:
                 return low + nl + 1
             at = low
@@ -171,12 +174,13 @@ def _scan(f: _Blocks, start: int, first_line: int) -> StarterScan:
         before.append(before[-1] + n)
     starters: list[Starter] = []
     for at in sorted(c for c in candidates if c >= start):
-        raw = f.read(at, MAX_LINE_BYTES)
+        raw = f.read(at, MAX_LINE_BYTES, again=True)
         stop = raw.find(b"\n")
         raw = raw if stop < 0 else raw[:stop]
         if _is_starter(raw):
             i = (at - start) // _BLOCK
-            line = before[i] + f.read(blocks[i], at - blocks[i]).count(b"\n") + first_line
+            line = before[i] + f.read(blocks[i], at - blocks[i], again=True).count(b"\n")
+            line += first_line
             starters.append(Starter(line, at, raw))
     return StarterScan(start, starters, before[-1], size)
 

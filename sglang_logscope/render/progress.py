@@ -1,8 +1,10 @@
 """Progress on stderr for work that takes a while, so a long read is not silent (issue 33).
 
 One helper, :func:`working`, used by ``summary``, ``check``, ``runs``, ``events`` and
-``report``: a spinner, the label, the share of the inputs read (``37 %``, where their size is
-known: :func:`.meter.input_size`; else the MB read) and the seconds spent. The readers count
+``report``: a spinner, the label, of several files the pass and how many it has finished
+(``checking 2 of 5 files``), the share of the inputs read (``37 %``, where their size is
+known: :func:`.meter.input_size`, and the work reads each file once; else the MB read) and
+the seconds spent. The readers count
 their bytes once per block (:mod:`sglang_logscope.meter`); this line reads the count at most
 :data:`REFRESH_PER_S` times a second. Only on a terminal (stderr a TTY, ``TERM`` not
 ``dumb``, no ``LOGSCOPE_NO_PROGRESS``; of a command that writes as it reads, stdout not the
@@ -55,14 +57,22 @@ class _Elapsed:
         self.meter = meter
 
     def __rich__(self) -> str:
-        share = self.meter.share()
+        return f"{self.label}{self.read()} ({time.monotonic() - self.started:.0f} s)"
+
+    def read(self) -> str:
+        """How far the work is: of several files, the pass and ``k of N files``; then the
+        share of the bytes (where their size is known), else the MB read (once any are)."""
+        meter = self.meter
+        parts = []
+        if meter.files is not None:
+            step = f"{meter.step} " if meter.step else ""
+            parts.append(f"{step}{meter.files_done} of {meter.files} files")
+        share = meter.share()
         if share is not None:
-            read = f"  {share:.0%}"
-        elif self.meter.done:
-            read = f"  {self.meter.done / 1e6:,.0f} MB read"
-        else:
-            read = ""
-        return f"{self.label}{read} ({time.monotonic() - self.started:.0f} s)"
+            parts.append(f"{share:.0%}")
+        elif meter.done:
+            parts.append(f"{meter.done / 1e6:,.0f} MB read")
+        return "".join(f"  {p}" for p in parts)
 
 
 def _delay(default: float) -> float:

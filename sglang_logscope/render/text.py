@@ -37,7 +37,9 @@ def console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     width = None
     if not stream.isatty():  # files and pipes: a wide page rather than rich's 80 columns
-        columns = os.environ.get("COLUMNS", "")
+        # a stream may say its width (the output --redact holds: unwrapped), else COLUMNS
+        said = getattr(stream, "columns", None)
+        columns = str(said) if isinstance(said, int) else os.environ.get("COLUMNS", "")
         width = int(columns) if columns.isdigit() and int(columns) >= 40 else 120
     return Console(
         file=stream,

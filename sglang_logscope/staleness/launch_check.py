@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
+from ..meter import file_done, files_begin
 from ..parse.source import Source, describe
 from .judge import check
 from .verdict import CheckReport, Verdict
@@ -124,9 +125,11 @@ def check_launch(
     older = _older(launches.launches)
     unread = dict(launches.unreadable)
     files = []
+    files_begin(len(sources), "judging")  # the progress line's count
     for source in sources:
         name = describe(source)
         if name in unread:
+            file_done()
             continue
         role = roles.get(name)
         expect = _expect_for(name, role, expects)
@@ -143,6 +146,8 @@ def check_launch(
         except LogscopeError as exc:
             unread[name] = str(exc)
             continue
+        finally:
+            file_done()
         files.append(FileCheck(name, role, expect, report, older.get(name)))
     if not files:
         raise LogscopeError("no log could be checked (" + "; ".join(unread.values()) + ")")

@@ -16,6 +16,7 @@ from ..log.runs import Run
 from ..log.series import ServingSeries, WorkerSeries, read_for_report
 from ..memory.budget_types import Budget
 from ..memory.from_run import budget_for_run, measured_from_run
+from ..meter import file_done, files_begin
 from ..parse.source import Source
 from .judge import check
 from .launch_check import LaunchCheck, check_launch
@@ -106,7 +107,11 @@ def launch_report(
     """The report of the logs ``sources`` read as launches (arguments as
     :func:`~sglang_logscope.staleness.launch_check.check_launch`)."""
     result = check_launch(sources, expects, launched_at, log_tz, sglang_version=sglang_version)
-    read = {f.file: read_for_report(f.file, tail=1, workers=True) for f in result.files}
+    files_begin(len(result.files), "series")  # the progress line's count
+    read = {}
+    for f in result.files:
+        read[f.file] = read_for_report(f.file, tail=1, workers=True)
+        file_done()
     serving = {file: r.serving for file, r in read.items()}
     workers = {file: r.workers for file, r in read.items() if r.workers is not None}
     return LaunchReport(result, serving, workers)
