@@ -174,9 +174,10 @@ def test_a_plain_number_is_its_own_json(text: str) -> None:
     value = float(text) if "." in text else int(text)
     if re.fullmatch(shapes.PLAIN_NUMBER, text):
         assert json.dumps(value) == text
-    m = re.fullmatch(shapes.SUB_NUMBER, text)
-    if m:
-        assert json.dumps(value) == m.group(1)
+    for slot in shapes.JSON_SLOTS.values():  # a shape's pattern: int, or with a point
+        m = re.fullmatch(slot, text)
+        if m:
+            assert json.dumps(value) == m.group(1)
 
 
 def test_hostile_text_stays_escaped() -> None:

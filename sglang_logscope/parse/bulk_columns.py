@@ -17,14 +17,16 @@ a spec that sets arguments, or a wrapped log's receive times send rows to the re
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 from ..events import Event, EventKind
 from .blanks import Blanks
-from .bulk import Rows, _Alt, _distinct, _rank, _texts, parse_times
+from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_times
 from .catalog import _CONVERTERS, MessageSpec
 from .levels import LEVEL_HINT
 from .shapes import (
@@ -98,14 +100,13 @@ class BulkColumns:
         order = sorted(r for _, at in picked for r in at)
         position = None if len(order) == b - a else {r: p for p, r in enumerate(order)}
         out = Segment(len(order))
-        which: dict[int, _Alt] = {r: alt for alt, at in picked for r in at}
-        base = self._base(rows, cols, order, [which[r] for r in order])
+        places = [at if position is None else [position[r] for r in at] for _, at in picked]
+        base = self._base(rows, cols, order, picked, places)
         firsts: list[tuple[int, list[str]]] = [(-1, list(base))] if order else []
         fields: list[tuple[list[int], dict[str, list[Any]]]] = []
         slow: list[int] = []
-        for alt, at in picked:
+        for (alt, at), where in zip(picked, places, strict=True):
             done = self._alt_fields(rows, cols, alt, at, firsts, slow)
-            where = at if position is None else [position[r] for r in at]
             fields.extend(
                 (where if len(rs) == len(at) else [where[k] for k in rs], f) for rs, f in done
             )
@@ -142,46 +143,51 @@ class BulkColumns:
                 if column is None:
                     column = filled[name] = [self.missing] * out.n
                     out.types[name] = set()
-                if len(where) == out.n:
-                    column[:] = values
-                else:
-                    for p, v in zip(where, values, strict=True):
-                        column[p] = v
+                _put(column, where, values)
                 out.types[name].update(map(type, values))
         out.columns = {name: filled[name] for name in names}
 
     def _base(
-        self, rows: Rows, cols: Any, order: list[int], which: list[_Alt]
+        self,
+        rows: Rows,
+        cols: Any,
+        order: list[int],
+        picked: list[tuple[_Alt, list[int]]],
+        places: list[list[int]],
     ) -> dict[str, list[Any]]:
-        """The columns every row has: line, run, time, kind, level, rank and message."""
+        """The columns every row has: line, run, time, kind, level, rank and message (the
+        rows ``order``; each spec's rows ``picked`` are at ``places`` among them)."""
         a = rows.start
         c = rows.shape.full.index
-        lines = [rows.first_line + r for r in order]
+        lines = list(map(rows.first_line.__add__, order))
         whole = len(order) == rows.stop - a  # every row of the block: slices
 
         def take(column: list[Any]) -> list[Any]:
             return column[a : rows.stop] if whole else [column[a + r] for r in order]
 
-        times = take(cols[c["ts"]])
-        stamps = parse_times(times)
-        ranks = _distinct(take(cols[c["ranks"]]), _rank)
+        ranks = take(cols[c["ranks"]])
+        parts = {raw: _rank_parts(raw) for raw in set(ranks)}
         level = _distinct(list(map(_either, take(cols[c["level"]]), take(cols[c["ulevel"]]))))
+        kind: list[Any] = [None] * len(order)
+        hint: list[Any] = [None] * len(order)
+        for (alt, _), where in zip(picked, places, strict=True):
+            _put(kind, where, alt.spec.kind.value)
+            _put(hint, where, LEVEL_HINT.get(alt.spec.kind))
         out: dict[str, list[Any]] = {
             "line": lines,
             "run": self.runs_of(lines),
-            "timestamp": list(map(stamps.__getitem__, times)),
-            "kind": [alt.spec.kind.value for alt in which],
-            "level": [
-                v or LEVEL_HINT.get(alt.spec.kind) for v, alt in zip(level, which, strict=True)
-            ],
-            "rank": [x.label if x else None for x in ranks],
-            "tp": [x.tp if x else None for x in ranks],
-            "dp": [x.dp if x else None for x in ranks],
+            "timestamp": row_times(take(cols[c["ts"]])),
+            "kind": kind,
+            "level": list(map(_or, level, hint)) if any(level) else hint,
         }
+        for i, name in enumerate(("rank", "tp", "dp")):
+            out[name] = list(map({raw: p[i] for raw, p in parts.items()}.__getitem__, ranks))
         if self.messages:
-            body = _texts([cols[alt.body][a + r] for alt, r in zip(which, order, strict=True)])
+            body: list[Any] = [None] * len(order)
+            for (alt, at), where in zip(picked, places, strict=True):
+                _put(body, where, pick(cols[alt.body][a : rows.stop], at))
             rest = _texts(take(cols[c["rest"]]))
-            out["message"] = list(map(str.__add__, body, rest))
+            out["message"] = list(map(str.__add__, _texts(body), rest))
         return out
 
     def _alt_fields(
@@ -208,7 +214,7 @@ class BulkColumns:
                 check = partial(self._checked, rows, alt, at[ks[0]], groups, shaped.numbers)
                 layout = self.layouts.settle(shaped.key, made, check)
                 if layout is not None and pairs is not None and not present:
-                    self.reader.learn(alt.number, shaped.key[2])
+                    self.reader.learn(alt.number, shaped)
             if layout is None:
                 slow.extend(pick(at, ks))
                 continue
@@ -330,6 +336,29 @@ class BulkColumns:
 
 def _either(level: bytes | None, ulevel: bytes | None) -> bytes | None:
     return level or ulevel
+
+
+def _or(value: Any, other: Any) -> Any:
+    return value or other
+
+
+_NO_RANK = (None, None, None)
+
+
+def _rank_parts(raw: bytes | None) -> tuple[str | None, int | None, int | None]:
+    """A rank's label, tp and dp (``None`` each without a rank)."""
+    rank = _rank(raw.decode("ascii")) if raw is not None else None
+    return (rank.label, rank.tp, rank.dp) if rank else _NO_RANK
+
+
+def _put(column: list[Any], where: list[int], values: Any) -> None:
+    """``column[where[k]] = values[k]`` (one value for all when ``values`` is not a list),
+    without a Python step per row."""
+    if len(where) == len(column):
+        column[:] = values if isinstance(values, list) else [values] * len(where)
+        return
+    items = values if isinstance(values, list) else repeat(values)
+    deque(map(column.__setitem__, where, items), maxlen=0)
 
 
 def _decode(raw: Any) -> Any:

@@ -134,7 +134,7 @@ class BulkJson:
                 check = partial(self._checked, rows, picked[ks[0]], layout, columns, ks[0])
                 template = self.templates.settle(shaped.key, made, partial(check, values=values))
                 if template is not None and pairs is not None and not present:
-                    self.reader.learn(alt.number, shaped.key[2])
+                    self.reader.learn(alt.number, shaped)
             if template is None:
                 slow.extend(pick(picked, ks))
                 continue

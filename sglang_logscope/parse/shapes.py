@@ -12,7 +12,7 @@ or frame columns):
 - **The value numbers**: one split of a block's pairs texts (:func:`split_pairs`), each number
   as its JSON text where that is its text (:data:`PLAIN_NUMBER`), else as the caller converts
   it (:class:`NumberJson`, :class:`NumberValues`); and, for a shape seen before, the shape's
-  own row pattern (:class:`ShapeReader`: a split per shape, :data:`SUB_NUMBER`).
+  own row pattern (:class:`ShapeReader`: a split per shape).
 - **The field layout** (:func:`field_layout`): per field, a group, a value number's slot or a
   constant, in the reference's order (:func:`.catalog._template` for the pairs); the types
   come from :data:`.catalog._CONVERTERS`.
@@ -38,8 +38,9 @@ from .bulk import Rows, _Alt
 from .catalog import _VALUE_NUMBER, _template
 
 __all__ = [
+    "JSON_SLOTS",
     "PLAIN_NUMBER",
-    "SUB_NUMBER",
+    "TEXT_SLOTS",
     "Layout",
     "NumberJson",
     "NumberValues",
@@ -64,21 +65,22 @@ ShapeKey = tuple[int, tuple[str, ...], str]
 #: constant (``("c", value)``).
 Layout = tuple[tuple[str, str, Any], ...]
 
-#: A value number whose text is its JSON (what ``repr`` of the int or float prints: no
-#: leading or trailing zero, at most 15 digits, no exponent form; ``tests/test_bulk_json.py``
-#: checks it against ``json.dumps``).
-PLAIN_NUMBER = (
-    r"(?:0|[1-9][0-9]{0,17})(?![0-9.])"
-    r"|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])(?![0-9])"
-    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9]))(?![0-9])"
-)
-#: A value number in a shape's row pattern: the group is its JSON, a plain number or a
-#: float's text without the trailing zeros ``repr`` drops (``0.50``); typed by ``int`` /
-#: ``float`` it is the value the full text gives.
-SUB_NUMBER = (
-    r"((?:0|[1-9][0-9]{0,17})(?![0-9.])|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])"
-    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9])))0{0,12}"
-)
+#: A value number with a point whose text is its JSON (what ``repr`` of the float prints: no
+#: leading or trailing zero, at most 15 digits, no exponent form); an int's is its text
+#: without a leading zero.
+_PLAIN_POINT = r"[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9]))"
+_PLAIN_INT = r"(?:0|[1-9][0-9]{0,17})(?![0-9.])"
+#: A value number whose text is its JSON, as the general split takes it.
+PLAIN_NUMBER = rf"{_PLAIN_INT}|(?:{_PLAIN_POINT})(?![0-9])"
+#: A value number in a shape's row pattern, by whether its first row had a point there:
+#: for the JSON writer (``JSON_SLOTS``) the group is its JSON, an int's text or a float's
+#: without the trailing zeros ``repr`` drops (``0.50``); for values (``TEXT_SLOTS``) its
+#: text (the digits :data:`.catalog._VALUE_NUMBER` takes). ``tests/test_bulk_json.py`` checks
+#: the JSON ones against ``json.dumps``.
+JSON_SLOTS = {False: f"({_PLAIN_INT})", True: f"({_PLAIN_POINT})0{{0,12}}"}
+TEXT_SLOTS = {False: r"([0-9]{1,18})", True: r"([0-9]{1,18}\.[0-9]{1,18})"}
+
+
 #: :data:`.catalog._VALUE_NUMBER` over rows joined by newlines: a row's end is a line's end
 #: (rows are single lines; ``\\s`` without the newline, which no row holds), and its ``: ``
 #: taken rather than looked behind (the engine then searches for that literal; the keys lose
@@ -231,7 +233,7 @@ class ShapeReader:
     def __init__(self, convert: Callable[[str], str] | None = None) -> None:
         self.convert: Any = convert if convert is not None else str
         #: by spec (its alternative's number): (pattern, pairs key, width) of known shapes
-        self.patterns: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
+        self.patterns: dict[int, list[tuple[re.Pattern[str], str, tuple[bool, ...]]]] = {}
         self.by_pattern = 0  # rows whose numbers came from a known shape's pattern
 
     def shapes(
@@ -251,15 +253,24 @@ class ShapeReader:
             return out
         return self._by_split(alt, n, named, pairs, absent)
 
-    def learn(self, number: int, key: str) -> None:
+    def learn(self, number: int, shaped: Shaped) -> None:
         """Remember a pairs shape without groups (laid out and checked) by a pattern that
-        takes a whole row of it, its value numbers as groups (:data:`SUB_NUMBER`)."""
+        takes a whole row of it, its value numbers as groups: each an int or a number with a
+        point, as on the shape's first row (a row with another there is left to the split)."""
+        key = shaped.key[2]
         pieces = key.split(NUMBER_MARK)
         known = self.patterns.setdefault(number, [])
         if len(pieces) > 1 and len(known) < MAX_PATTERNS:
+            _, plain, other = split_pairs([shaped.pairs or ""])
+            points = tuple("." in (p or o or "") for p, o in zip(plain, other, strict=True))
+            if len(points) != len(pieces) - 1:  # pragma: no cover - the key is the text's
+                return
             pattern = "\n" + re.escape(pieces[0])
-            pattern += "".join(f": {SUB_NUMBER}" + re.escape(p) for p in pieces[1:])
-            known.append((re.compile(pattern + "(?=\n|\\Z)"), key, len(pieces) - 1))
+            slots = TEXT_SLOTS if self.convert is str else JSON_SLOTS
+            for point, piece in zip(points, pieces[1:], strict=True):
+                pattern += f": {slots[point]}" + re.escape(piece)
+            compiled = re.compile(pattern + "(?=\n|\\Z)")
+            known.append((compiled, key, points))
 
     def _by_split(
         self,
@@ -307,24 +318,27 @@ class ShapeReader:
         return out
 
     def _by_patterns(
-        self, number: int, known: list[tuple[re.Pattern[str], str, int]], pairs: list[str]
+        self,
+        number: int,
+        known: list[tuple[re.Pattern[str], str, tuple[bool, ...]]],
+        pairs: list[str],
     ) -> tuple[list[Shaped], list[int]]:
         """The rows of known shapes (per shape one split of the rows left), and the rows of
         others; the shape that took the most rows is tried first next time."""
         out: list[Shaped] = []
         todo = list(range(len(pairs)))
         text = "\n" + "\n".join(pairs)
-        for pattern, key, width in known:
+        for pattern, key, points in known:
             if not todo:
                 break
             if len(todo) < len(pairs):
                 text = "\n" + "\n".join(pick(pairs, todo))
             pieces = pattern.split(text)
-            step = width + 1
-            columns = [pieces[j::step] for j in range(1, step)]
-            found = len(columns[0])
+            step = len(points) + 1
+            found = len(pieces) // step
             if not found:
                 continue
+            columns = [pieces[j::step] for j in range(1, step)]
             if found == len(todo):  # every row left is of this shape
                 out.append(Shaped((number, (), key), todo, columns, pairs[todo[0]]))
                 todo = []
