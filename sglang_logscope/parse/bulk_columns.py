@@ -24,6 +24,8 @@ from functools import partial
 from itertools import repeat
 from typing import Any
 
+import numpy as np
+
 from ..events import Event, EventKind
 from .blanks import Blanks
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_times
@@ -136,15 +138,14 @@ class BulkColumns:
         names: dict[str, None] = {}
         for _, keys in sorted(firsts, key=lambda x: x[0]):
             names.update(dict.fromkeys(keys))
-        filled: dict[str, list[Any]] = dict(base)
+        parts: dict[str, list[tuple[list[int], list[Any]]]] = {}
         for where, columns in fields:
             for name, values in columns.items():
-                column = filled.get(name)
-                if column is None:
-                    column = filled[name] = [self.missing] * out.n
-                    out.types[name] = set()
-                _put(column, where, values)
-                out.types[name].update(map(type, values))
+                parts.setdefault(name, []).append((where, values))
+                out.types.setdefault(name, set()).update(map(type, values))
+        filled: dict[str, list[Any]] = dict(base)
+        for name, placed in parts.items():
+            filled[name] = _placed(placed, out.n, self.missing)
         out.columns = {name: filled[name] for name in names}
 
     def _base(
@@ -163,7 +164,7 @@ class BulkColumns:
         whole = len(order) == rows.stop - a  # every row of the block: slices
 
         def take(column: list[Any]) -> list[Any]:
-            return column[a : rows.stop] if whole else [column[a + r] for r in order]
+            return column[a : rows.stop] if whole else pick(column[a : rows.stop], order)
 
         ranks = take(cols[c["ranks"]])
         parts = {raw: _rank_parts(raw) for raw in set(ranks)}
@@ -349,6 +350,30 @@ def _rank_parts(raw: bytes | None) -> tuple[str | None, int | None, int | None]:
     """A rank's label, tp and dp (``None`` each without a rank)."""
     rank = _rank(raw.decode("ascii")) if raw is not None else None
     return (rank.label, rank.tp, rank.dp) if rank else _NO_RANK
+
+
+#: Rows of one part placed by numpy (fewer: one step each).
+_MANY = 64
+
+
+def _placed(parts: list[tuple[list[int], list[Any]]], n: int, missing: Any) -> list[Any]:
+    """A column of ``n`` rows: each part's values at its rows (parts are disjoint),
+    ``missing`` elsewhere; large parts placed by numpy (an object array: the values stay
+    the same objects), the others one row at a time."""
+    if len(parts) == 1 and len(parts[0][0]) == n:
+        return list(parts[0][1])
+    many = [(where, values) for where, values in parts if len(where) >= _MANY]
+    if many:
+        column_array = np.full(n, missing, dtype=object)
+        for where, values in many:
+            column_array[np.asarray(where)] = np.fromiter(values, dtype=object, count=len(values))
+        column: list[Any] = column_array.tolist()
+    else:
+        column = [missing] * n
+    for where, values in parts:
+        if len(where) < _MANY:
+            deque(map(column.__setitem__, where, values), maxlen=0)
+    return column
 
 
 def _put(column: list[Any], where: list[int], values: Any) -> None:
