@@ -209,13 +209,13 @@ class BulkColumns:
             present = shaped.key[1]
             columns = dict(named)
             groups = [pick(columns[name], ks) for name in present]
-            known, layout = self.layouts.known(shaped.key)
-            if not known:
-                made = self._layout(alt, present, shaped.pairs)
-                check = partial(self._checked, rows, alt, at[ks[0]], groups, shaped.numbers)
-                layout = self.layouts.settle(shaped.key, made, check)
-                if layout is not None and pairs is not None and not present:
-                    self.reader.learn(alt.number, shaped)
+            layout = self.reader.plan(
+                self.layouts,
+                alt,
+                shaped,
+                partial(self._layout, alt, present, shaped.pairs),
+                partial(self._checked, rows, alt, at[ks[0]], groups, shaped.numbers),
+            )
             if layout is None:
                 slow.extend(pick(at, ks))
                 continue
@@ -273,15 +273,10 @@ class BulkColumns:
         """Whether ``layout`` makes row ``r``'s fields (the first of the shape's ``groups``
         and ``numbers``) exactly as the reference does: keys, order, types and values."""
         reference = self.reference_row(rows.slice(r, r + 1).events()[0])
-        spec = alt.spec
-        fast: dict[str, Any] = {}
-        for name, how, arg in layout:
-            if how == "g":
-                fast[name] = _CONVERTERS[spec.fields.get(name, "str")](_decode(groups[arg][0]))
-            elif how == "n":
-                fast[name] = self.numbers[numbers[arg][0]]
-            else:
-                fast[name] = arg
+        first = self._columns(
+            layout, alt.spec, [g[:1] for g in groups], [n[:1] for n in numbers], 1
+        )
+        fast = {name: column[0] for name, column in first.items()}
         fields = {key: v for key, v in reference.items() if key not in self.base}
         return [(key, type(v), v) for key, v in fields.items()] == [
             (key, type(v), v) for key, v in fast.items()

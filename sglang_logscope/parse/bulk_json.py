@@ -128,13 +128,13 @@ class BulkJson:
                 if name not in groups:
                     groups[name] = _group_column(spec, name, dict(named)[name])
             values = [pick(groups[name], ks) for name in present] + shaped.numbers
-            known, template = self.templates.known(shaped.key)
-            if not known:
-                made = _fields_template(alt, present, shaped.pairs, self.ascii_only)
-                check = partial(self._checked, rows, picked[ks[0]], layout, columns, ks[0])
-                template = self.templates.settle(shaped.key, made, partial(check, values=values))
-                if template is not None and pairs is not None and not present:
-                    self.reader.learn(alt.number, shaped)
+            template = self.reader.plan(
+                self.templates,
+                alt,
+                shaped,
+                partial(_fields_template, alt, present, shaped.pairs, self.ascii_only),
+                partial(self._checked, rows, picked[ks[0]], layout, columns, ks[0], values=values),
+            )
             if template is None:
                 slow.extend(pick(picked, ks))
                 continue

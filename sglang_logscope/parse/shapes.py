@@ -224,6 +224,9 @@ class Shaped:
         return len(self.numbers)
 
 
+T = TypeVar("T")
+
+
 class ShapeReader:
     """Groups a spec's rows by shape, with their value numbers as columns; per spec, the row
     patterns of shapes seen before (:meth:`learn`), which take a block's numbers in one split
@@ -252,6 +255,25 @@ class ShapeReader:
                 out += [_moved(s, left) for s in more]
             return out
         return self._by_split(alt, n, named, pairs, absent)
+
+    def plan(
+        self,
+        cache: ShapeCache[T],
+        alt: _Alt,
+        shaped: Shaped,
+        make: Callable[[], T | None],
+        check: Callable[[T], bool],
+    ) -> T | None:
+        """A shape's plan in ``cache``: known, or ``make()`` kept when ``check`` passes (its
+        first row as the reference makes it: :meth:`ShapeCache.settle`); a checked pairs
+        shape without groups is learnt (:meth:`learn`)."""
+        known, plan = cache.known(shaped.key)
+        if known:
+            return plan
+        plan = cache.settle(shaped.key, make(), check)
+        if plan is not None and alt.spec.pairs is not None and not shaped.key[1]:
+            self.learn(alt.number, shaped)
+        return plan
 
     def learn(self, number: int, shaped: Shaped) -> None:
         """Remember a pairs shape without groups (laid out and checked) by a pattern that
@@ -390,9 +412,6 @@ def field_layout(alt: _Alt, present: tuple[str, ...], pairs: str | None) -> Layo
     if any(name in rules for name in slots):
         return None
     return tuple((name, how, arg) for name, (how, arg) in slots.items())
-
-
-T = TypeVar("T")
 
 
 class ShapeCache(Generic[T]):
