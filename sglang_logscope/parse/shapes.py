@@ -235,7 +235,7 @@ class ShapeReader:
 
     def __init__(self, convert: Callable[[str], str] | None = None) -> None:
         self.convert: Any = convert if convert is not None else str
-        #: by spec (its alternative's number): (pattern, pairs key, width) of known shapes
+        #: by spec (its alternative's number): (pattern, pairs key, a point in each slot?)
         self.patterns: dict[int, list[tuple[re.Pattern[str], str, tuple[bool, ...]]]] = {}
         self.by_pattern = 0  # rows whose numbers came from a known shape's pattern
 
