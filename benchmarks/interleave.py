@@ -8,7 +8,8 @@ is this one. Each round runs every command once per tree, the order of the two t
 every round, so that a load that comes and goes falls on both alike; the table gives each
 command's median wall time and CPU time (user + system of the command and its helpers: what
 the change costs, less moved by other jobs than the wall time) per tree, and their ratios. Logs come from ``benchmarks.generate`` (both
-shapes: many runs, and one long serving run). ``LOGSCOPE_NO_CACHE=1``: every check reads the
+shapes: many runs, and one long serving run). ``events_frame`` (the batch rows, the
+``STREAM_FRAME`` snippet of :mod:`benchmarks.curve`) runs as ``python -c`` in each tree. ``LOGSCOPE_NO_CACHE=1``: every check reads the
 file as a first check does (no scan index carried between runs or trees).
 """
 
@@ -23,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from .curve import STREAM_FRAME
 from .run import CHILD_ENV, OUT, ROOT
 
 
@@ -34,6 +36,8 @@ def commands(many: Path, long: Path, html: Path) -> dict[str, list[str]]:
         "summary (many runs)": ["summary", str(many)],
         "runs (long run)": ["runs", str(long)],
         "events -f jsonl (long run)": ["events", "-f", "jsonl", str(long)],
+        "events -f jsonl (many runs)": ["events", "-f", "jsonl", str(many)],
+        "events_frame, batch rows (many runs)": ["-c", STREAM_FRAME, str(many)],
         "report --html (long run)": ["report", str(long), "--html", str(html)],
         "report --html (many runs)": ["report", str(many), "--html", str(html), "-e", cmd],
         "check (start-up, small log)": ["check", str(many.parent / "small.log")],
@@ -45,8 +49,13 @@ def once(tree: Path, args: list[str]) -> tuple[float, float]:
     env = {**CHILD_ENV, "PYTHONPATH": str(tree), "LOGSCOPE_NO_CACHE": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
+    command = (
+        [sys.executable, *args]
+        if args[0] == "-c"
+        else [sys.executable, "-m", "sglang_logscope", *args]
+    )
     subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args],
+        command,
         cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     wall = time.perf_counter() - t

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from sglang_logscope.cli import app
 from sglang_logscope.events import EventKind
-from sglang_logscope.parse import bulk_json
+from sglang_logscope.parse import bulk_json, shapes
 from sglang_logscope.parse import source as _source
 from sglang_logscope.parse.bulk_json import BulkJson, event_json, iter_event_json
 from sglang_logscope.parse.lines import iter_events
@@ -171,11 +171,12 @@ def test_a_plain_number_is_its_own_json(text: str) -> None:
     """What the number patterns take as JSON text is what ``json.dumps`` writes for the
     value :func:`..catalog.read_pairs` makes (float with a point, else int)."""
     value = float(text) if "." in text else int(text)
-    if re.fullmatch(bulk_json._PLAIN_NUMBER, text):
+    if re.fullmatch(shapes.PLAIN_NUMBER, text):
         assert json.dumps(value) == text
-    m = re.fullmatch(bulk_json._SUB_NUMBER, text)
-    if m:
-        assert json.dumps(value) == m.group(1)
+    for slot in shapes.JSON_SLOTS.values():  # a shape's pattern: int, or with a point
+        m = re.fullmatch(slot, text)
+        if m:
+            assert json.dumps(value) == m.group(1)
 
 
 def test_hostile_text_stays_escaped() -> None:

@@ -2,15 +2,14 @@
 
 ``logscope events --format jsonl`` of a long-running server is millions of batch and access
 lines. Each is one JSON object (:meth:`~sglang_logscope.events.Event.to_dict` through
-:func:`~sglang_logscope._text.to_json`); this module writes it from the block's columns
-(:class:`~.bulk.Rows`) with a format string per *shape*: a spec, the optional groups present
-and, for ``label: value`` lines, the text without its value numbers (the key
-:func:`.catalog.read_pairs` already uses). A shape's fields are laid out once from
-:func:`.catalog._template`; a row then costs a split of its pairs, a few dict look-ups
-(each distinct number's JSON text is made once) and two ``str.format`` calls.
+:func:`~sglang_logscope._text.to_json`); this module is the *output loop*: it writes a block's
+rows (:class:`~.bulk.Rows`) a shape at a time, the shapes, their value numbers, their field
+layouts and the rule that checks each on its first row coming from :mod:`.shapes`. A shape's
+layout becomes one fields template (a ``str.format`` string, composed with the line's layout
+into one :data:`_Plan`); a row then costs a ``str.join`` of its pieces.
 
 Exactness: a shape's template is checked on its first row against the reference (that row's
-``Event`` through ``to_json``); a shape that differs, a value that could be rejected by
+``Event`` through :func:`event_json`); a shape that differs, a value that could be rejected by
 :mod:`..limits`, a mutable value, or a wrapped log's receive times send rows to the reference
 path (:attr:`BulkJson.slow` counts them). Text is escaped by the C encoder ``json.dumps``
 uses (rows are ASCII: ``ensure_ascii`` changes nothing) and DEL is escaped as
@@ -20,43 +19,29 @@ uses (rows are ASCII: ``ensure_ascii`` changes nothing) and DEL is escaped as
 from __future__ import annotations
 
 import json
-import re
 import string
 from collections import deque
 from collections.abc import Iterator
-from itertools import compress, count, repeat
-from operator import add, is_not, itemgetter
+from functools import partial
+from itertools import repeat
+from operator import add
 from typing import Any
 
 from .._text import to_json
 from ..events import Event, EventKind, new_event
-from ..limits import rules as limit_rules
 from .blanks import Blanks
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_time
-from .catalog import _CONVERTERS, _VALUE_NUMBER, MessageSpec, _template
+from .catalog import _CONVERTERS, MessageSpec
 from .levels import LEVEL_HINT
 from .lines import iter_records
+from .shapes import NumberJson, ShapeCache, ShapeReader, field_layout, pick, spec_columns, spec_rows
 
 _encode = json.encoder.encode_basestring_ascii
-
-#: A template that could not be made (the shape goes the reference way).
-_SLOW = ""
 
 
 def event_json(event: Event, ascii_only: bool) -> str:
     """The reference: one event's JSON line as ``logscope events -f jsonl`` writes it."""
     return to_json(event.to_dict(), indent=None, parsed=True, ascii_only=ascii_only)
-
-
-class _NumberJson(dict[str, str]):
-    """A value number's JSON text by its printed text (``0.50`` → ``0.5``), as
-    :func:`.catalog.read_pairs` types it (float with a point, else int)."""
-
-    def __missing__(self, text: str) -> str:
-        value = repr(float(text)) if "." in text else repr(int(text))
-        if len(self) < 65536:
-            self[text] = value
-        return value
 
 
 class BulkJson:
@@ -65,10 +50,9 @@ class BulkJson:
     def __init__(self, ascii_only: bool, kinds: set[EventKind] | None = None) -> None:
         self.ascii_only = ascii_only
         self.kinds = kinds
-        self.numbers = _NumberJson()
-        self.templates: dict[tuple[Any, ...], dict[str, str]] = {}
-        #: by spec (its alternative's number): row patterns of its shapes (:meth:`_add_sub`)
-        self.subs: dict[int, list[tuple[re.Pattern[str], str, int]]] = {}
+        self.reader = ShapeReader(NumberJson().__getitem__)
+        #: by shape: its fields template (``None``: the reference way)
+        self.templates: ShapeCache[str] = ShapeCache()
         self.line: str | None = None  # the layout of a row's line (:func:`_line_layout`)
         #: by layout, its block-constant header values and a fields template: :func:`_compose`
         self.composed: dict[tuple[str, tuple[str | None, ...], str], _Plan] = {}
@@ -82,23 +66,17 @@ class BulkJson:
             events = [e for e in rows.events() if self.kinds is None or e.kind in self.kinds]
             self.slow += len(events)
             return [event_json(e, self.ascii_only) for e in events]
-        shape = rows.shape
-        full = shape.full
-        cols = rows.cols if rows.layout is full else shape.full_columns(rows.piece)
+        cols, specs = spec_rows(rows, self.kinds)
         a, b = rows.start, rows.stop
         out: list[str | None] = [None] * (b - a)
         slow: list[int] = []
         if self.line is None:
             self.line, self.time_sep = _line_layout(rows.slice(0, 1).events()[0])
-        header = _header(cols, full.index, a, b, self.time_sep)
-        for alt in shape.alts:
-            if self.kinds is not None and alt.spec.kind not in self.kinds:
-                continue
-            column = cols[full.witness[alt.number]][a:b]
-            picked = list(compress(count(), map(is_not, column, repeat(None))))
-            if picked:
-                self._alt_lines(rows, cols, alt, picked, header, out, slow)
+        header = _header(cols, rows.shape.full.index, a, b, self.time_sep)
+        for alt, picked in specs:
+            self._alt_lines(rows, cols, alt, picked, header, out, slow)
         if slow:
+            slow.sort()
             for r, text in zip(slow, self._reference(rows, slow), strict=True):
                 out[r] = text
         if None in out:  # rows of kinds not asked for
@@ -118,16 +96,12 @@ class BulkJson:
         out: list[str | None],
         slow: list[int],
     ) -> None:
-        """The lines of one spec's rows of a block (into ``out``; ``slow`` gets the rows
-        whose shape goes the reference way)."""
+        """The lines of one spec's rows of a block (into ``out``), a shape at a time;
+        ``slow`` gets the rows of shapes that go the reference way."""
         spec = alt.spec
-        a = rows.start
-        b = rows.stop
-        body = _pick(cols[alt.body][a:b], picked)
-        rest_raw = b"\n".join(_pick(cols[rows.shape.full.index["rest"]][a:b], picked))
-        rest_text = "\n" + rest_raw.decode("ascii")  # (each row after a newline)
-        rest = rest_text[1:].split("\n")
-        when, levels, ranks, src = (_pick(column, picked) for column in header)
+        named, rest_raw, rest, pairs = spec_columns(rows, cols, alt, picked)
+        body = pick(cols[alt.body][rows.start : rows.stop], picked)
+        when, levels, ranks, src = (pick(column, picked) for column in header)
         hint = LEVEL_HINT.get(spec.kind)
         level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
         line0 = rows.first_line
@@ -144,10 +118,26 @@ class BulkJson:
             layout = layout.replace(_MESSAGE, _MESSAGE_PLAIN)  # the message is its JSON text
         else:
             columns[5][:] = encode_texts(columns[5])
-        parts, slow_ks = self._fields(rows, cols, alt, picked, rest, rest_text, layout, columns)
         fixed = _constants(columns)
         varying = [column for column, value in zip(columns, fixed, strict=True) if value is None]
-        for template, ks, values in parts:
+        groups: dict[str, list[str | None]] = {}  # a group's JSON column, made on first use
+        for shaped in self.reader.shapes(alt, len(picked), named, pairs):
+            ks = shaped.ks
+            present = shaped.key[1]
+            for name in present:
+                if name not in groups:
+                    groups[name] = _group_column(spec, name, dict(named)[name])
+            values = [pick(groups[name], ks) for name in present] + shaped.numbers
+            template = self.reader.plan(
+                self.templates,
+                alt,
+                shaped,
+                partial(_fields_template, alt, present, shaped.pairs, self.ascii_only),
+                partial(self._checked, rows, picked[ks[0]], layout, columns, ks[0], values=values),
+            )
+            if template is None:
+                slow.extend(pick(picked, ks))
+                continue
             key = (layout, fixed, template)
             plan = self.composed.get(key)
             if plan is None:
@@ -158,182 +148,26 @@ class BulkJson:
                 lines = _fill(plan, [*varying, *values], len(ks))
                 deque(map(out.__setitem__, picked, lines), maxlen=0)  # out[picked[k]] = ...
             else:
-                lines = _fill(plan, [*(_pick(c, ks) for c in varying), *values], len(ks))
-                deque(map(out.__setitem__, _pick(picked, ks), lines), maxlen=0)
-        slow.extend(_pick(picked, slow_ks) if slow_ks else ())
-
-    def _fields(
-        self,
-        rows: Rows,
-        cols: Any,
-        alt: _Alt,
-        picked: list[int],
-        rest: list[str],
-        rest_text: str,
-        layout: str,
-        columns: tuple[list[Any], ...],
-    ) -> tuple[list[_Part], list[int]]:
-        """The rows' fields as :data:`_Part` s, and the rows (indices in ``picked``) to write
-        the reference way (``rest_text``: the rows' pairs texts, each after a newline)."""
-        spec = alt.spec
-        a = rows.start
-        groups = [  # the groups that matched on some row of the block (most never do)
-            (name, _group_column(spec, name, column))
-            for name, i in alt.groups
-            if not name.startswith("_")
-            and (column := _pick(cols[i][a : rows.stop], picked)).count(None) < len(picked)
-        ]
-        subs = self.subs.get(alt.number)
-        if spec.pairs is None or groups or not subs:
-            return self._split_fields(rows, alt, picked, rest, layout, columns, groups)
-        parts, left = _by_shapes(subs, rest, rest_text)
-        if parts and parts[0][0] != subs[0][1]:  # the shape of these rows first next time
-            top = max(parts, key=lambda part: len(part[1]))[0]
-            subs.sort(key=lambda sub: sub[1] != top)
-        if not left:
-            return parts, []
-        more, slow = self._split_fields(
-            rows,
-            alt,
-            _pick(picked, left),
-            _pick(rest, left),
-            layout,
-            tuple(_pick(column, left) for column in columns),
-            [],
-        )
-        return parts + _moved(more, left), _pick(left, slow)
-
-    def _split_fields(
-        self,
-        rows: Rows,
-        alt: _Alt,
-        picked: list[int],
-        rest: list[str],
-        layout: str,
-        columns: tuple[list[Any], ...],
-        groups: list[tuple[str, list[str | None]]],
-    ) -> tuple[list[_Part], list[int]]:
-        """:meth:`_fields` by splitting the value numbers out; rows of one width (the same
-        groups, as many value numbers) are formatted column-wise, a block at a time."""
-        spec = alt.spec
-        values: list[list[str]] = [column for _, column in groups]  # type: ignore[misc]
-        if spec.pairs is not None:  # shapes and value numbers of all rows in one split
-            parts = _VALUE_NUMBER_LINES.split("\n".join(rest))
-            keys = ": \x00".join(parts[0::3]).split("\n")  # (rows hold no NUL)
-            numbers = self._numbers(parts[1::3], parts[2::3])
-            widths = set(map(str.count, keys, repeat("\x00")))
-        else:
-            keys = [""] * len(picked)
-            numbers, widths = [], {0}
-            if alt.rest_field is not None:
-                values.append(encode_texts(rest))
-        if len(widths) != 1 or any(None in column for column in values):
-            return self._by_kind_of_row(rows, alt, picked, rest, layout, columns, groups, keys)
-        width = widths.pop()
-        values.extend(numbers[j::width] for j in range(width))
-        present = tuple(name for name, _ in groups)
-        table = self.templates.setdefault((alt.number, present), {})
-        templates = list(map(table.get, keys))
-        if None in templates:
-            for k, key in enumerate(keys):
-                if templates[k] is None and key not in table:
-                    row = [column[k] for column in values]
-                    line = [column[k] for column in columns]
-                    pairs = rest[k] if spec.pairs else None
-                    made = self._checked(rows, alt, picked[k], present, pairs, layout, line, row)
-                    table[key] = made
-                    if made is not _SLOW and spec.pairs is not None and not present:
-                        self._add_sub(alt.number, key, made, width)
-            templates = list(map(table.get, keys))
-        every = list(range(len(picked)))
-        if len(distinct := set(templates)) == 1 and _SLOW not in distinct:
-            return [(templates[0], every, values)], []  # type: ignore[list-item]
-        fields: list[str | None] = list(map(str.format, templates, *values))
-        if _SLOW in templates:
-            for k, template in enumerate(templates):
-                if template is _SLOW:
-                    fields[k] = None
-        return _as_parts(every, fields)
-
-    def _by_kind_of_row(
-        self,
-        rows: Rows,
-        alt: _Alt,
-        picked: list[int],
-        rest: list[str],
-        layout: str,
-        columns: tuple[list[Any], ...],
-        groups: list[tuple[str, list[str | None]]],
-        keys: list[str],
-    ) -> tuple[list[_Part], list[int]]:
-        """:meth:`_split_fields` of rows of several widths or groups present: each kind of
-        row on its own."""
-        kinds: dict[tuple[Any, ...], list[int]] = {}
-        for k, key in enumerate(keys):
-            present = tuple(column[k] is not None for _, column in groups)
-            kinds.setdefault((key.count("\x00"), present), []).append(k)
-        parts: list[_Part] = []
-        slow: list[int] = []
-        for (_, present), ks in kinds.items():
-            some, not_fast = self._split_fields(
-                rows,
-                alt,
-                [picked[k] for k in ks],
-                [rest[k] for k in ks],
-                layout,
-                tuple([column[k] for k in ks] for column in columns),
-                [
-                    (name, [c[k] for k in ks])
-                    for (name, c), p in zip(groups, present, strict=True)
-                    if p
-                ],
-            )
-            parts += _moved(some, ks)
-            slow += _pick(ks, not_fast)
-        return parts, slow
-
-    def _add_sub(self, number: int, key: str, template: str, width: int) -> None:
-        """A pattern that takes a whole row of the shape ``key`` and its value numbers as
-        groups (plain ones, whose text is their JSON, and floats less the trailing zeros
-        ``repr`` drops), to split a block by (:func:`_by_shapes`)."""
-        pieces = key.split(": \x00")
-        pattern = "\n" + re.escape(pieces[0])
-        pattern += "".join(f": {_SUB_NUMBER}" + re.escape(p) for p in pieces[1:])
-        subs = self.subs.setdefault(number, [])
-        if width and len(subs) < 8:
-            subs.append((re.compile(pattern + "(?=\n|\\Z)"), template, width))
-
-    def _numbers(self, plain: list[str | None], other: list[str | None]) -> list[str]:
-        """The JSON of each value number: its text where that is its JSON (``plain``), else
-        typed (``other``: ``0.50`` is ``0.5``)."""
-        out: list[str] = plain  # type: ignore[assignment]
-        convert = self.numbers.__getitem__
-        at = -1
-        try:
-            while True:
-                at = plain.index(None, at + 1)
-                out[at] = convert(other[at])  # type: ignore[arg-type]
-        except ValueError:
-            return out
+                lines = _fill(plan, [*(pick(c, ks) for c in varying), *values], len(ks))
+                deque(map(out.__setitem__, pick(picked, ks), lines), maxlen=0)
 
     def _checked(
         self,
         rows: Rows,
-        alt: _Alt,
         r: int,
-        present: tuple[str, ...],
-        pairs_text: str | None,
         layout: str,
-        line: list[Any],
-        values: list[str],
-    ) -> str:
-        """A new shape's fields template, checked on its first row (row ``r``) against the
-        reference; :data:`_SLOW` when it cannot be made or differs."""
-        template = _fields_template(alt, present, pairs_text, self.ascii_only)
-        if template is _SLOW:
-            return _SLOW
-        fast = layout.format(*line, template.format(*values)).replace("\x7f", "\\u007f")
-        return template if fast == self._reference(rows, [r])[0] else _SLOW
+        columns: tuple[list[str], ...],
+        k: int,
+        template: str,
+        *,
+        values: list[list[Any]],
+    ) -> bool:
+        """Whether a new shape's fields ``template`` writes its first row (row ``r`` of the
+        block, ``k`` of the shape's columns) as the reference does."""
+        line = [column[k] for column in columns]
+        row = [column[0] for column in values]
+        fast = layout.format(*line, template.format(*row)).replace("\x7f", "\\u007f")
+        return fast == self._reference(rows, [r])[0]
 
     def _reference(self, rows: Rows, picked: list[int]) -> list[str]:
         """Rows' lines through their events (:func:`event_json`)."""
@@ -343,31 +177,6 @@ class BulkJson:
         events = rows.events()
         return [event_json(events[r], self.ascii_only) for r in picked]
 
-
-#: :data:`.catalog._VALUE_NUMBER` over rows joined by newlines: a row's end is a line's end
-#: (rows are single lines; ``\\s`` without the newline, which no row holds), and its
-#: ``: `` taken rather than looked behind (the engine then searches for that literal). The
-#: first group takes the numbers whose text is their JSON (what ``repr`` of the int or float
-#: prints: no leading or trailing zero, at most 15 digits, no exponent form), the second
-#: the others (``tests/test_bulk_json.py`` checks the first against ``repr``).
-_PLAIN_NUMBER = (
-    r"(?:0|[1-9][0-9]{0,17})(?![0-9.])"
-    r"|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])(?![0-9])"
-    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9]))(?![0-9])"
-)
-#: A value number in a shape's pattern (:meth:`BulkJson._add_sub`): the group is its JSON, a
-#: plain number or a float's text without the trailing zeros ``repr`` drops (``0.50``).
-_SUB_NUMBER = (
-    r"((?:0|[1-9][0-9]{0,17})(?![0-9.])|[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])"
-    r"|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9])))0{0,12}"
-)
-_VALUE_NUMBER_LINES = re.compile(
-    f": (?:({_PLAIN_NUMBER})|"
-    + _VALUE_NUMBER.pattern.removeprefix("(?<=: )")
-    .replace(r"\s?", r"[\t\x0b\x0c\r\x1c-\x1f ]?")
-    .replace(r"\Z", r"(?=\n)|\Z")
-    .replace("(?=", ")(?=", 1)
-)
 
 #: Where a bulk row's values go in its JSON line, by the key of :meth:`Event.to_dict`: its
 #: number, time, level, rank, source, message and fields (``KIND``: the spec's kind); any
@@ -412,64 +221,6 @@ def _line_layout(event: Event) -> tuple[str, str]:
 
 #: A line layout no row matches (every shape then goes the reference way).
 _NO_LAYOUT = "\x00"
-
-
-def _by_shapes(
-    shapes: list[tuple[re.Pattern[str], str, int]], rest: list[str], text: str
-) -> tuple[list[_Part], list[int]]:
-    """The fields of the rows (their pairs text ``rest``; ``text``: all of them, each after
-    a newline) of known shapes as :data:`_Part` s, and the rows of other shapes: per shape
-    one split of the rows left."""
-    parts: list[_Part] = []
-    todo = list(range(len(rest)))
-    for pattern, template, width in shapes:
-        if not todo:
-            break
-        if len(todo) < len(rest):
-            text = "\n" + "\n".join(_pick(rest, todo))
-        pieces = pattern.split(text)
-        step = width + 1
-        columns = [pieces[j::step] for j in range(1, step)]
-        found = len(columns[0])
-        if not found:
-            continue
-        if found == len(todo):  # every row left is of this shape
-            parts.append((template, todo, columns))
-            return parts, []
-        hits: list[int] = []
-        left: list[int] = []
-        at = 0  # in todo
-        for i, segment in enumerate(pieces[0::step]):
-            skipped = segment.count("\n")  # rows of other shapes between two matches
-            if skipped:
-                left += todo[at : at + skipped]
-                at += skipped
-            if i < found:
-                hits.append(todo[at])
-                at += 1
-        parts.append((template, hits, columns))
-        todo = left
-    return parts, todo
-
-
-#: Rows of one fields template: the template, the rows (indices in the spec's rows of the
-#: block) and the template's value columns.
-_Part = tuple[str, list[int], list[list[str]]]
-
-
-def _as_parts(ks: list[int], fields: list[str | None]) -> tuple[list[_Part], list[int]]:
-    """Fields' JSON per row (``None``: the reference way) as one :data:`_Part` and the rows
-    to write the reference way."""
-    if None not in fields:
-        return [("{0}", ks, [fields])], []  # type: ignore[list-item]
-    done = [k for k, x in zip(ks, fields, strict=True) if x is not None]
-    slow = [k for k, x in zip(ks, fields, strict=True) if x is None]
-    return [("{0}", done, [[x for x in fields if x is not None]])], slow
-
-
-def _moved(parts: list[_Part], rows: list[int]) -> list[_Part]:
-    """``parts`` of a subset of rows (``rows``) as parts of all of them."""
-    return [(template, _pick(rows, ks), values) for template, ks, values in parts]
 
 
 def _constants(columns: tuple[list[str], ...]) -> tuple[str | None, ...]:
@@ -558,15 +309,6 @@ def _time_json(raw: bytes, sep: str) -> str:
     return _encode(row_time(raw).isoformat(sep))
 
 
-def _pick(column: list[Any], picked: list[int]) -> list[Any]:
-    """``column``'s items at ``picked`` (increasing), without a Python step per row."""
-    if len(picked) == len(column):
-        return list(column)  # every row (picked is then 0, 1, ...)
-    if len(picked) < 2:
-        return [column[r] for r in picked]
-    return list(itemgetter(*picked)(column))
-
-
 #: Where a row's message goes in its line, and where a message that needs no escape goes.
 _MESSAGE = '"message": {5}'
 _MESSAGE_PLAIN = '"message": "{5}"'
@@ -647,39 +389,25 @@ def _group_column(spec: MessageSpec, name: str, raw: list[bytes | None]) -> list
 
 def _fields_template(
     alt: _Alt, present: tuple[str, ...], pairs_text: str | None, ascii_only: bool
-) -> str:
-    """``{"name": {0}, ...}`` for a shape: its present groups, then its pairs (a pair of a
-    group's name takes its value in the group's place, as ``dict.update`` does)."""
-    spec = alt.spec
-    if spec.sets:
-        return _SLOW
-    slots: dict[str, str] = {}
-    for k, name in enumerate(present):
-        slots[name] = f"{{{k}}}"
-    if spec.pairs is not None:
-        if pairs_text:
-            parts = _VALUE_NUMBER.split(pairs_text)
-            if len(parts) == 1:
-                return _SLOW
-            shape = _template(pairs_text, spec.pairs)
-            if shape is False:
-                return _SLOW
-            base = len(present)
-            for name, slot, value in shape:
-                if slot >= 0:
-                    slots[name] = f"{{{base + slot}}}"
-                else:
-                    text = to_json(value, indent=None, parsed=True, ascii_only=ascii_only)
-                    slots[name] = text.replace("{", "{{").replace("}", "}}")
-    elif alt.rest_field is not None:
-        slots[alt.rest_field] = f"{{{len(present)}}}"
-    if any(name in limit_rules() for name in slots):
-        return _SLOW  # a value there may be rejected (issue 20): the reference decides
-    inner = ", ".join(
-        _encode(name).replace("{", "{{").replace("}", "}}") + ": " + slot
-        for name, slot in slots.items()
-    )
-    return "{{" + inner + "}}"
+) -> str | None:
+    """``{"name": {0}, ...}`` for a shape (its :func:`.shapes.field_layout`: the present
+    groups' slots first, then the value numbers', constants written in); ``None``: the
+    reference way."""
+    layout = field_layout(alt, present, pairs_text)
+    if layout is None:
+        return None
+    base = len(present)
+    slots: list[str] = []
+    for name, how, arg in layout:
+        if how == "g":
+            slot = f"{{{arg}}}"
+        elif how == "n":
+            slot = f"{{{base + arg}}}"
+        else:
+            text = to_json(arg, indent=None, parsed=True, ascii_only=ascii_only)
+            slot = text.replace("{", "{{").replace("}", "}}")
+        slots.append(_encode(name).replace("{", "{{").replace("}", "}}") + ": " + slot)
+    return "{{" + ", ".join(slots) + "}}"
 
 
 def iter_event_json(
