@@ -18,6 +18,7 @@ from sglang_logscope.log import series as S
 from sglang_logscope.parse import source as _source
 from sglang_logscope.parse.fastscan import FAST_LANE
 from sglang_logscope.parse.lines import iter_events
+from sglang_logscope.parse.shapes import SERIES_NUMBER
 
 rowscan = pytest.importorskip("sglang_logscope.parse._rowscan")
 
@@ -33,7 +34,7 @@ def _shape_and_lines(draw: st.DrawFn) -> tuple[bytes, list[int], list[bytes]]:
     parts = draw(st.lists(st.tuples(_TEXT, _NUMBER), min_size=1, max_size=6))
     tail = draw(_TEXT)
     sample = ("#" + "".join(t + n for t, n in parts) + tail).encode()
-    count = len(list(S._NUMBER.finditer(sample)))
+    count = len(list(SERIES_NUMBER.finditer(sample)))
     wanted = sorted(draw(st.sets(st.integers(0, count - 1), min_size=1, max_size=3)))
     lines = []
     for _ in range(draw(st.integers(1, 12))):

@@ -2,7 +2,8 @@
 (issue 26, item 5): a known shape's own row pattern gives each row the value numbers the
 general split gives it; a shape's field layout fills the fields the parser makes; a plan
 that fails its first-row check goes the reference way and stays so; and the series' shape
-key and pattern (``log/series.py``, to be ported) are the ones the series builds today."""
+key, literals and pattern (``log/series.py`` reads its decode lines by them) read a line's
+numbers back."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from sglang_logscope.log import series
 from sglang_logscope.parse.bulk import bulk_shape
 from sglang_logscope.parse.catalog import read_pairs
 from sglang_logscope.parse.shapes import (
+    SERIES_NUMBER,
     NumberJson,
     NumberValues,
     ShapeCache,
@@ -24,6 +26,7 @@ from sglang_logscope.parse.shapes import (
     field_layout,
     sample_pattern,
     series_key,
+    series_literals,
     split_pairs,
 )
 
@@ -136,30 +139,56 @@ def test_a_plan_that_differs_goes_the_reference_way_once_checked() -> None:
     assert checks == ["bad", "good"]
 
 
-@given(st.binary(max_size=200))
-def test_the_series_key_is_the_series_own(text: bytes) -> None:
-    assert series_key(text) == series._NUMBER.sub(b"", text)
+_FIELD = st.lists(
+    st.tuples(
+        st.sampled_from([b"#running-req: ", b", #token: ", b", token usage: ", b", gen throughput (token/s): ", b" x "]),
+        st.one_of(st.integers(0, 10**6).map(lambda n: str(n).encode()), st.sampled_from([b"0.10", b"12.5", b"3.000"])),
+    ),
+    min_size=1,
+    max_size=6,
+)  # fmt: skip
 
 
-@given(
-    st.sampled_from(
-        [
-            REAL.encode(),
-            b"#running-req: 5, #token: 7, token usage: 0.10, gen throughput (token/s): 1.00",
-        ]
-    )
-)
-def test_the_series_pattern_is_the_series_own(sample: bytes) -> None:
-    """The pattern ``series._shape_of`` builds from a sample is :func:`sample_pattern`'s."""
+@given(_FIELD, st.data())
+def test_a_series_shape_reads_its_own_numbers_and_literals(
+    parts: list[tuple[bytes, bytes]], data: st.DataObject
+) -> None:
+    """The series' reading of a decode line's field text (``log/series.py`` takes it from
+    here): the key is the text less its numbers, the literals with the numbers between them
+    give the text back, and the pattern picks exactly the numbers asked for, on the sample
+    and on a line of the same shape with other numbers; a line of another shape matches
+    empty."""
+    sample = b"#" + b"".join(label + number for label, number in parts)
+    numbers = [m[0] for m in SERIES_NUMBER.finditer(sample)]
+    literals = series_literals(sample)
+    assert len(literals) == len(numbers) + 1
+    woven = [piece for pair in zip(literals, [*numbers, b""], strict=True) for piece in pair]
+    assert b"".join(woven) == sample
+    assert series_key(sample) == b"".join(literals)
+    wanted = sorted(data.draw(st.sets(st.sampled_from(range(len(numbers))))))
+    pattern = re.compile(sample_pattern(sample, wanted), re.M)
+    match = pattern.match(sample)
+    assert match is not None and match[1] == b"#"
+    assert list(match.groups()[1:]) == [numbers[i] for i in wanted]
+    other = [str(len(n) * 7 + i).encode() for i, n in enumerate(numbers)]
+    twin = b"".join(piece for pair in zip(literals, [*other, b""], strict=True) for piece in pair)
+    match = pattern.match(twin)
+    assert match is not None and list(match.groups()[1:]) == [other[i] for i in wanted]
+    stranger = pattern.match(b"?" + sample[1:])  # another shape: the marker group is empty
+    assert stranger is not None and stranger[1] is None
+
+
+def test_the_series_pattern_of_a_real_line_picks_its_chart_values() -> None:
+    """``series._shape_of`` on a real decode line: its pattern (``sample_pattern``) gives the
+    tokens in use, the throughput and the usage the parser reads."""
+    sample = REAL.encode()
     shape = series._shape_of(sample, DECODE.spec)
     assert shape.pattern is not None
-    numbers = list(series._NUMBER.finditer(sample))
-    wanted = sorted(
-        i
-        for keys in series._KEYS
-        for value in [series._first_number(read_pairs(sample.decode(), DECODE.spec.pairs or {}), keys)]
-        for i, m in enumerate(numbers)
-        if value is not None and float(m[0]) == value
-    )  # fmt: skip
-    assert shape.pattern.pattern == sample_pattern(sample, wanted)
-    assert re.compile(sample_pattern(sample, wanted), re.M).match(sample) is not None
+    fields = read_pairs(sample.decode(), DECODE.spec.pairs or {})
+    match = shape.pattern.match(sample)
+    assert match is not None
+    for keys, slot in zip(series._KEYS, shape.slots, strict=True):
+        want = series._first_number(fields, keys)
+        assert (want is None) == (slot is None)
+        if slot is not None:
+            assert float(match[1 + slot]) == want

@@ -36,6 +36,7 @@ from ..parse.bulk import SERIES, Fields, Rows, row_time
 from ..parse.catalog import MessageSpec, read_pairs
 from ..parse.fastscan import MAX_LANE_NUMBERS, LaneTable, decode_values, shape_values
 from ..parse.lines import iter_records
+from ..parse.shapes import SERIES_NUMBER, sample_pattern, series_key, series_literals
 from ..parse.source import Source, describe
 from .reader import Log
 from .runs import KeptEvents, stream_runs
@@ -57,11 +58,6 @@ TOKENS = ("full_token", "token")
 THROUGHPUT = ("gen_throughput",)
 USAGE = ("full_token_usage", "token_usage")
 _KEYS = (TOKENS, THROUGHPUT, USAGE)
-_NUM = rb"\d{1,18}(?:\.\d{1,12})?"  # no possessive quantifiers: Python 3.10's re has none
-_NUMBER = re.compile(_NUM)
-#: A number inside a shape's pattern: possessive (a line whose numbers only fit the shape by
-#: giving back digits is no line of it: the parser reads it), which halves the pattern's cost.
-_SLOT_NUM = rb"[0-9]{1,18}+(?:\.[0-9]{1,12}+)?+"
 #: Python 3.11's ``re`` has possessive quantifiers; 3.10 gets the ``regex`` module for them.
 _compile: Any = re.compile if sys.version_info >= (3, 11) else regex.compile
 #: Line shapes remembered (a log prints a handful: one per release and model kind).
@@ -239,7 +235,7 @@ class _Shape:
 def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
     """The shape of one line of decode field text, checked against the parser's reading."""
     fields = spec.convert({"_pairs": sample.decode("ascii")})
-    numbers = list(_NUMBER.finditer(sample))
+    numbers = list(SERIES_NUMBER.finditer(sample))
     picks: list[int | None] = []
     for keys in _KEYS:
         want = _first_number(fields, keys)
@@ -257,18 +253,10 @@ def _shape_of(sample: bytes, spec: MessageSpec) -> _Shape:
 
 def _template(sample: bytes, wanted: Sequence[int]) -> tuple[re.Pattern[bytes], tuple[bytes, ...]]:
     """The pattern of ``sample``'s shape (a marker group, then a group per number at
-    ``wanted``) and its literal parts (around its numbers: the C lane's reading of it)."""
-    numbers = list(_NUMBER.finditer(sample))
-    body = [b"(" + re.escape(sample[:1]) + b")"]
-    at = 1
-    for i, m in enumerate(numbers):
-        body.append(re.escape(sample[at : m.start()]))
-        body.append(b"(" + _SLOT_NUM + b")" if i in wanted else _SLOT_NUM)
-        at = m.end()
-    body.append(re.escape(sample[at:]))
-    pattern = _compile(b"^(?:" + b"".join(body) + rb"$|[^\n]*)", re.M)
-    cuts = [0, *(i for m in numbers for i in m.span()), len(sample)]
-    return pattern, tuple(sample[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
+    ``wanted``; its numbers possessive: a line whose numbers only fit the shape by giving back
+    digits is no line of it, and the pattern costs half) and its literal parts (around its
+    numbers: the C lane's reading of it), both as ``parse/shapes.py`` defines them."""
+    return _compile(sample_pattern(sample, list(wanted)), re.M), series_literals(sample)
 
 
 class ServingSeries:
@@ -489,7 +477,7 @@ class ServingSeries:
 
     def _values(self, text: bytes, spec: MessageSpec) -> list[float | None]:
         """One line's chart values through its shape (made and remembered on first sight)."""
-        skeleton = _NUMBER.sub(b"", text)
+        skeleton = series_key(text)
         known = self._shapes.get(skeleton)
         if known is None and self._made < MAX_SHAPES_MADE:
             if len(self._shapes) >= MAX_SHAPES:

@@ -40,6 +40,7 @@ from .catalog import _VALUE_NUMBER, _template
 __all__ = [
     "JSON_SLOTS",
     "PLAIN_NUMBER",
+    "SERIES_NUMBER",
     "TEXT_SLOTS",
     "Layout",
     "NumberJson",
@@ -52,6 +53,7 @@ __all__ = [
     "pick",
     "sample_pattern",
     "series_key",
+    "series_literals",
     "spec_columns",
     "spec_rows",
     "split_pairs",
@@ -443,27 +445,33 @@ class ShapeCache(Generic[T]):
 _UNKNOWN: Any = object()
 
 
-#: A number of a decode line, as the report's series reads them (``log/series.py``).
-_SERIES_NUMBER = re.compile(rb"\d{1,18}(?:\.\d{1,12})?")
+#: A number of a decode line, as the report's series reads them (``log/series.py``); no
+#: possessive quantifiers (Python 3.10's ``re`` has none).
+SERIES_NUMBER = re.compile(rb"\d{1,18}(?:\.\d{1,12})?")
 #: A number inside a series pattern: possessive (a line whose numbers only fit the shape by
 #: giving back digits is no line of it), ``regex`` on Python 3.10.
 _SLOT_NUM = rb"[0-9]{1,18}+(?:\.[0-9]{1,12}+)?+"
 
 
 def series_key(text: bytes) -> bytes:
-    """The series' shape key of a decode line's field text: the text without its numbers
-    (``log/series.py``'s ``_NUMBER.sub(b"", text)``)."""
-    return _SERIES_NUMBER.sub(b"", text)
+    """The series' shape key of a decode line's field text: the text without its numbers."""
+    return SERIES_NUMBER.sub(b"", text)
+
+
+def series_literals(sample: bytes) -> tuple[bytes, ...]:
+    """The literal parts of ``sample`` around its numbers (one more than the numbers): the C
+    lane's reading of the shape (``fastscan.shape_values``)."""
+    cuts = [0, *(i for m in SERIES_NUMBER.finditer(sample) for i in m.span()), len(sample)]
+    return tuple(sample[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
 
 
 def sample_pattern(sample: bytes, wanted: list[int]) -> bytes:
     """The series' row pattern of ``sample``'s shape: a marker group (the first character),
     each number a possessive number (a group at the indexes ``wanted``, in order), the
-    rest literal; any other line matches empty (``log/series.py``'s ``_shape_of``; compile
-    with ``re.M``)."""
+    rest literal; any other line matches empty (compile with ``re.M``)."""
     body = [b"(" + re.escape(sample[:1]) + b")"]
     at = 1
-    for i, m in enumerate(_SERIES_NUMBER.finditer(sample)):
+    for i, m in enumerate(SERIES_NUMBER.finditer(sample)):
         body.append(re.escape(sample[at : m.start()]))
         body.append(b"(" + _SLOT_NUM + b")" if i in wanted else _SLOT_NUM)
         at = m.end()
