@@ -41,7 +41,8 @@ lines = [
 ]
 import struct
 from sglang_logscope.events import EventKind
-from sglang_logscope.log.series import _NUMBER as NUMBER, _template as template
+from sglang_logscope.log.series import _template as template
+from sglang_logscope.parse.shapes import SERIES_NUMBER as NUMBER
 
 DECODE = [
     a.number for a in shape.alts if a.spec.kind is EventKind.DECODE_BATCH and a.rest_field == "_pairs"
