@@ -166,7 +166,7 @@ def test_a_series_shape_reads_its_own_numbers_and_literals(
     assert b"".join(woven) == sample
     assert series_key(sample) == b"".join(literals)
     wanted = sorted(data.draw(st.sets(st.sampled_from(range(len(numbers))))))
-    pattern = re.compile(sample_pattern(sample, wanted), re.M)
+    pattern = series._compile(sample_pattern(sample, wanted), re.M)  # regex on 3.10: possessive
     match = pattern.match(sample)
     assert match is not None and match[1] == b"#"
     assert list(match.groups()[1:]) == [numbers[i] for i in wanted]

@@ -468,7 +468,8 @@ def series_literals(sample: bytes) -> tuple[bytes, ...]:
 def sample_pattern(sample: bytes, wanted: list[int]) -> bytes:
     """The series' row pattern of ``sample``'s shape: a marker group (the first character),
     each number a possessive number (a group at the indexes ``wanted``, in order), the
-    rest literal; any other line matches empty (compile with ``re.M``)."""
+    rest literal; any other line matches empty (compile with ``re.M``; Python 3.10's ``re``
+    has no possessive quantifiers: the ``regex`` module there)."""
     body = [b"(" + re.escape(sample[:1]) + b")"]
     at = 1
     for i, m in enumerate(SERIES_NUMBER.finditer(sample)):
