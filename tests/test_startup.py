@@ -4,6 +4,7 @@ lines, which must hand each command exactly what typer would."""
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,8 @@ import pytest
 import sglang_logscope
 from sglang_logscope import cli
 from sglang_logscope._direct import direct_call
+from sglang_logscope.staleness import live, process
+from sglang_logscope.staleness.process import ProcTable
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -297,6 +300,19 @@ def _fixture_checks() -> list[list[str]]:
     return lines
 
 
+class _OnlyThisProcess(ProcTable):
+    """A process table of this process alone: what a check says of the processes holding a
+    fixture log does not depend on the other tests' children reading it at that moment."""
+
+    def pids(self) -> list[int]:
+        return [os.getpid()]
+
+
+@pytest.fixture
+def no_other_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live, "gather", functools.partial(process.gather, table=_OnlyThisProcess()))
+
+
 def _outcome(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
     # the entry point the `logscope` command and `python -m sglang_logscope` run
     from sglang_logscope.__main__ import main
@@ -308,7 +324,7 @@ def _outcome(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[objec
 
 
 def test_the_typer_free_check_answers_as_typer_does(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_other_processes: None
 ) -> None:
     """A plain ``check`` runs without typer (``__main__`` → ``_direct.check_command``); the same
     command lines through typer's own parsing give the same stdout, stderr and exit code."""
@@ -346,7 +362,7 @@ def test_a_plain_check_does_not_import_typer() -> None:
 
 
 def test_the_check_text_without_rich_console_is_rich_console_text(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, no_other_processes: None
 ) -> None:
     """The short screen to a file or pipe goes through ``render.text.PlainPage`` (rich's
     console not loaded); rich's console writes the same bytes for every fixture check."""
