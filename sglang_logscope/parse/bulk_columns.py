@@ -359,7 +359,8 @@ def _placed(parts: list[tuple[list[int], list[Any]]], n: int, missing: Any) -> l
         return list(parts[0][1])
     many = [(where, values) for where, values in parts if len(where) >= _MANY]
     if many:
-        column_array = np.full(n, missing, dtype=object)
+        column_array = np.empty(n, dtype=object)
+        column_array.fill(missing)  # (numpy 1.24's np.full stores a copy of a float: not `is`)
         for where, values in many:
             column_array[np.asarray(where)] = np.fromiter(values, dtype=object, count=len(values))
         column: list[Any] = column_array.tolist()
