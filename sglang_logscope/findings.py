@@ -140,7 +140,7 @@ CODES: dict[str, Code] = {
              "The run was started another way (a stale log, another script), or your flag was lost on the way "
              "(quoting, a wrapper script, an env file). Compare the run's banner with your command."),
         Code("LS044", "process-holds-log", Severity.INFO,
-             "A live process on this machine has the log open.",
+             "A live process on this machine has the log open for writing (readers such as `tail -f` are not counted).",
              "Nothing to do: this is the process writing the log (its command line says which launch it is)."),
         Code("LS045", "launch-process-exited", Severity.ERROR,
              "The process of the launch record has exited: whatever the log says, nothing serves this launch now.",
@@ -149,7 +149,7 @@ CODES: dict[str, Code] = {
              "A live process runs your command but does not hold this log open: its output goes to another file.",
              "Check the launch's redirect, or check the file it writes."),
         Code("LS047", "no-process-holds-log", Severity.INFO,
-             "No process visible from here has the log open: nothing is writing it now.",
+             "No process visible from here has the log open for writing: nothing is writing it now.",
              "Nothing to do when the server is meant to be stopped; otherwise its process has exited (read the end of the log)."),
         Code("LS048", "live-server-differs", Severity.ERROR,
              "The server answering on your command's port runs with other arguments (its /server_info): it is another launch.",

@@ -423,3 +423,54 @@ def test_cli_server_option_asks_that_url(
         {"arg": "tp_size", "intended": 2, "live": 4}
     ]
     assert check(log, cmd).server is None  # a non-local host is not asked without --server
+
+
+def _fake_proc(root: Path, pid: int, argv: list[str], fds: dict[str, tuple[Path, int]]) -> None:
+    """A ``/proc/PID`` with its command line and fds (target, open flags) as Linux shows them."""
+    d = root / str(pid)
+    (d / "fd").mkdir(parents=True)
+    (d / "fdinfo").mkdir()
+    (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+    for fd, (target, flags) in fds.items():
+        os.symlink(target, d / "fd" / fd)
+        (d / "fdinfo" / fd).write_text(f"pos:\t0\nflags:\t0{flags:o}\nmnt_id:\t1\n")
+
+
+def test_only_a_process_writing_the_log_holds_it(tmp_path: Path) -> None:
+    """``tail -f`` (or a pager, or another check) reading the log is no live run: LS044 names
+    the writer alone, and a log that is only read is one nobody writes (LS047)."""
+    log = _ready_log(tmp_path)
+    root = tmp_path / "proc"
+    append = os.O_WRONLY | os.O_APPEND
+    _fake_proc(root, 100, ["tail", "-f", str(log)], {"3": (log, os.O_RDONLY)})
+    _fake_proc(root, 101, ["python", "-m", "sglang.launch_server"], {"1": (log, append)})
+    _fake_proc(root, 102, ["less", str(log)], {"4": (log, os.O_RDONLY), "5": (tmp_path, 0)})
+    _fake_proc(root, 103, ["vim", str(log)], {"6": (log, os.O_RDWR)})
+    evidence = gather(str(log), table=ProcTable(root))
+    assert [p.pid for p in evidence.holders] == [101, 103]
+    assert evidence.process is not None and evidence.process.pid == 101
+    readers_only = tmp_path / "readers"
+    _fake_proc(readers_only, 100, ["tail", "-f", str(log)], {"3": (log, os.O_RDONLY)})
+    assert gather(str(log), table=ProcTable(readers_only)).holders == ()
+
+
+def test_a_process_reading_the_log_is_not_its_holder(tmp_path: Path) -> None:
+    log = _ready_log(tmp_path)
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import sys; f = open({str(log)!r}); print('open', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert reader.stdout is not None and reader.stdout.readline() == "open\n"
+        report = check(log, READY_CMD, "2026-05-09 09:31:05")
+        held = [f.message for f in report.findings if f.code == "LS044"]
+        assert not any(f"Process {reader.pid} (" in m for m in held)
+    finally:
+        reader.kill()
+        reader.wait()

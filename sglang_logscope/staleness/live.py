@@ -88,7 +88,7 @@ def _process_findings(
         out.append(Finding.of("LS044", f"Process {_describe(holder, intended)} holds this log."))
     if not ev.holders:
         hidden = f"; {ev.unreadable} process(es) could not be looked at" if ev.unreadable else ""
-        out.append(Finding.of("LS047", f"No process visible from here has this log open{hidden}."))
+        out.append(Finding.of("LS047", f"No process visible from here writes this log{hidden}."))
     elsewhere = [p for p in ev.running_intended if not p.holds_log]
     for p in elsewhere[:2]:
         out.append(

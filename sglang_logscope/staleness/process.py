@@ -98,9 +98,10 @@ class ProcTable:
                 return None
         return self._boot
 
-    def open_files(self, pid: int) -> list[str] | None:
-        """Targets of the process's fds; None when they cannot be read (permissions). A process
-        that exited since the pids were listed holds nothing: ``[]``, not "could not be read"."""
+    def open_fds(self, pid: int) -> list[tuple[str, str]] | None:
+        """The process's fds as (fd, target); None when they cannot be read (permissions). A
+        process that exited since the pids were listed holds nothing: ``[]``, not "could not
+        be read"."""
         fd_dir = self.root / str(pid) / "fd"
         try:
             entries = os.listdir(fd_dir)
@@ -111,10 +112,25 @@ class ProcTable:
         out = []
         for name in entries:
             try:
-                out.append(os.readlink(fd_dir / name))
+                out.append((name, os.readlink(fd_dir / name)))
             except OSError:
                 continue
         return out
+
+    def writes(self, pid: int, fd: str) -> bool:
+        """Is the fd open for writing (``flags`` of ``/proc/PID/fdinfo/FD``)? Where the flags
+        cannot be read it counts as writing: the fd's target was readable, so say it holds."""
+        try:
+            info = (self.root / str(pid) / "fdinfo" / fd).read_text("ascii", "replace")
+        except OSError:
+            return True
+        for line in info.splitlines():
+            if line.startswith("flags:"):
+                try:
+                    return int(line.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY
+                except (IndexError, ValueError):
+                    return True
+        return True
 
     def process(self, pid: int, holds_log: bool = False) -> LiveProcess:
         argv = self.cmdline(pid)
@@ -137,7 +153,8 @@ def gather(
     intended_argv: tuple[str, ...] | None = None,
     table: ProcTable | None = None,
 ) -> ProcessEvidence:
-    """Who holds ``log`` open, who runs the intended command, and is the record's pid alive."""
+    """Who holds ``log`` open for writing, who runs the intended command, and is the record's
+    pid alive."""
     procs = table or ProcTable()
     pids = procs.pids()
     if not pids:
@@ -150,15 +167,21 @@ def gather(
     for pid in pids:
         if pid == me:
             continue
-        files = procs.open_files(pid)
-        if files is None:
+        fds = procs.open_fds(pid)
+        if fds is None:
             unreadable += 1
-        elif any(_same_file(f, path) for f in files if f.startswith("/")):
+        elif any(_writes_log(procs, pid, fd, target, path) for fd, target in fds):
             holders.append(procs.process(pid, holds_log=True))
         if intended_argv and _runs(procs.cmdline(pid), intended_argv):
             running.append(procs.process(pid, holds_log=any(p.pid == pid for p in holders)))
     chosen = _choose(procs, record_pid, holders, running)
     return ProcessEvidence(chosen, tuple(holders), tuple(running), True, unreadable)
+
+
+def _writes_log(procs: ProcTable, pid: int, fd: str, target: str, log: Path) -> bool:
+    """Does this fd write the log? A reader (``tail -f``, a pager, another check) holds the
+    file but is not what writes it, so it is no evidence of a live run."""
+    return target.startswith("/") and _same_file(target, log) and procs.writes(pid, fd)
 
 
 def _runs(argv: tuple[str, ...] | None, intended: tuple[str, ...]) -> bool:
