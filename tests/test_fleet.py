@@ -54,3 +54,27 @@ def test_summarize_files_in_a_daemonic_process_starts_no_pool() -> None:
     with ctx.Pool(1) as pool:  # pool workers are daemonic
         inside = pool.apply(summarize_files, (paths,))
     assert json.loads(to_json(inside)) == json.loads(to_json(summarize_files(paths, workers=1)))
+
+
+def test_a_pool_started_beside_another_thread_does_not_fork_it() -> None:
+    """A fork while another thread runs (a progress line, the caller's server) can deadlock
+    the child: then the workers come from a fork server, with the same summaries."""
+    import threading
+
+    from sglang_logscope.log import reader
+
+    paths = [str(p) for p in REAL[:3]]
+    threads, alone = threading.active_count(), reader._pool_context().get_start_method()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        beside = reader._pool_context().get_start_method()
+        summaries = reader.summarize_files(paths, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    assert beside == "forkserver"
+    assert alone == ("fork" if threads == 1 else "forkserver")  # (xdist's worker has threads)
+    one = reader.summarize_files(paths, workers=1)
+    assert json.loads(to_json(summaries)) == json.loads(to_json(one))

@@ -23,6 +23,8 @@ from .lazy import Builder, LazyEvents
 from .runs import Run, split_runs, stream_runs
 
 if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
     import pandas as pd
 
 
@@ -396,12 +398,27 @@ def _map_files(
         return [_counted(task(p, None)) for p in paths]
 
     count = min(len(paths), workers or os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=count) as pool:  # the files use the cores already
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=_pool_context())
+    with pool:  # the files use the cores already
         futures = [pool.submit(task, p, False) for p in paths]
         for path, future in zip(paths, futures, strict=True):
             # counted here as each result arrives, with the file's size: the worker read it
             future.add_done_callback(_ended(_size(path)))
         return [f.result() for f in futures]
+
+
+def _pool_context() -> BaseContext:
+    """``fork`` (the workers start at once, the library already loaded) where this process runs
+    one thread; else ``forkserver``: a fork while another thread (a progress line, a caller's
+    server) holds a lock can deadlock the child, and Python 3.12+ warns of it."""
+    # start-up: the process pool loads only for several files (a single summary never needs it)
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def _ended(size: int | None) -> Callable[[object], None]:
