@@ -46,6 +46,7 @@ def test_public_functions_are_not_shadowed_by_submodules() -> None:
 _PROBE = """
 import contextlib, io, sys
 from sglang_logscope.__main__ import main
+{prelude}
 try:
     with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:])
@@ -55,9 +56,9 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
-def _modules_after(*argv: str) -> set[str]:
+def _modules_after(*argv: str, prelude: str = "") -> set[str]:
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv],
+        [sys.executable, "-c", _PROBE.format(prelude=prelude), *argv],
         capture_output=True,
         text=True,
         check=True,
@@ -213,6 +214,15 @@ _NOT_FOR_ONE_CHECK = (
     "rich.console",
     "dateutil",
     "importlib.resources",  # the package's data are read from its folder (limits.package_files)
+    # issue 33, 2 (session 10): the end of a big file's reading (the byte-level pass, the scan
+    # index and their types) for a small log
+    "sglang_logscope.log.tail_end",
+    "sglang_logscope.log.scan_index",
+    "sglang_logscope.log.resume",
+    "sglang_logscope.log.starters",
+    # no server to ask: no --server, and no intended launch on this machine (the demo's runs
+    # over ssh)
+    "sglang_logscope.staleness.server",
 )
 #: What a check without an intended command never needs: the command's parser, lint and
 #: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
@@ -224,6 +234,9 @@ _NOT_WITHOUT_A_COMMAND = (
     "sglang_logscope.memory.eras",
     "sglang_logscope.memory.verdict",
     "sglang_logscope.staleness.launch_check",
+    # issue 33, 2 (session 10): the HTML helpers (the memory model's)
+    "sglang_logscope._html",
+    "html",
 )
 
 
@@ -267,6 +280,14 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
     for name in ("rich.console", "dateutil", *_NOT_WITHOUT_A_COMMAND):
         assert name in verbose, name
     assert {"typer", "sglang_logscope.cli"} <= _modules_after("--debug", "check", LOG)
+    big = _modules_after(  # as for a log of FAST_MIN_BYTES or more
+        "check", LOG, prelude="from sglang_logscope.log import tail; tail.FAST_MIN_BYTES = 0"
+    )
+    for name in ("log.tail_end", "log.scan_index", "log.resume", "log.starters"):
+        assert f"sglang_logscope.{name}" in big, name
+    asked = _modules_after("check", "--here", "--server", "http://127.0.0.1:9", str(HEALTHY))
+    assert "sglang_logscope.staleness.server" in asked
+    assert {"sglang_logscope._html", "html"} <= _modules_after("report", "--html", "-", LOG)
     assert "sglang_logscope.log.select" in _modules_after("runs", LOG)
 
 
