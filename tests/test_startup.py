@@ -473,6 +473,50 @@ def test_a_check_leaves_the_patterns_it_does_not_use_uncompiled(tmp_path: Path) 
     assert compiled("check", f"file://{HEALTHY}") == "True"  # a URL: its credentials masked
 
 
+#: Module-level patterns a check of a small healthy log never uses, compiled on first use
+#: (issue 33, 2, session 10): the catalog's field reading the bulk path leaves alone, the
+#: traceback and foreign-record lines, Ray's prefix, the allocator's cut, ...
+_LAZY_SINCE_SESSION_10 = (
+    ("command.argtable", "_NEGATIVE_NUMBER"),
+    ("log.pinning", "_FRAME"),
+    ("parse.catalog", "_PAIR"),
+    ("parse.catalog", "_INT"),
+    ("parse.catalog", "_FLOAT"),
+    ("parse.catalog", "_UNIT"),
+    ("parse.catalog", "_LABEL"),
+    ("parse.catalog", "_VALUE_NUMBER"),
+    ("parse.extent", "_EXC_LINE"),
+    ("parse.extent", "_FOREIGN_RECORD"),
+    ("parse.header", "_PYLOGGING"),
+    ("parse.lines", "_CUT_ALLOCATOR"),
+    ("parse.lines", "_RAY_PREFIX"),
+    ("staleness.argdiff", "_NOT_GIVEN"),
+)
+
+
+def test_a_healthy_check_leaves_its_unused_module_patterns_uncompiled() -> None:
+    probe = (
+        "import contextlib, importlib, io, sys\n"
+        "from sglang_logscope.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(sys.argv[2:])\n"
+        "    except SystemExit: pass\n"
+        "for item in sys.argv[1].split():\n"
+        "    mod, name = item.split(':')\n"
+        "    pattern = getattr(importlib.import_module('sglang_logscope.' + mod), name)\n"
+        "    print(item, 'match' in vars(pattern))\n"
+    )
+    names = " ".join(f"{mod}:{name}" for mod, name in _LAZY_SINCE_SESSION_10)
+    out = subprocess.run(
+        [sys.executable, "-c", probe, names, "check", str(HEALTHY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert [line for line in out if line.endswith(" True")] == []
+    assert len([line for line in out if line.endswith(" False")]) == len(_LAZY_SINCE_SESSION_10)
+
+
 def test_package_files_are_the_ones_importlib_resources_names() -> None:
     from importlib import resources
 

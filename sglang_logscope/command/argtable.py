@@ -15,17 +15,17 @@ from __future__ import annotations
 import bisect
 import difflib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .._text import lazy_re
 from ..errors import LogscopeError
 from ..limits import package_files
 from ..parse.versions import release_key
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_NEGATIVE_NUMBER = lazy_re(r"^-\d+$|^-\d*\.\d+$")
 
 
 class ArgValueError(ValueError):
