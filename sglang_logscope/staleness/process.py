@@ -101,7 +101,9 @@ class ProcTable:
     def open_files(self, pid: int) -> list[str] | None:
         """Targets of the process's fds; None when they cannot be read (permissions). A process
         that exited since the pids were listed holds nothing: ``[]``, not "could not be read"."""
-        fd_dir = self.root / str(pid) / "fd"
+        # paths joined as strings: a check reads every process's fds (~600 links here), and
+        # a pathlib join per link was a visible part of its start-up (issue 33, 2)
+        fd_dir = os.path.join(self.root, str(pid), "fd")
         try:
             entries = os.listdir(fd_dir)
         except (FileNotFoundError, ProcessLookupError):
@@ -111,7 +113,7 @@ class ProcTable:
         out = []
         for name in entries:
             try:
-                out.append(os.readlink(fd_dir / name))
+                out.append(os.readlink(os.path.join(fd_dir, name)))
             except OSError:
                 continue
         return out
@@ -123,9 +125,14 @@ class ProcTable:
         return LiveProcess(pid, True, self.started_at(pid), argv, holds_log)
 
 
-def _same_file(target: str, log: Path) -> bool:
+def _same_file(target: str, log: Path, log_stat: os.stat_result | None) -> bool:
+    """``os.path.samefile(target, log)`` with the log's stat taken once (``None``: it could not
+    be taken), falling back to the names' equality where a stat fails: a check compares every
+    fd of every process with the log (issue 33, 2: start-up)."""
+    if log_stat is None:
+        return target == str(log)
     try:
-        return os.path.samefile(target, log)
+        return os.path.samestat(os.stat(target), log_stat)
     except OSError:
         return target == str(log)
 
@@ -143,6 +150,10 @@ def gather(
     if not pids:
         return ProcessEvidence(None, visible=False, notes=("/proc is not readable here",))
     path = Path(log).resolve()
+    try:
+        log_stat: os.stat_result | None = os.stat(path)
+    except OSError:
+        log_stat = None
     holders: list[LiveProcess] = []
     running: list[LiveProcess] = []
     unreadable = 0
@@ -153,7 +164,7 @@ def gather(
         files = procs.open_files(pid)
         if files is None:
             unreadable += 1
-        elif any(_same_file(f, path) for f in files if f.startswith("/")):
+        elif any(_same_file(f, path, log_stat) for f in files if f.startswith("/")):
             holders.append(procs.process(pid, holds_log=True))
         if intended_argv and _runs(procs.cmdline(pid), intended_argv):
             running.append(procs.process(pid, holds_log=any(p.pid == pid for p in holders)))
