@@ -223,6 +223,7 @@ _NOT_FOR_ONE_CHECK = (
     # no server to ask: no --server, and no intended launch on this machine (the demo's runs
     # over ssh)
     "sglang_logscope.staleness.server",
+    "difflib",  # a "did you mean" for a flag the argument table does not know
 )
 #: What a check without an intended command never needs: the command's parser, lint and
 #: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
@@ -287,6 +288,9 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
         assert f"sglang_logscope.{name}" in big, name
     asked = _modules_after("check", "--here", "--server", "http://127.0.0.1:9", str(HEALTHY))
     assert "sglang_logscope.staleness.server" in asked
+    typo = tmp_path / "typo.txt"
+    typo.write_text("python3 -m sglang.launch_server --model-path /m --tp-sise 2\n", "utf-8")
+    assert "difflib" in _modules_after("check", "-e", str(typo), LOG)
     assert {"sglang_logscope._html", "html"} <= _modules_after("report", "--html", "-", LOG)
     assert "sglang_logscope.log.select" in _modules_after("runs", LOG)
 

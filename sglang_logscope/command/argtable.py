@@ -13,7 +13,6 @@ unrecognized.
 from __future__ import annotations
 
 import bisect
-import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -396,6 +395,9 @@ class ArgTable:
             return self._suggested[head]
         if len(self._suggested) >= MAX_SUGGESTED:  # 10 000 typos: a hint for the first ones
             return None
+        # start-up: difflib only for a flag the table does not know
+        import difflib
+
         close = difflib.get_close_matches(head, self.flags, n=1, cutoff=0.6)
         self._suggested[head] = close[0] if close else None
         return self._suggested[head]
