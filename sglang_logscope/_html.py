@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import cast
 
-from ._text import visible
+from ._text import moment, visible
 
 #: The budget's stacked segments: (label, PerGpu attribute, colour). Order = bar order.
 SEGMENTS: tuple[tuple[str, str, str], ...] = (
@@ -83,11 +83,7 @@ def cut(text: str, limit: int) -> str:
 
 
 def when(value: datetime | None) -> str:
-    if value is None:
-        return "-"
-    if value.year == 1900:
-        return value.strftime("%H:%M:%S")
-    return value.isoformat(sep=" ", timespec="seconds")
+    return moment(value)
 
 
 def kv_table(rows: Sequence[tuple[str, str]]) -> str:

@@ -212,3 +212,14 @@ def gib(value: Any) -> str:
 
 def when(value: datetime | None) -> str:
     return value.isoformat(sep=" ") if value else "-"
+
+
+def moment(value: datetime | None) -> str:
+    """A moment to the second (a clock time alone where the log printed no date: year 1900),
+    for the check's sections; here, not in :mod:`._html`, so the text check does not load
+    ``html`` (issue 33, 2: start-up)."""
+    if value is None:
+        return "-"
+    if value.year == 1900:
+        return value.strftime("%H:%M:%S")
+    return value.isoformat(sep=" ", timespec="seconds")

@@ -172,17 +172,17 @@ def test_a_log_truncated_while_check_scans_it_is_one_line(
 def test_a_log_removed_while_check_reads_it_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sglang_logscope.log import tail
+    from sglang_logscope.log import tail_end
 
     log = _big_log(tmp_path)
-    real = tail.scan_region
+    real = tail_end.scan_region
 
     def removing(path: str, start: int = 0, first_line: int = 1) -> object:
         found = real(path, start, first_line)
         log.unlink()  # between the scan and the parse of the last run
         return found
 
-    monkeypatch.setattr(tail, "scan_region", removing)
+    monkeypatch.setattr(tail_end, "scan_region", removing)
     code, _, err = run_cli(["check", str(log)])
     assert code == 2 and "removed or replaced" in err and len(err.splitlines()) == 1
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from test_long_run import VARIANTS, _answer, _make
 
 from sglang_logscope.events import Event, EventKind, Rank
-from sglang_logscope.log import resume, scan_index, tail
+from sglang_logscope.log import resume, scan_index, tail, tail_end
 from sglang_logscope.log.reader import read_log
 from sglang_logscope.log.tail import CHECK_KINDS, TailLog, read_last_run
 from sglang_logscope.staleness.judge import check
@@ -37,7 +37,7 @@ def indexed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setattr(tail, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(scan_index, "INDEX_MIN_BYTES", 0)
     monkeypatch.setattr(resume, "RESUME_LINES", 40)
-    monkeypatch.setattr(tail, "RESUME_LINES", 40)
+    monkeypatch.setattr(tail_end, "RESUME_LINES", 40)
     where = tmp_path / "index"
     monkeypatch.setenv(scan_index.CACHE_ENV, str(where))
     return where
@@ -359,15 +359,15 @@ def test_a_log_written_to_while_it_is_checked_still_gets_its_state(
     path, cmd = _make(tmp_path, "long", 16, "plain")
     rest = _grow(path, 0.9)
     cut = rest.index(b"\n", rest.index(b"\n") + 1) + 1  # the cut line's end and one more
-    real = tail.resume_of
+    real = tail_end.resume_of
 
     def writing_meanwhile(*args: Any, **kwargs: Any) -> Any:
         _append(path, rest[:cut])  # the server's next lines, written during the check
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(tail, "resume_of", writing_meanwhile)
+    monkeypatch.setattr(tail_end, "resume_of", writing_meanwhile)
     _fast(path)
-    monkeypatch.setattr(tail, "resume_of", real)
+    monkeypatch.setattr(tail_end, "resume_of", real)
     _append(path, rest[cut:])
     again = _fast(path)
     assert again.resumed_from_line > 0

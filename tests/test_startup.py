@@ -46,6 +46,7 @@ def test_public_functions_are_not_shadowed_by_submodules() -> None:
 _PROBE = """
 import contextlib, io, sys
 from sglang_logscope.__main__ import main
+{prelude}
 try:
     with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:])
@@ -55,9 +56,9 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
-def _modules_after(*argv: str) -> set[str]:
+def _modules_after(*argv: str, prelude: str = "") -> set[str]:
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv],
+        [sys.executable, "-c", _PROBE.format(prelude=prelude), *argv],
         capture_output=True,
         text=True,
         check=True,
@@ -213,6 +214,16 @@ _NOT_FOR_ONE_CHECK = (
     "rich.console",
     "dateutil",
     "importlib.resources",  # the package's data are read from its folder (limits.package_files)
+    # issue 33, 2 (session 10): the end of a big file's reading (the byte-level pass, the scan
+    # index and their types) for a small log
+    "sglang_logscope.log.tail_end",
+    "sglang_logscope.log.scan_index",
+    "sglang_logscope.log.resume",
+    "sglang_logscope.log.starters",
+    # no server to ask: no --server, and no intended launch on this machine (the demo's runs
+    # over ssh)
+    "sglang_logscope.staleness.server",
+    "difflib",  # a "did you mean" for a flag the argument table does not know
 )
 #: What a check without an intended command never needs: the command's parser, lint and
 #: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
@@ -224,6 +235,9 @@ _NOT_WITHOUT_A_COMMAND = (
     "sglang_logscope.memory.eras",
     "sglang_logscope.memory.verdict",
     "sglang_logscope.staleness.launch_check",
+    # issue 33, 2 (session 10): the HTML helpers (the memory model's)
+    "sglang_logscope._html",
+    "html",
 )
 
 
@@ -267,6 +281,17 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
     for name in ("rich.console", "dateutil", *_NOT_WITHOUT_A_COMMAND):
         assert name in verbose, name
     assert {"typer", "sglang_logscope.cli"} <= _modules_after("--debug", "check", LOG)
+    big = _modules_after(  # as for a log of FAST_MIN_BYTES or more
+        "check", LOG, prelude="from sglang_logscope.log import tail; tail.FAST_MIN_BYTES = 0"
+    )
+    for name in ("log.tail_end", "log.scan_index", "log.resume", "log.starters"):
+        assert f"sglang_logscope.{name}" in big, name
+    asked = _modules_after("check", "--here", "--server", "http://127.0.0.1:9", str(HEALTHY))
+    assert "sglang_logscope.staleness.server" in asked
+    typo = tmp_path / "typo.txt"
+    typo.write_text("python3 -m sglang.launch_server --model-path /m --tp-sise 2\n", "utf-8")
+    assert "difflib" in _modules_after("check", "-e", str(typo), LOG)
+    assert {"sglang_logscope._html", "html"} <= _modules_after("report", "--html", "-", LOG)
     assert "sglang_logscope.log.select" in _modules_after("runs", LOG)
 
 
@@ -450,6 +475,50 @@ def test_a_check_leaves_the_patterns_it_does_not_use_uncompiled(tmp_path: Path) 
 
     assert compiled("check", str(HEALTHY)) == "False"
     assert compiled("check", f"file://{HEALTHY}") == "True"  # a URL: its credentials masked
+
+
+#: Module-level patterns a check of a small healthy log never uses, compiled on first use
+#: (issue 33, 2, session 10): the catalog's field reading the bulk path leaves alone, the
+#: traceback and foreign-record lines, Ray's prefix, the allocator's cut, ...
+_LAZY_SINCE_SESSION_10 = (
+    ("command.argtable", "_NEGATIVE_NUMBER"),
+    ("log.pinning", "_FRAME"),
+    ("parse.catalog", "_PAIR"),
+    ("parse.catalog", "_INT"),
+    ("parse.catalog", "_FLOAT"),
+    ("parse.catalog", "_UNIT"),
+    ("parse.catalog", "_LABEL"),
+    ("parse.catalog", "_VALUE_NUMBER"),
+    ("parse.extent", "_EXC_LINE"),
+    ("parse.extent", "_FOREIGN_RECORD"),
+    ("parse.header", "_PYLOGGING"),
+    ("parse.lines", "_CUT_ALLOCATOR"),
+    ("parse.lines", "_RAY_PREFIX"),
+    ("staleness.argdiff", "_NOT_GIVEN"),
+)
+
+
+def test_a_healthy_check_leaves_its_unused_module_patterns_uncompiled() -> None:
+    probe = (
+        "import contextlib, importlib, io, sys\n"
+        "from sglang_logscope.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(sys.argv[2:])\n"
+        "    except SystemExit: pass\n"
+        "for item in sys.argv[1].split():\n"
+        "    mod, name = item.split(':')\n"
+        "    pattern = getattr(importlib.import_module('sglang_logscope.' + mod), name)\n"
+        "    print(item, 'match' in vars(pattern))\n"
+    )
+    names = " ".join(f"{mod}:{name}" for mod, name in _LAZY_SINCE_SESSION_10)
+    out = subprocess.run(
+        [sys.executable, "-c", probe, names, "check", str(HEALTHY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert [line for line in out if line.endswith(" True")] == []
+    assert len([line for line in out if line.endswith(" False")]) == len(_LAZY_SINCE_SESSION_10)
 
 
 def test_package_files_are_the_ones_importlib_resources_names() -> None:

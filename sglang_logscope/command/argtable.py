@@ -13,19 +13,18 @@ unrecognized.
 from __future__ import annotations
 
 import bisect
-import difflib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .._text import lazy_re
 from ..errors import LogscopeError
 from ..limits import package_files
 from ..parse.versions import release_key
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_NEGATIVE_NUMBER = lazy_re(r"^-\d+$|^-\d*\.\d+$")
 
 
 class ArgValueError(ValueError):
@@ -396,6 +395,9 @@ class ArgTable:
             return self._suggested[head]
         if len(self._suggested) >= MAX_SUGGESTED:  # 10 000 typos: a hint for the first ones
             return None
+        # start-up: difflib only for a flag the table does not know
+        import difflib
+
         close = difflib.get_close_matches(head, self.flags, n=1, cutoff=0.6)
         self._suggested[head] = close[0] if close else None
         return self._suggested[head]

@@ -25,8 +25,6 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-import regex
-
 from .._text import lazy_regex
 from ..events import Event, kinds_where
 from ..limits import package_files
@@ -148,7 +146,7 @@ def _warning_clue(event: Event) -> Clue | None:
 
 
 #: A traceback frame in a file: its path and line.
-_FRAME = regex.compile(r'\s*File "(?P<path>[^"]{1,800}+)", line (?P<line>\d{1,7}+)')
+_FRAME = lazy_regex(r'\s*File "(?P<path>[^"]{1,800}+)", line (?P<line>\d{1,7}+)')
 
 
 def _raise_clue(event: Event) -> Clue | None:

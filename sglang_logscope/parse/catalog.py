@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from bisect import bisect_right
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any, Literal
 
 import regex
 
+from .._text import lazy_re, lazy_regex
 from ..events import EventKind
 from ..limits import Rejected, clean, problem, shape_problem
 from ..limits import rules as limit_rules
@@ -276,15 +276,15 @@ _CONVERTERS: dict[str, Callable[[str], Any]] = {
 #: a sentence end, a value stops at one: ``Time elapsed: 1.0 s. mem usage=0.03 GB.``). A
 #: bracketed value is flat (no nested brackets), so an unclosed ``[`` costs at most the distance
 #: to the next bracket: linear time on adversarial lines.
-_PAIR = regex.compile(
+_PAIR = lazy_regex(
     r"(?:^|, |\. |\s)(?P<k>#?[A-Za-z_][\w#/()-]*+(?:\.[\w#/()-]++)*+"
     r"(?: [\w#/()-]++(?:\.[\w#/()-]++)*+){0,6}?)(?:=|: )"
     r"(?P<v>\[[^\]\[]{0,100000}+\]|\{[^}{]{0,100000}+\}|(?:[^,\[{.]|\.(?! ))*+)"
 )
-_INT = regex.compile(r"-?\d++")
-_FLOAT = regex.compile(r"-?\d++\.\d*+(?:[eE][-+]?\d++)?|-?\.\d++|-?\d++[eE][-+]?\d++")
-_UNIT = regex.compile(r"\s?+(?:GB|GiB|MB|MiB|s|%)\.?$")
-_LABEL = regex.compile(r"[^a-z0-9]++")
+_INT = lazy_regex(r"-?\d++")
+_FLOAT = lazy_regex(r"-?\d++\.\d*+(?:[eE][-+]?\d++)?|-?\.\d++|-?\d++[eE][-+]?\d++")
+_UNIT = lazy_regex(r"\s?+(?:GB|GiB|MB|MiB|s|%)\.?$")
+_LABEL = lazy_regex(r"[^a-z0-9]++")
 
 
 def normalise_label(label: str) -> str:
@@ -377,7 +377,7 @@ def _read_pairs(text: str, names: Mapping[str, str]) -> dict[str, Any]:
 #: A plain number that is a whole pair value: after ``: ``, before ``,`` or the end, maybe
 #: with a unit :func:`auto_value` drops (ASCII digits, at most 18 before and after the point,
 #: so ``int`` and ``float`` read it exactly as :func:`auto_value` does).
-_VALUE_NUMBER = re.compile(  # no possessive quantifiers: Python 3.10's re has none
+_VALUE_NUMBER = lazy_re(  # no possessive quantifiers: Python 3.10's re has none
     r"(?<=: )([0-9]{1,18}(?:\.[0-9]{1,18})?)(?=(?:%|\s?(?:GB|GiB|MB|MiB|s))?(?:,|\Z))"
 )
 #: Templates by (names, text without its value numbers): the names mapping and, per field,

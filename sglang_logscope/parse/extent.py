@@ -13,19 +13,19 @@ excerpt), the first unindented line that is no exception line (a shell command, 
 
 from __future__ import annotations
 
-import regex
+from .._text import lazy_regex
 
 #: Python's chain lines between the tracebacks of one record.
 CHAIN = ("During handling of the above exception", "The above exception was the direct cause")
 TRACEBACK = "Traceback (most recent call last)"
 
-_EXC_LINE = regex.compile(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
+_EXC_LINE = lazy_regex(r"(?P<type>[A-Za-z_][\w.]{0,200}+)(?::\s?(?P<msg>.*)|$)")
 _BARE_EXC = ("Error", "Exception", "Interrupt", "Exit")
 #: Another program's log record: vLLM's ``LEVEL MM-DD HH:MM:SS file.py:N]``, a timestamp
 #: first (loguru, Rust's tracing, ``logging`` with asctime), glog / PyTorch c10
 #: (``E0608 10:49:50.145396``, ``[W513 02:15:19.74 ...]``), torch's ``[rank0]:`` prefix, a
 #: ``[library] `` tag (``[aiter] ``, ``[transformers] ``).
-_FOREIGN_RECORD = regex.compile(
+_FOREIGN_RECORD = lazy_regex(
     r"(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}"
     r"|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}"
     r"|\[?[IWEF]\d{4} \d{2}:\d{2}:\d{2}"

@@ -43,7 +43,7 @@ _UVICORN = regex.compile(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
 #: After a bracket header, uvicorn's level prefix is looked for only when the message starts
 #: with one of these (so ``CRITICAL:``/``TRACE:`` stay in the message there).
 _UVICORN_AFTER_BRACKET = "IWED"
-_PYLOGGING = regex.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
+_PYLOGGING = lazy_regex(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
 _RANK_PART = regex.compile(r"([A-Z][A-Z_]*?)(-?\d+)$")
 _RANK_FIELDS = {
     "DP": "dp",

@@ -43,7 +43,7 @@ from .source import (
 _match = CATALOG.match_lazy
 
 #: Ray's prefix on every line an actor prints (``(WorkerDict pid=26103) ``).
-_RAY_PREFIX = regex.compile(r"\([A-Za-z_][\w.:-]{0,80}+ pid=\d{1,9}+(?:, ip=[\w.:-]{1,64}+)?\) ")
+_RAY_PREFIX = lazy_regex(r"\([A-Za-z_][\w.:-]{0,80}+ pid=\d{1,9}+(?:, ip=[\w.:-]{1,64}+)?\) ")
 #: A traceback block is closed after this many lines, whatever follows (bounded memory).
 MAX_BLOCK_LINES = 5000
 
@@ -299,7 +299,7 @@ def _event_or_block(lineno: int, text: str, header: Header, truncated: bool) -> 
 
 #: An OOM message cut after its first sentences, the allocator's figures still to come
 #: (``CUDA out of memory.`` / ``... Tried to allocate 672.00 MiB.`` at the end of the line).
-_CUT_ALLOCATOR = regex.compile(
+_CUT_ALLOCATOR = lazy_regex(
     r"out of memory\.(?: Tried to allocate [\d.]{1,20}+ [KMGTP]?i?B\.)?\s{0,8}+$"
 )
 #: A line of PyTorch's allocator text (c10/cuda/CUDACachingAllocator.cpp, the XPU and NPU

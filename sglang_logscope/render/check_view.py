@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._html import when
+from .._text import moment as when
 from ..memory.confidence import verdict_words
 
 if TYPE_CHECKING:

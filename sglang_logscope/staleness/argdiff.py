@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._text import lazy_re
 from ..events import Event, EventKind
 from ..log.runs import Run
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 #: SGLang's "X not specified, use default" lines: said of an argument the command passes, the
 #: flag never reached the process (``Attention backend not specified. Use aiter backend``).
-_NOT_GIVEN = re.compile(r"\bnot (?:explicitly )?(?:specified|set)\b", re.IGNORECASE)
+_NOT_GIVEN = lazy_re(r"\bnot (?:explicitly )?(?:specified|set)\b", re.IGNORECASE)
 #: How an explanation that proves the flag was not received starts.
 NOT_GIVEN_PREFIX = "SGLang says it was not given"
 

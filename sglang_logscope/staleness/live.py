@@ -11,10 +11,10 @@ from ..findings import Finding
 from ..log.runs import Outcome, Run
 from .argdiff import same_value
 from .process import LiveProcess, ProcessEvidence, gather
-from .server import ServerEvidence, server_evidence
 
 if TYPE_CHECKING:
     from ..command.parse import LaunchCommand
+    from .server import ServerEvidence
 
 
 def live_findings(
@@ -34,7 +34,7 @@ def live_findings(
         intended_argv=tuple(intended.argv) if intended is not None else None,
     )
     found.extend(_process_findings(evidence, run, intended, record_pid, mtime))
-    probe = server_evidence(intended, server)
+    probe = _server_evidence(intended, server)
     if probe is not None and probe.silent:
         found.append(
             Finding.of(
@@ -61,6 +61,17 @@ def live_findings(
                 )
             )
     return evidence.process, probe, found
+
+
+def _server_evidence(intended: LaunchCommand | None, server: str | None) -> ServerEvidence | None:
+    """What the live server says, where there is one to ask (a ``--server``, or the intended
+    launch's port): without either, no URL and nothing to ask."""
+    if intended is None and not server:
+        return None
+    # start-up: the server probe (and its types) only where there is a server to ask
+    from .server import server_evidence
+
+    return server_evidence(intended, server)
 
 
 def _process_findings(

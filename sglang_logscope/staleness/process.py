@@ -102,7 +102,9 @@ class ProcTable:
         """The process's fds as (fd, target); None when they cannot be read (permissions). A
         process that exited since the pids were listed holds nothing: ``[]``, not "could not
         be read"."""
-        fd_dir = self.root / str(pid) / "fd"
+        # paths joined as strings: a check reads every process's fds (~600 links here), and
+        # a pathlib join per link was a visible part of its start-up (issue 33, 2)
+        fd_dir = os.path.join(self.root, str(pid), "fd")
         try:
             entries = os.listdir(fd_dir)
         except (FileNotFoundError, ProcessLookupError):
@@ -112,7 +114,7 @@ class ProcTable:
         out = []
         for name in entries:
             try:
-                out.append((name, os.readlink(fd_dir / name)))
+                out.append((name, os.readlink(os.path.join(fd_dir, name))))
             except OSError:
                 continue
         return out
@@ -121,7 +123,8 @@ class ProcTable:
         """Is the fd open for writing (``flags`` of ``/proc/PID/fdinfo/FD``)? Where the flags
         cannot be read it counts as writing: the fd's target was readable, so say it holds."""
         try:
-            info = (self.root / str(pid) / "fdinfo" / fd).read_text("ascii", "replace")
+            with open(os.path.join(self.root, str(pid), "fdinfo", fd), "rb") as f:
+                info = f.read().decode("ascii", "replace")
         except OSError:
             return True
         for line in info.splitlines():
@@ -139,9 +142,14 @@ class ProcTable:
         return LiveProcess(pid, True, self.started_at(pid), argv, holds_log)
 
 
-def _same_file(target: str, log: Path) -> bool:
+def _same_file(target: str, log: Path, log_stat: os.stat_result | None) -> bool:
+    """``os.path.samefile(target, log)`` with the log's stat taken once (``None``: it could not
+    be taken), falling back to the names' equality where a stat fails: a check compares every
+    fd of every process with the log (issue 33, 2: start-up)."""
+    if log_stat is None:
+        return target == str(log)
     try:
-        return os.path.samefile(target, log)
+        return os.path.samestat(os.stat(target), log_stat)
     except OSError:
         return target == str(log)
 
@@ -160,6 +168,10 @@ def gather(
     if not pids:
         return ProcessEvidence(None, visible=False, notes=("/proc is not readable here",))
     path = Path(log).resolve()
+    try:
+        log_stat: os.stat_result | None = os.stat(path)
+    except OSError:
+        log_stat = None
     holders: list[LiveProcess] = []
     running: list[LiveProcess] = []
     unreadable = 0
@@ -170,7 +182,7 @@ def gather(
         fds = procs.open_fds(pid)
         if fds is None:
             unreadable += 1
-        elif any(_writes_log(procs, pid, fd, target, path) for fd, target in fds):
+        elif any(_writes_log(procs, pid, fd, target, path, log_stat) for fd, target in fds):
             holders.append(procs.process(pid, holds_log=True))
         if intended_argv and _runs(procs.cmdline(pid), intended_argv):
             running.append(procs.process(pid, holds_log=any(p.pid == pid for p in holders)))
@@ -178,10 +190,12 @@ def gather(
     return ProcessEvidence(chosen, tuple(holders), tuple(running), True, unreadable)
 
 
-def _writes_log(procs: ProcTable, pid: int, fd: str, target: str, log: Path) -> bool:
+def _writes_log(
+    procs: ProcTable, pid: int, fd: str, target: str, log: Path, log_stat: os.stat_result | None
+) -> bool:
     """Does this fd write the log? A reader (``tail -f``, a pager, another check) holds the
     file but is not what writes it, so it is no evidence of a live run."""
-    return target.startswith("/") and _same_file(target, log) and procs.writes(pid, fd)
+    return target.startswith("/") and _same_file(target, log, log_stat) and procs.writes(pid, fd)
 
 
 def _runs(argv: tuple[str, ...] | None, intended: tuple[str, ...]) -> bool:
