@@ -3,6 +3,7 @@ are not SGLang's, launch times with zones and ambiguous dates, live processes an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -200,21 +201,32 @@ def _ready_log(tmp_path: Path) -> Path:
     return log
 
 
-def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
-    log = _ready_log(tmp_path)
-    holder = subprocess.Popen(
+@contextlib.contextmanager
+def _opened_by_a_process(log: Path, mode: str) -> Iterator[subprocess.Popen[str]]:
+    """A process with ``log`` open in ``mode`` until the block ends (it waits on its stdin:
+    no timer to outlast)."""
+    child = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            # it holds the log until killed (blocked on its stdin: no timer to outlast)
-            f"import sys; f = open({str(log)!r}, 'a'); print('open', flush=True); sys.stdin.read()",
+            f"import sys; f = open({str(log)!r}, {mode!r}); print('open', flush=True); "
+            "sys.stdin.read()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "open\n"  # it holds it now
+        assert child.stdout is not None and child.stdout.readline() == "open\n"  # open now
+        yield child
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
+    log = _ready_log(tmp_path)
+    with _opened_by_a_process(log, "a") as holder:
         report = check(log, READY_CMD, "2026-05-09 09:31:05")
         assert report.process is not None and report.process.pid == holder.pid  # typed (issue 26)
         proc = report.to_dict()["process"]  # the JSON document keeps its keys
@@ -225,9 +237,6 @@ def test_a_live_process_holding_the_log_is_named(tmp_path: Path) -> None:
             f.message for f in report.findings if f.code == "LS044"
         )
         assert report.to_dict()["process"]["pid"] == holder.pid
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_check_after_the_launched_process_exited(tmp_path: Path) -> None:
@@ -456,21 +465,7 @@ def test_only_a_process_writing_the_log_holds_it(tmp_path: Path) -> None:
 
 def test_a_process_reading_the_log_is_not_its_holder(tmp_path: Path) -> None:
     log = _ready_log(tmp_path)
-    reader = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import sys; f = open({str(log)!r}); print('open', flush=True); sys.stdin.read()",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert reader.stdout is not None and reader.stdout.readline() == "open\n"
+    with _opened_by_a_process(log, "r") as reader:
         report = check(log, READY_CMD, "2026-05-09 09:31:05")
         held = [f.message for f in report.findings if f.code == "LS044"]
         assert not any(f"Process {reader.pid} (" in m for m in held)
-    finally:
-        reader.kill()
-        reader.wait()
