@@ -107,6 +107,19 @@ class Member:
             parts.append(f"node{self.node_rank}")
         return " ".join(parts) or "server"
 
+    @cached_property
+    def moment(self) -> Moment | None:
+        """Its run's failure in the launch's timeline (``None``: no failure); made once (a
+        fleet makes it as each file arrives, before grouping: :meth:`warm`)."""
+        return _moment(self) if self.run.failure is not None else None
+
+    def warm(self) -> Member:
+        """This member with what grouping and the fleet table read of it made now (its
+        arguments, role, failure), not during grouping: a fleet does it as each file arrives,
+        while others are still being read (issue 30)."""
+        _ = self.node_rank, self.mode, self.moment
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": self.file,
@@ -173,7 +186,7 @@ class Launch:
     @property
     def failures(self) -> list[Moment]:
         """Every member's failure, earliest first (undated ones last)."""
-        moments = [_moment(m) for m in self.members if m.run.failure is not None]
+        moments = [m.moment for m in self.members if m.moment is not None]
         return sorted(moments, key=lambda x: (x.time is None, x.time or datetime.min, x.file))
 
     @property
@@ -192,7 +205,7 @@ class Launch:
         for m in self.members:
             where = {"file": m.file, "role": m.role}
             rows.append((m.run.started_at, {**where, "line": m.run.first_line, "what": "start"}))
-            moment = _moment(m) if m.run.failure else None
+            moment = m.moment
             if moment is not None:
                 what = "first failure" if moment == first else "failure"
                 if moment != first and moment.consequence_of:
@@ -277,7 +290,12 @@ def group_launches(
     with no ``server_args`` header join nothing. ``why=False``: the same launches without
     their evidence and notes (for the fleet table, which shows neither: a third of its time
     at 10,000 files)."""
-    members = [Member(name, run) for name, runs in files for run in runs]
+    return group_members([Member(name, run) for name, runs in files for run in runs], why=why)
+
+
+def group_members(members: list[Member], *, why: bool = True) -> tuple[Launch, ...]:
+    """:func:`group_launches` of members made already (in file order; a fleet makes them as
+    its files arrive, :meth:`Member.warm`). Sorts ``members`` in place."""
     members.sort(key=lambda m: (m.run.started_at is None, m.run.started_at or datetime.min))
     groups = _node_groups([m for m in members if m.run.server_args is not None])
     groups = _pd_join(groups)
