@@ -113,11 +113,16 @@ class Member:
         fleet makes it as each file arrives, before grouping: :meth:`warm`)."""
         return _moment(self) if self.run.failure is not None else None
 
+    @cached_property
+    def node_key(self) -> Hashable:
+        """Its :data:`NODE_KEYS`, :data:`SHAPE_KEYS` and mode (:func:`_node_groups`'s key)."""
+        return _key(self.args, (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode"))
+
     def warm(self) -> Member:
         """This member with what grouping and the fleet table read of it made now (its
         arguments, role, failure), not during grouping: a fleet does it as each file arrives,
         while others are still being read (issue 30)."""
-        _ = self.node_rank, self.mode, self.moment
+        _ = self.node_rank, self.mode, self.moment, self.node_key
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -314,8 +319,7 @@ def _node_groups(members: Iterable[Member]) -> list[list[Member]]:
     overlapping time; every other member alone. Groups are looked up by those keys' values
     (a member can only join a group whose first member has the same ones), so a fleet of
     many files groups in linear time, with the same result as trying every group in turn."""
-    keys = (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")
-    return _gather(members, lambda m: _key(m.args, keys), _same_nodes)
+    return _gather(members, lambda m: m.node_key, _same_nodes)
 
 
 def _gather(
