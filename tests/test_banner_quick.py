@@ -1,4 +1,4 @@
-"""The quick banner reader (issue 30: ``ast`` was about 40 % of reading a small log) gives
+"""The quick banner reader (issue 30: a small log read without ``ast`` for its banner) gives
 ``ast``'s reading exactly, or gives up: on every fixture banner, on odd forms, and on text
 made of banner pieces at random."""
 
@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sglang_logscope import limits
 from sglang_logscope.parse.banner import _parse_ast, _quick, parse_banner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,3 +100,13 @@ PIECES = [
 def test_random_banner_text_reads_as_ast_reads_it(pieces: list[str]) -> None:
     _same("".join(pieces))
     _same("ServerArgs(" + "".join(pieces) + ")")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [True, False, 0, -1, 2**63 - 1, 2**63, -(2**64), 0.5, float("inf"), float("nan"), "", "x",
+     "y" * 65536, "y" * 65537],
+)  # fmt: skip
+def test_a_plain_value_is_judged_as_the_walk_judges_it(value: object) -> None:
+    assert limits._plain_problem(value) == limits.shape_problem(value)
+    assert limits.generic().items_max >= 1 and limits.generic().depth_max >= 0
