@@ -4,11 +4,14 @@ machine where the whole fleet cannot tell them apart (run each tree's library wi
 
     python -m benchmarks.fleet_parts table --files 10000   # the table after the last item
     python -m benchmarks.fleet_parts file --files 400      # CPU a file (fleet_item)
+    python -m benchmarks.fleet_parts read --files 200      # only read them (for valgrind)
 
 ``table``: the fleet's items made once (cached as a pickle under benchmarks/out/), then five
 times ``fleet_table(items)``, and where the tree has ``FleetTable`` its ``add`` of each item
 and its ``rows()`` apart (what is left after the last item on Dask). ``file``: three passes
-of ``fleet_item`` over the first ``--files`` logs, CPU time a file.
+of ``fleet_item`` over the first ``--files`` logs, CPU time a file. ``read``: one pass, no
+clock (under ``valgrind --tool=cachegrind``: ``--files 200`` minus ``--files 0``, over 200,
+is a file's instructions).
 """
 
 from __future__ import annotations
@@ -45,15 +48,16 @@ def table(files: int) -> None:
     print(f"fleet_table {_s(whole)}; add {_s(adds)}; rows after the adds {_s(rows)}")
 
 
-def file(files: int) -> None:
+def file(files: int, rounds: int = 3) -> None:
     paths = write_fleet(max(files, 2))[:files]
     passes = []
-    for _ in range(3):
+    for _ in range(rounds):
         start = time.process_time()
         for path in paths:
             fleet.fleet_item(path)
-        passes.append((time.process_time() - start) / len(paths) * 1000)
-    print("CPU a file (ms):", ", ".join(f"{p:.2f}" for p in passes))
+        passes.append((time.process_time() - start) / max(1, len(paths)) * 1000)
+    if rounds > 1:
+        print("CPU a file (ms):", ", ".join(f"{p:.2f}" for p in passes))
 
 
 def _s(times: list[float]) -> str:
@@ -62,10 +66,13 @@ def _s(times: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=("table", "file"))
+    parser.add_argument("what", choices=("table", "file", "read"))
     parser.add_argument("--files", type=int, default=10_000)
     args = parser.parse_args()
-    (table if args.what == "table" else file)(args.files)
+    if args.what == "table":
+        table(args.files)
+    else:
+        file(args.files, 3 if args.what == "file" else 1)
 
 
 if __name__ == "__main__":
