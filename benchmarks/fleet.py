@@ -5,7 +5,8 @@
 Writes ``--files`` small logs (the two-node OOM fixture's two nodes, each copy a launch of its
 own: its ``dist_init_addr`` port differs) under benchmarks/out/fleet/, then times the whole
 fleet — every file's summary read and the fleet table grouped from them, what
-``logscope summary --dask`` does — in this process (one core) and on a ``LocalCluster`` of
+``logscope summary --dask`` does (``read_fleet``: the table's members made as items
+arrive) — in this process (one core) and on a ``LocalCluster`` of
 ``--workers`` single-threaded worker processes (``--batch`` files a task; default
 ``log.fleet.batch_size``), and prints both, their ratio, and the CPU time this process (the
 client, with the local cluster's scheduler in it) spent on the Dask side (and its main
@@ -25,7 +26,7 @@ import pstats
 import time
 from pathlib import Path
 
-from sglang_logscope.log.fleet import fleet_table, local_cluster, map_fleet, read_fleet
+from sglang_logscope.log.fleet import local_cluster, read_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out" / "fleet"
@@ -63,14 +64,15 @@ def main() -> None:
 
     with local_cluster(args.workers) as cluster:  # what --dask local starts
         start, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
-        items = list(map_fleet(paths, cluster.scheduler_address, args.batch))
+        fleet = read_fleet(paths, cluster.scheduler_address, args.batch)
+        items = list(fleet)  # (the table's members made as the items arrive)
         read = time.perf_counter() - start
-        rows = fleet_table(items)
+        rows = fleet.table()
         parallel, cpu = time.perf_counter() - start, time.process_time() - cpu
         own = time.thread_time() - own
         assert len(items) == len(paths) and all(i.error is None for i in items)
         assert rows == rows_one, "the fleet table on Dask differs from the one-process table"
-        del items
+        del items, fleet
         print(
             f"{len(paths)} files, {len(rows)} launches (table included on both sides): "
             f"one process {serial:.2f} s; {args.workers} Dask workers {parallel:.2f} s "
@@ -87,7 +89,10 @@ def profile(paths: list[str], scheduler: str, batch: int | None, top: int) -> No
     """The Dask side once more, this process under cProfile: its ``top`` costliest
     functions by their own time."""
     with cProfile.Profile() as prof:
-        fleet_table(list(map_fleet(paths, scheduler, batch)))
+        fleet = read_fleet(paths, scheduler, batch)
+        for _ in fleet:
+            pass
+        fleet.table()
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 

@@ -19,9 +19,12 @@ from sglang_logscope.log import launches as L
 from sglang_logscope.log.fleet import (
     FLEET_KINDS,
     MAX_BATCH,
+    MIN_BATCH,
     TASKS_PER_THREAD,
     FleetItem,
+    FleetTable,
     batch_size,
+    batch_sizes,
     fleet_item,
     fleet_items,
     fleet_table,
@@ -123,6 +126,29 @@ def test_batches_aim_at_several_tasks_a_thread_and_stay_bounded() -> None:
     assert batch_size(10_000, 16) == MAX_BATCH
     assert batch_size(2_000, 16) == 2_000 // (16 * TASKS_PER_THREAD)
     assert batch_size(0, 0) == 1
+
+
+@pytest.mark.parametrize(
+    ("files", "threads", "largest"), [(10_000, 16, 128), (10, 16, 1), (7, 2, 3)]
+)
+def test_batches_shrink_toward_the_end_and_cover_every_file(
+    files: int, threads: int, largest: int
+) -> None:
+    sizes = batch_sizes(files, threads, largest)
+    assert sum(sizes) == files and sizes == sorted(sizes, reverse=True)
+    assert max(sizes) <= largest and (sizes[0] == largest or files < largest)
+    assert all(s >= min(MIN_BATCH, largest) for s in sizes[:-1])
+    if files == 10_000:  # the last tasks a fraction of the first
+        assert all(s <= MIN_BATCH for s in sizes[-threads:])
+    assert batch_sizes(0, threads, largest) == []
+
+
+def test_the_table_made_as_items_arrive_in_any_order_is_the_same() -> None:
+    items = [fleet_item(p) for p in LOGS]
+    table = FleetTable()
+    for item in reversed(items):  # Dask's items come as their tasks complete
+        table.add(item)
+    assert table.rows() == fleet_table(items)
 
 
 def test_runs_travel_without_events_to_the_same_table() -> None:

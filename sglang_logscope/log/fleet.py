@@ -20,7 +20,7 @@ from .._text import to_json
 from ..errors import LogscopeError
 from ..events import EventKind
 from ..parse.source import Source, describe
-from .launches import HEADER_KEYS, Launch, group_launches
+from .launches import HEADER_KEYS, Launch, Member, group_members
 from .pinning import clues_of, telling_clues
 from .reader import SUMMARY_KINDS, iter_runs, summary_document
 from .runs import Run
@@ -69,15 +69,18 @@ class FleetItem:
 
 class Fleet:
     """A fleet being read: iterate it once for its items as they come (each kept, lean: the
-    summary and the header runs), then :meth:`table` for the fleet table."""
+    summary and the header runs), then :meth:`table` for the fleet table, whose members are
+    made as the items come (:class:`FleetTable`)."""
 
     def __init__(self, items: Iterator[FleetItem]) -> None:
         self._items = items
         self.seen: list[FleetItem] = []
+        self._table = FleetTable()
 
     def __iter__(self) -> Iterator[FleetItem]:
         for item in self._items:
             self.seen.append(item)
+            self._table.add(item)
             yield item
 
     @property
@@ -86,7 +89,7 @@ class Fleet:
         return sum(1 for i in self.seen if i.error is None)
 
     def table(self) -> list[dict[str, Any]]:
-        return fleet_table(self.seen)
+        return self._table.rows()
 
 
 def read_fleet(
@@ -146,6 +149,11 @@ def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
 MAX_BATCH = 128
 #: Tasks per worker thread that :func:`batch_size` aims for (for balance between workers).
 TASKS_PER_THREAD = 4
+#: The last tasks are smaller (:func:`batch_sizes`): a task holds at most the files left over
+#: this many per worker thread, and at least :data:`MIN_BATCH` (so that the workers finish
+#: close together, not one still reading a whole batch while the others wait).
+TAIL_SPREAD = 1
+MIN_BATCH = 8
 
 
 def batch_size(files: int, threads: int) -> int:
@@ -154,11 +162,24 @@ def batch_size(files: int, threads: int) -> int:
     return max(1, min(MAX_BATCH, files // (max(1, threads) * TASKS_PER_THREAD)))
 
 
+def batch_sizes(files: int, threads: int, largest: int) -> list[int]:
+    """The files of each task, in the order they run: ``largest`` while many are left, then
+    smaller toward the end (about the files left over :data:`TAIL_SPREAD` per thread, at
+    least :data:`MIN_BATCH`), so the last tasks are short. They add up to ``files``."""
+    sizes: list[int] = []
+    left, spread = files, TAIL_SPREAD * max(1, threads)
+    while left > 0:
+        sizes.append(min(largest, left, max(MIN_BATCH, -(-left // spread))))
+        left -= sizes[-1]
+    return sizes
+
+
 def map_fleet(
     sources: Sequence[Source], scheduler: str, batch: int | None = None
 ) -> Iterator[FleetItem]:
     """:func:`fleet_item` of each source on Dask, ``batch`` files a task (default:
-    :func:`batch_size` for the cluster's worker threads), each task's items yielded as it
+    :func:`batch_size` for the cluster's worker threads) at most, the last tasks smaller
+    (:func:`batch_sizes`; Dask runs them in order), each task's items yielded as it
     completes (not in input order). ``scheduler``: a scheduler's address, or ``local`` for a
     ``LocalCluster`` of one single-threaded worker process per core."""
     try:
@@ -184,10 +205,11 @@ def map_fleet(
         except (OSError, TimeoutError, ValueError) as exc:
             raise LogscopeError(f"--dask {scheduler}: cannot connect ({exc})") from None
         with client:
-            names = list(sources)
-            if batch is None:
-                batch = batch_size(len(names), _threads(client))
-            chunks = [names[i : i + batch] for i in range(0, len(names), batch)]
+            names, threads = list(sources), _threads(client)
+            chunks, start = [], 0
+            for size in batch_sizes(len(names), threads, batch or batch_size(len(names), threads)):
+                chunks.append(names[start : start + size])
+                start += size
             futures = client.map(fleet_items, chunks, pure=False)
             for future in as_completed(futures):  # type: ignore[no-untyped-call]
                 yield from future.result()
@@ -218,22 +240,52 @@ def _threads(client: Any) -> int:
     return sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
 
 
+class FleetTable:
+    """The fleet table, built as items arrive: each read item's members made and warmed
+    (:meth:`~.launches.Member.warm`: arguments, role, failure) and its releases noted when it
+    is added, so that on Dask that work overlaps the reading of the other files and only the
+    grouping and the rows are left after the last one (issue 30). The same table as grouping
+    them all at the end: the members are put in file order before grouping."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[str, list[Member]]] = []
+        self._releases: dict[tuple[str, int], str | None] = {}
+
+    def add(self, item: FleetItem) -> None:
+        """Take one item (a file that could not be read adds nothing)."""
+        if item.error is not None:
+            return
+        releases = item.releases or tuple(map(release_of, item.runs))
+        for r, release in zip(item.runs, releases, strict=True):
+            self._releases[item.source, r.index] = release
+        self._files.append((item.source, [Member(item.source, r).warm() for r in item.runs]))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per launch of the items added so far (:data:`FLEET_COLUMNS`)."""
+        files = sorted(self._files, key=lambda f: f[0])
+        # Grouping makes no reference cycle; with the collector on, it walks every item's
+        # objects again and again while grouping allocates (10,000 files: about a quarter of
+        # the table's time on the 16-core machine, docs/performance.md)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            launches = group_members([m for _, ms in files for m in ms], why=False)
+            return [_row(n, launch, self._releases) for n, launch in enumerate(launches)]
+        finally:
+            if collecting:
+                gc.enable()
+
+
 def fleet_table(items: Iterable[FleetItem]) -> list[dict[str, Any]]:
-    """One row per launch the read items make (:data:`FLEET_COLUMNS`)."""
-    read = sorted((i for i in items if i.error is None), key=lambda i: i.source)
-    releases = {
-        (i.source, r.index): release
-        for i in read
-        for r, release in zip(i.runs, i.releases or map(release_of, i.runs), strict=True)
-    }
-    # Grouping makes no reference cycle; with the collector on, it walks every item's objects
-    # again and again while grouping allocates (10,000 files: about a quarter of the table's
-    # time on the 16-core machine, docs/performance.md)
+    """One row per launch the read items make (:data:`FLEET_COLUMNS`), the collector off
+    throughout (as in :meth:`FleetTable.rows`: adding makes no reference cycle either)."""
+    table = FleetTable()
     collecting = gc.isenabled()
     gc.disable()
     try:
-        launches = group_launches([(i.source, i.runs) for i in read], why=False)
-        return [_row(n, launch, releases) for n, launch in enumerate(launches)]
+        for item in items:
+            table.add(item)
+        return table.rows()
     finally:
         if collecting:
             gc.enable()

@@ -107,6 +107,24 @@ class Member:
             parts.append(f"node{self.node_rank}")
         return " ".join(parts) or "server"
 
+    @cached_property
+    def moment(self) -> Moment | None:
+        """Its run's failure in the launch's timeline (``None``: no failure); made once (a
+        fleet makes it as each file arrives, before grouping: :meth:`warm`)."""
+        return _moment(self) if self.run.failure is not None else None
+
+    @cached_property
+    def node_key(self) -> Hashable:
+        """Its :data:`NODE_KEYS`, :data:`SHAPE_KEYS` and mode (:func:`_node_groups`'s key)."""
+        return _key(self.args, (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode"))
+
+    def warm(self) -> Member:
+        """This member with what grouping and the fleet table read of it made now (its
+        arguments, role, failure), not during grouping: a fleet does it as each file arrives,
+        while others are still being read (issue 30)."""
+        _ = self.node_rank, self.mode, self.moment, self.node_key
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "file": self.file,
@@ -173,7 +191,7 @@ class Launch:
     @property
     def failures(self) -> list[Moment]:
         """Every member's failure, earliest first (undated ones last)."""
-        moments = [_moment(m) for m in self.members if m.run.failure is not None]
+        moments = [m.moment for m in self.members if m.moment is not None]
         return sorted(moments, key=lambda x: (x.time is None, x.time or datetime.min, x.file))
 
     @property
@@ -192,7 +210,7 @@ class Launch:
         for m in self.members:
             where = {"file": m.file, "role": m.role}
             rows.append((m.run.started_at, {**where, "line": m.run.first_line, "what": "start"}))
-            moment = _moment(m) if m.run.failure else None
+            moment = m.moment
             if moment is not None:
                 what = "first failure" if moment == first else "failure"
                 if moment != first and moment.consequence_of:
@@ -277,7 +295,12 @@ def group_launches(
     with no ``server_args`` header join nothing. ``why=False``: the same launches without
     their evidence and notes (for the fleet table, which shows neither: a third of its time
     at 10,000 files)."""
-    members = [Member(name, run) for name, runs in files for run in runs]
+    return group_members([Member(name, run) for name, runs in files for run in runs], why=why)
+
+
+def group_members(members: list[Member], *, why: bool = True) -> tuple[Launch, ...]:
+    """:func:`group_launches` of members made already (in file order; a fleet makes them as
+    its files arrive, :meth:`Member.warm`). Sorts ``members`` in place."""
     members.sort(key=lambda m: (m.run.started_at is None, m.run.started_at or datetime.min))
     groups = _node_groups([m for m in members if m.run.server_args is not None])
     groups = _pd_join(groups)
@@ -296,8 +319,7 @@ def _node_groups(members: Iterable[Member]) -> list[list[Member]]:
     overlapping time; every other member alone. Groups are looked up by those keys' values
     (a member can only join a group whose first member has the same ones), so a fleet of
     many files groups in linear time, with the same result as trying every group in turn."""
-    keys = (*NODE_KEYS, *SHAPE_KEYS, "disaggregation_mode")
-    return _gather(members, lambda m: _key(m.args, keys), _same_nodes)
+    return _gather(members, lambda m: m.node_key, _same_nodes)
 
 
 def _gather(
