@@ -122,17 +122,10 @@ def shape_problem(value: Any) -> str | None:
             return f"holds more than {bounds.items_max} items"
         if depth > bounds.depth_max:
             return f"is nested deeper than {bounds.depth_max}"
-        if item is None or isinstance(item, bool):
-            continue
-        if isinstance(item, int):
-            if abs(item) > bounds.int_abs_max:
-                return "is an int beyond 2**63"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return "is not a finite number"
-        elif isinstance(item, (str, bytes)):
-            if len(item) > bounds.str_max:
-                return f"is longer than {bounds.str_max} characters"
+        if item is None or isinstance(item, (bool, int, float, str, bytes)):
+            why = _plain_problem(item, bounds)
+            if why is not None:
+                return why
         elif isinstance(item, (list, tuple)):
             stack.extend((e, depth + 1) for e in item)
         elif isinstance(item, dict):
@@ -148,15 +141,15 @@ def shape_problem(value: Any) -> str | None:
 _PLAIN = frozenset((str, int, float, bool))
 
 
-def _plain_problem(item: Any) -> str | None:
-    """:func:`shape_problem` of one ``str``, ``int``, ``float`` or ``bool`` (no container: one
-    item at depth 0, within any table's bounds), the same answer without the walk."""
-    bounds = generic()
-    if item.__class__ is bool:
+def _plain_problem(item: Any, bounds: Generic | None = None) -> str | None:
+    """Why one ``None``, ``bool``, ``int``, ``float``, ``str`` or ``bytes`` is out of bounds:
+    a leaf of :func:`shape_problem`'s walk, and the whole of it for a value that is one."""
+    if item is None or isinstance(item, bool):
         return None
-    if item.__class__ is int:
+    bounds = bounds or generic()
+    if isinstance(item, int):
         return "is an int beyond 2**63" if abs(item) > bounds.int_abs_max else None
-    if item.__class__ is float:
+    if isinstance(item, float):
         return None if math.isfinite(item) else "is not a finite number"
     return f"is longer than {bounds.str_max} characters" if len(item) > bounds.str_max else None
 
