@@ -52,6 +52,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--batch", type=int, default=None, help="files a task (default: auto)")
     parser.add_argument("--profile", type=int, default=0, help="then profile the client's side")
+    parser.add_argument("--warm", action="store_true", help="read a first small fleet untimed")
+    parser.add_argument("--stream", action="store_true", help="then where the workers' time went")
     args = parser.parse_args()
     paths = write_fleet(args.files)
     start = time.perf_counter()
@@ -63,6 +65,8 @@ def main() -> None:
     del one  # (its items: not live during the Dask side)
 
     with local_cluster(args.workers) as cluster:  # what --dask local starts
+        if args.warm:
+            list(read_fleet(paths[: 4 * args.workers], cluster.scheduler_address, 1))
         start, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
         fleet = read_fleet(paths, cluster.scheduler_address, args.batch)
         items = list(fleet)  # (the table's members made as the items arrive)
@@ -81,8 +85,40 @@ def main() -> None:
             f"ratio {serial / parallel:.2f}x",
             flush=True,
         )
+        if args.stream:
+            stream(paths, cluster.scheduler_address, args.batch)
         if args.profile:
             profile(paths, cluster.scheduler_address, args.batch, args.profile)
+
+
+def stream(paths: list[str], scheduler: str, batch: int | None) -> None:
+    """The Dask side once more, with the scheduler's task stream: the workers' compute time
+    in all, the first and last task's start and end from the submission, and the busiest and
+    idlest worker."""
+    from distributed import Client, get_task_stream
+
+    with Client(scheduler) as client, get_task_stream(client) as ts:  # type: ignore[no-untyped-call]
+        start = time.time()
+        fleet = read_fleet(paths, scheduler, batch)
+        last = start
+        for _ in fleet:
+            last = time.time()
+        end = time.time()
+    busy: dict[str, float] = {}
+    spans = []
+    for task in ts.data:
+        for s in task["startstops"]:
+            if s["action"] == "compute":
+                busy[task["worker"]] = busy.get(task["worker"], 0.0) + s["stop"] - s["start"]
+                spans.append((s["start"] - start, s["stop"] - start))
+    first = sorted(spans)[:3]
+    print(
+        f"stream: {len(spans)} tasks, compute {sum(busy.values()):.2f} s in all on {len(busy)} "
+        f"workers (each {min(busy.values()):.2f}-{max(busy.values()):.2f} s); first starts "
+        f"{[round(a, 2) for a, _ in first]}; last compute ends {max(b for _, b in spans):.2f} s; "
+        f"the last item here {last - start:.2f} s, the client closed {end - start:.2f} s",
+        flush=True,
+    )
 
 
 def profile(paths: list[str], scheduler: str, batch: int | None, top: int) -> None:

@@ -211,9 +211,12 @@ def map_fleet(
                 chunks.append(names[start : start + size])
                 start += size
             futures = client.map(fleet_items, chunks, pure=False)
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                yield from future.result()
+            # with_results: each task's items are fetched as it completes, side by side in
+            # the client's event loop, not one task after another when asked for
+            done = as_completed(futures, with_results=True)  # type: ignore[no-untyped-call]
+            for future, items in done:
                 future.release()
+                yield from items
     finally:
         if cluster is not None:
             cluster.close()
