@@ -10,7 +10,9 @@
   in the environment, so the CLI run in a child process inherits it.
 - Property tests are derandomized: each run of the suite tries the same examples, so its result
   never depends on the run (issue 29: a flake-free suite). ``HYPOTHESIS_PROFILE=explore``
-  searches afresh each run, with more examples, to look for new counterexamples.
+  searches afresh each run, with more examples, to look for new counterexamples. Every count of
+  examples goes through ``examples()`` (``tests/examples.py``: the matrix suites' share), the
+  default one included; ``tests/test_examples_share.py`` holds that.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import settings
 
-settings.register_profile("suite", derandomize=True)
+#: A property that names no count tries Hypothesis' default 100 examples, at this suite's share.
+settings.register_profile("suite", derandomize=True, max_examples=examples(100))
 settings.register_profile("explore", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fleet_scale import RUNS, VARIANT, _variant
@@ -120,7 +121,7 @@ def _trimmed(run: Run) -> Run:
     return replace(run, server_args=kept)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, len(RUNS) - 1), VARIANT, st.sampled_from([0, 0, 1, 30])),

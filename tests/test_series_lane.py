@@ -9,6 +9,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +57,7 @@ def _read(shape: S._Shape, texts: list[bytes], lane: bool) -> tuple[object, ...]
     return hits, {k: v.tolist() for k, v in numbers.items()}, list(misses)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_shape_and_lines())
 def test_the_lane_reads_what_the_shape_pattern_reads(
     case: tuple[bytes, list[int], list[bytes]],
@@ -132,7 +133,7 @@ def _assert_folds(serving: S.ServingSeries, plain: dict[str, S.Series]) -> None:
 _MINUTES = [f"2026-05-{d:02d} 1{h}:0{m}" for d in (9, 30) for h in (0, 7) for m in (1, 5)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.lists(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bulk_json import _LABEL, _NUMBER, _UNIT
@@ -68,7 +69,7 @@ def _alone(text: str, convert: object) -> tuple[str, list[str]]:
     return keys[0], [p if p is not None else convert(o) for p, o in zip(plain, other, strict=True)]  # type: ignore[operator]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_pairs_texts())
 def test_a_known_shape_gives_the_numbers_the_split_gives(rows: list[str]) -> None:
     """Per row, the key and value numbers (JSON texts for the JSON writer, texts whose
