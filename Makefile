@@ -131,8 +131,15 @@ dist: $(STAMP)
 quick: lint typecheck pytest fuzz
 
 # The whole matrix. The suites run one after another, each on every core (XDIST); the
-# environments are built first (see above).
-test: lint typecheck environments pytest fuzz pythons lowest dist
+# environments are built first (see above). The stages that use one core at a time run two at
+# once (-j2, each one's output kept together by -O): ruff and mypy beside the environments'
+# build (mostly downloads and installs; neither loads the C lane's module, which each
+# environment's install rebuilds in place), the fuzzers beside the isolated build of dist.
+test:
+	@$(MAKE) --no-print-directory -j2 -O lint typecheck environments
+	@$(MAKE) --no-print-directory pytest
+	@$(MAKE) --no-print-directory -j2 -O fuzz dist
+	@$(MAKE) --no-print-directory pythons lowest
 
 clean:
 	rm -rf $(VENV) .venv-* build dist *.egg-info sglang_logscope/parse/_rowscan.*.so

@@ -8,6 +8,7 @@ import io
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,6 +42,29 @@ def run_main(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
             code = exc.code
     assert code in codes, err.getvalue()
     return out.getvalue()
+
+
+def completed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``main(args)`` in this process (in ``cwd`` where given), answered as
+    ``subprocess.run`` answers :func:`run_cli`'s child: exit code, stdout, stderr. For tests
+    of what the CLI says and exits with, where a child interpreter adds only its start-up."""
+    # test helper: the CLI only where a test asks for it in-process
+    from sglang_logscope.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(list(args))
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        os.chdir(here)
+    returncode = code if isinstance(code, int) else (0 if code is None else 1)
+    return subprocess.CompletedProcess(list(args), returncode, out.getvalue(), err.getvalue())
 
 
 def run_captured(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -14,6 +14,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from cli_run import completed
 
 from sglang_logscope import cli
 from sglang_logscope.events import Event
@@ -149,7 +150,7 @@ def test_every_stand_in_is_ascii() -> None:
 
 def test_a_narrow_terminal_keeps_argument_names_whole() -> None:
     """At 80 columns the five-column table cut ``mem_fraction_stat…``; now each name is whole."""
-    names = json.loads(_cli("check", "-f", "json", "-e", str(COMMAND), str(LOG)).stdout)
+    names = json.loads(completed("check", "-f", "json", "-e", str(COMMAND), str(LOG)).stdout)
     wanted = [d["arg"] for d in names["arg_diff"]]
     assert "mem_fraction_static" in wanted
     for columns in ("60", "80", "120", "200"):
@@ -231,9 +232,9 @@ def test_quick_work_shows_no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_failure_has_one_shape_in_every_json_document() -> None:
     """``runs`` gave the failure's kind alone; check and summary an object."""
-    runs = json.loads(_cli("runs", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
-    checked = json.loads(_cli("check", "-f", "json", str(LOG)).stdout)["failure"]
-    summary = json.loads(_cli("summary", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
+    runs = json.loads(completed("runs", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
+    checked = json.loads(completed("check", "-f", "json", str(LOG)).stdout)["failure"]
+    summary = json.loads(completed("summary", "-f", "json", str(LOG)).stdout)["runs"][-1]["failure"]
     assert runs == checked
     assert set(runs) == set(checked) == {"kind", "message", "line", "effective"}
     assert runs["kind"] == summary["kind"] == "not_enough_memory"

@@ -5,11 +5,10 @@ lines in bounded memory, thousands of unknown flags, option values past any sens
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import completed
 
 from sglang_logscope.command.argtable import MAX_SUGGESTED, ArgTable, load_arg_table
 from sglang_logscope.events import EventKind
@@ -22,15 +21,8 @@ BANNER = '[2026-05-09 09:17:42] server_args=ServerArgs(model_path="/m", tp_size=
 ROW = "[{} TP0] Decode batch, #running-req: 1\n"
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,  # a hang guard
-        check=False,
-    )
+#: The CLI in this process: each case is an exit code and what stdout and stderr say.
+_cli = completed
 
 
 @pytest.mark.parametrize(

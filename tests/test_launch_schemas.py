@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cli_run import run_cli
+from cli_run import run_main
 
 from sglang_logscope.log.fleet import FLEET_COLUMNS
 from sglang_logscope.log.launches import CONSEQUENCES, PD_MODES
@@ -66,27 +66,27 @@ def _refs(node: Any) -> list[str]:
 
 def test_summary_launches_and_runs_of_several_logs() -> None:
     for logs in ([str(PD)], OOM_LOGS, [str(LAUNCHES), "-r"]):
-        (doc,) = _docs("launches", run_cli("summary", "--launches", "-f", "json", *logs))
+        (doc,) = _docs("launches", run_main("summary", "--launches", "-f", "json", *logs))
         assert doc["launches"]
-        (same,) = _docs("launches", run_cli("runs", "-f", "json", *logs))
+        (same,) = _docs("launches", run_main("runs", "-f", "json", *logs))
         assert same == doc
-    (oom,) = _docs("launches", run_cli("summary", "--launches", "-f", "json", *OOM_LOGS))
+    (oom,) = _docs("launches", run_main("summary", "--launches", "-f", "json", *OOM_LOGS))
     consequences = [c["consequence"] for launch in oom["launches"] for c in launch["consequences"]]
     assert consequences and None not in consequences  # the watchdog and exit -3 are named
 
 
 def test_summary_launches_with_an_unreadable_member(tmp_path: Path) -> None:
     missing = str(tmp_path / "gone.log")
-    (doc,) = _docs("launches", run_cli("summary", "--launches", "-f", "json", *OOM_LOGS, missing))
+    (doc,) = _docs("launches", run_main("summary", "--launches", "-f", "json", *OOM_LOGS, missing))
     assert [u["file"] for u in doc["unreadable"]] == [missing]
 
 
 def test_check_of_several_logs() -> None:
     pd_logs = sorted(str(p) for p in PD.glob("*.log"))
     expects = [f"-e{p.stem}={p}" for p in sorted(PD.glob("*.txt"))]
-    (doc,) = _docs("launch_check", run_cli("check", "-f", "json", *expects, *pd_logs))
+    (doc,) = _docs("launch_check", run_main("check", "-f", "json", *expects, *pd_logs))
     assert [f["expect_args"] is not None for f in doc["files"]] == [True] * 4
-    (oom,) = _docs("launch_check", run_cli("check", "-f", "json", *OOM_LOGS))
+    (oom,) = _docs("launch_check", run_main("check", "-f", "json", *OOM_LOGS))
     assert oom["verdict"] == "stale" and oom["exit_code"] == 1
     # each file's own check is a whole check document
     for f in oom["files"]:
@@ -94,7 +94,7 @@ def test_check_of_several_logs() -> None:
 
 
 def test_fleet_json_lines(tmp_path: Path) -> None:
-    out = run_cli(
+    out = run_main(
         "summary", "--parquet", str(tmp_path / "f.parquet"), "-f", "json", "-r", str(LAUNCHES)
     )
     docs = _docs("fleet", out)
@@ -106,7 +106,7 @@ def test_fleet_json_lines(tmp_path: Path) -> None:
 
 
 def test_the_checks_find_what_is_wrong() -> None:
-    doc = json.loads(run_cli("check", "-f", "json", *OOM_LOGS))
+    doc = json.loads(run_main("check", "-f", "json", *OOM_LOGS))
     bad = json.loads(json.dumps(doc))
     bad["files"][0]["check"]["verdict"] = "ghost"
     del bad["launches"][0]["timeline"]
@@ -138,12 +138,12 @@ def test_the_enums_are_the_codes() -> None:
 
 def test_cli_schema_show_and_check(tmp_path: Path) -> None:
     doc = tmp_path / "check.json"
-    doc.write_text(run_cli("check", "-f", "json", *OOM_LOGS), encoding="utf-8")
+    doc.write_text(run_main("check", "-f", "json", *OOM_LOGS), encoding="utf-8")
     run = [sys.executable, "-m", "sglang_logscope", "schema"]
     ok = subprocess.run([*run, "check", "launch_check", str(doc)], capture_output=True, text=True)
     assert ok.returncode == 0 and ok.stdout.startswith("ok"), ok.stdout
     launches = tmp_path / "launches.json"
-    launches.write_text(run_cli("summary", "--launches", "-f", "json", *OOM_LOGS), "utf-8")
+    launches.write_text(run_main("summary", "--launches", "-f", "json", *OOM_LOGS), "utf-8")
     wrong = subprocess.run(
         [*run, "check", "launch_check", str(launches)], capture_output=True, text=True
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cli_run import run_cli, run_main
+from cli_run import run_main
 
 from sglang_logscope.cli import main
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
@@ -23,7 +23,7 @@ DEMO = ROOT / "fixtures" / "demo"
 COMMANDS = sorted((ROOT / "fixtures" / "commands").glob("*.txt"))
 
 
-_json = run_cli
+_json = run_main
 
 
 def _valid(name: str, text: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_cli, run_main
+from cli_run import run_main
 from dateutil import tz
 from examples import examples
 from hypothesis import example, given, settings
@@ -32,7 +32,7 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d
 TIME_KEYS = ("started_at", "ended_at", "timestamp", "launched_at", "log_mtime", "received_at")
 
 
-_cli = run_cli
+_cli = run_main
 
 
 def _times(node: Any) -> Iterator[tuple[str, Any]]:

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import completed
 from test_long_run import _make
 from test_scan_index import _fast, indexed  # noqa: F401 - the fixture, used by name
 
@@ -24,16 +23,8 @@ DEMO = ROOT / "fixtures" / "demo"
 SECRET = "root:$6$s3cr3tHASH:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n"
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=120,  # a hang guard
-        check=False,
-    )
+#: The CLI in this process: each case is an exit code and what stdout and stderr say.
+_cli = completed
 
 
 @pytest.fixture
