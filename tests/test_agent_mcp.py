@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
+from cli_run import completed
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from stand_ins import stand_in_env
@@ -92,13 +93,8 @@ async def error(client: ClientSession, tool: str, **arguments: Any) -> str:
 
 
 def cli_json(*args: str, cwd: Path) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-m", "sglang_logscope", *args, "--format", "json"],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
+    """The CLI's JSON document for ``args`` (run in this process), what a tool must return."""
+    done = completed(*args, "--format", "json", cwd=cwd)
     assert done.returncode in (0, 1), done.stderr
     return json.loads(done.stdout)
 
