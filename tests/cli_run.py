@@ -30,18 +30,9 @@ def run_cli(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
 def run_main(*args: str, codes: tuple[int, ...] = (0, 1)) -> str:
     """:func:`run_cli` in this process: the same entry point (``main``) and stdout, without an
     interpreter start-up per call (for tests that run the CLI over every fixture log)."""
-    # test helper: the CLI only where a test asks for it in-process
-    from sglang_logscope.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code: object = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(list(args))
-        except SystemExit as exc:
-            code = exc.code
-    assert code in codes, err.getvalue()
-    return out.getvalue()
+    done = completed(*args)
+    assert done.returncode in codes, done.stderr
+    return done.stdout
 
 
 def completed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

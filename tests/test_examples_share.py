@@ -50,11 +50,23 @@ def test_the_check_finds_a_literal_count(tmp_path: Path) -> None:
     assert _counts_not_shared(case) == ["test_case.py:1"]
 
 
-@pytest.mark.skipif(
-    os.environ.get("HYPOTHESIS_PROFILE", "suite") != "suite", reason="another profile loaded"
-)
+def _suite_profile_count(path: Path) -> ast.expr | None:
+    """The ``max_examples`` that ``path`` registers the ``suite`` profile with (None: none)."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Call) and any(
+            isinstance(a, ast.Constant) and a.value == "suite" for a in node.args
+        ):
+            return next((k.value for k in node.keywords if k.arg == "max_examples"), None)
+    return None
+
+
 def test_a_property_naming_no_count_takes_the_share() -> None:
-    assert settings.default.max_examples == E.examples(100)
+    """The suite profile names its count (Hypothesis' default of 100 is not scaled), through
+    ``examples``: what the properties that name none try."""
+    count = _suite_profile_count(TESTS / "conftest.py")
+    assert isinstance(count, ast.Call) and ast.unparse(count) == "examples(100)"
+    if os.environ.get("HYPOTHESIS_PROFILE", "suite") == "suite":
+        assert settings.default.max_examples == E.examples(100)
 
 
 def test_a_share_scales_each_count_down_to_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
