@@ -343,3 +343,18 @@ def test_a_child_process_is_held_to_loopback_too(tmp_path: Path) -> None:
     )
     assert done.returncode == 1 and "tests stay on loopback" in done.stderr
     assert "169.254.169.254" in where.read_text(encoding="utf-8")
+
+
+def test_a_child_notes_its_cpu_and_test_where_asked(tmp_path: Path) -> None:
+    """``LOGSCOPE_CHILD_CPU_FILE``: each Python the suite starts appends its CPU seconds and
+    the test that started it (how docs/performance.md counts the suite's child starts)."""
+    where = tmp_path / "cpu.tsv"
+    env = {**os.environ, "LOGSCOPE_CHILD_CPU_FILE": str(where)}
+    for _ in range(2):
+        subprocess.run([sys.executable, "-c", "pass"], env=env, timeout=60, check=True)
+    lines = where.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        seconds, test = line.split("\t")
+        assert float(seconds) >= 0
+        assert test.startswith("tests/test_netpolicy.py::test_a_child_notes_its_cpu")

@@ -1,10 +1,15 @@
 """Loaded by every Python the test suite starts (``tests/conftest.py`` puts this folder on
 ``PYTHONPATH``): a socket connecting to an address that is not loopback is refused (OSError)
 and written to ``$LOGSCOPE_NETGUARD_FILE``, which the suite's fixture reads after each test and
-fails the test on. The CLI run in a child process is held to the same rule as the test itself."""
+fails the test on. The CLI run in a child process is held to the same rule as the test itself.
+
+With ``$LOGSCOPE_CHILD_CPU_FILE`` set, each Python the suite starts appends its CPU seconds and
+the test that started it (``PYTEST_CURRENT_TEST``) there as it exits: where a suite's time in
+child interpreters goes (docs/performance.md, issue 33 item 6)."""
 
 from __future__ import annotations
 
+import atexit
 import errno
 import ipaddress
 import os
@@ -48,3 +53,14 @@ def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
 if os.environ.get("LOGSCOPE_NETGUARD_FILE"):
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
     socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+def _note_cpu(where: str) -> None:
+    times = os.times()
+    test = os.environ.get("PYTEST_CURRENT_TEST", "-")
+    with open(where, "a", encoding="utf-8") as f:
+        f.write(f"{times.user + times.system:.3f}\t{test}\n")
+
+
+if os.environ.get("LOGSCOPE_CHILD_CPU_FILE"):
+    atexit.register(_note_cpu, os.environ["LOGSCOPE_CHILD_CPU_FILE"])
