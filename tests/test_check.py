@@ -300,12 +300,12 @@ def test_banner_less_run_reveals_tp_size_and_context_length(tmp_path: Path) -> N
 def test_the_verdict_word_is_said_once_in_the_text() -> None:
     """The headline already begins with the verdict (``STALE: …``); the text view styles that
     word instead of printing a badge before it (it read ``STALE  STALE: …``)."""
-    from sglang_logscope.render.views import _verdict_line
+    from sglang_logscope.render.check_screen import verdict_line
 
-    assert _verdict_line("stale", "STALE: the last run started x.").plain == (
+    assert verdict_line("stale", "STALE: the last run started x.").plain == (
         "STALE: the last run started x."
     )
-    assert _verdict_line("fresh", "FRESH, CRASHED: your launch failed.").plain.count("FRESH") == 1
-    assert _verdict_line("no_run", "No SGLang run in this log.").plain == (
+    assert verdict_line("fresh", "FRESH, CRASHED: your launch failed.").plain.count("FRESH") == 1
+    assert verdict_line("no_run", "No SGLang run in this log.").plain == (
         "NO_RUN  No SGLang run in this log."
     )

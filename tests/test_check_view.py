@@ -164,13 +164,13 @@ def test_summary_colours_each_outcome_by_its_own_table() -> None:
 
     from rich.console import Console
 
-    from sglang_logscope.render import views
+    from sglang_logscope.render import check_screen, views
 
     out = io.StringIO()
     con = Console(file=out, force_terminal=True, color_system="standard", width=200)
     views.render_summary(con, {"log": "x.log", "runs": []})
     assert views._OUTCOME_STYLE["ready"] == "green"
-    assert views._HEADLINE_STYLE["READY"] == "bold green"
+    assert check_screen._HEADLINE_STYLE["READY"] == "bold green"
     run = {
         "index": 1, "first_line": 1, "last_line": 2, "started_at": None, "ended_at": None,
         "outcome": "ready", "failure": None, "memory": {}, "server_args": {},

@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import sglang_logscope
 from sglang_logscope import cli
 from sglang_logscope._direct import direct_call
+from sglang_logscope.render.text import ONE_CELL
 from sglang_logscope.staleness import live, process
 from sglang_logscope.staleness.process import ProcTable
 
@@ -206,12 +210,12 @@ _NOT_FOR_ONE_CHECK = (
     "numpy",
     "pydantic",
     "fsspec",
-    # issue 33, 2: typer and the CLI module (a plain check is read without them), rich's
-    # console (a page without colour is written without it), dateutil's zones (the machine's
-    # zone is the C library's)
+    # issue 33, 2: typer and the CLI module (a plain check is read without them), rich (a
+    # page without colour is written without it: session 13), dateutil's zones (the
+    # machine's zone is the C library's)
     "typer",
     "sglang_logscope.cli",
-    "rich.console",
+    "rich",
     "dateutil",
     "importlib.resources",  # the package's data are read from its folder (limits.package_files)
     # issue 33, 2 (session 10): the end of a big file's reading (the byte-level pass, the scan
@@ -255,8 +259,6 @@ def test_one_check_imports_only_what_its_answer_needs(argv: list[str]) -> None:
     assert "sglang_logscope.staleness.judge" in mods and "regex" in mods
     loaded = [name for name in _NOT_FOR_ONE_CHECK if name in mods]
     assert not loaded, loaded
-    if "json" in argv:
-        assert "rich" not in mods
     if "--expect-args" not in argv:
         loaded = [name for name in _NOT_WITHOUT_A_COMMAND if name in mods]
         assert not loaded, loaded
@@ -391,11 +393,11 @@ def test_the_check_text_without_rich_console_is_rich_console_text(
 ) -> None:
     """The short screen to a file or pipe goes through ``render.text.PlainPage`` (rich's
     console not loaded); rich's console writes the same bytes for every fixture check."""
-    import sglang_logscope.render.views as views
+    from sglang_logscope.render import check_screen, text
 
     lines = [argv for argv in _fixture_checks() if "json" not in " ".join(argv)]
     plain = [_outcome(argv, capsys) for argv in lines]
-    monkeypatch.setattr(views, "page", views.console)
+    monkeypatch.setattr(check_screen, "page", lambda: text.RichPage(text.console()))
     with_console = [_outcome(argv, capsys) for argv in lines]
     assert plain == with_console
     assert sum("\n" in out for _, out, _ in plain) > 60
@@ -430,6 +432,41 @@ def test_the_plain_page_wraps_as_rich_does(width: int) -> None:
             )
             PlainPage(by_page, width).print(*objects, soft_wrap=soft_wrap)
             assert by_page.getvalue() == by_rich.getvalue(), (objects, soft_wrap)
+
+
+def test_the_one_cell_characters_are_one_cell_in_rich() -> None:
+    from rich.cells import cell_len
+
+    assert {c: cell_len(c) for c in ONE_CELL} == dict.fromkeys(ONE_CELL, 1)
+    assert not any(c.isspace() or not c.isprintable() for c in ONE_CELL)
+
+
+#: Printable lines the short screen holds: words, runs of spaces, long unbroken words.
+_PAGE_TEXT = st.lists(
+    st.one_of(
+        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=30),
+        st.text(alphabet=st.sampled_from(sorted(ONE_CELL)), max_size=3),
+        st.text(alphabet="ab /-", max_size=200),
+        st.just(" " * 45),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(_PAGE_TEXT, min_size=1, max_size=4).map("\n".join),
+    st.integers(min_value=1, max_value=130),
+    st.booleans(),
+)
+def test_ascii_lines_are_richs_lines(text: str, width: int, soft_wrap: bool) -> None:
+    """The page's own wrap of printable ASCII is rich's ``Text.wrap`` (the definition) at any
+    width, folds, runs of spaces and blank lines included."""
+    from sglang_logscope.render.text import ascii_lines, one_cell, rich_lines, wraps_plainly
+
+    assert one_cell(text)
+    assume(wraps_plainly(text, width, soft_wrap))
+    assert ascii_lines(text, width, soft_wrap) == rich_lines(text, width, soft_wrap)
 
 
 def test_a_lazy_pattern_compiles_on_first_use_and_matches_as_compiled() -> None:

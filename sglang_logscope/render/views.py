@@ -11,17 +11,21 @@ from .. import _text
 from .._text import lazy_regex
 from ..staleness.verdict import CheckReport
 from . import text as report
+from .check_screen import (
+    assumed,
+    check_short,
+    fixed_lines,
+    process_line,
+    remote_line,
+    verdict_line,
+)
 from .check_view import ArgRow, ArgSection, CheckView, MemorySection, check_view
-from .text import console, page, release_text, unreadable_lines
+from .text import RichPage, console, release_text, unreadable_lines
 
 if TYPE_CHECKING:  # start-up: the check's text does not load the listings
     from rich.console import Console
 
     from ..log.select import Summaries
-    from .text import PlainPage
-
-    #: Where the check's short screen is written: rich's console, or a page without colour.
-    Page = Console | PlainPage
 
 _ARGS_THAT_MATTER = (
     "model_path", "tp_size", "dp_size", "pp_size", "ep_size", "mem_fraction_static",
@@ -100,17 +104,6 @@ _OUTCOME_STYLE = {
 }
 
 
-_VERDICT_STYLE = {
-    "fresh": "bold green",
-    "stale": "bold red",
-    "mismatch": "bold red",
-    "no_run": "bold red",
-    "inconclusive": "bold yellow",
-    "exited": "bold red",
-}
-#: The first word of an outcome-first headline (nothing expected) and its style.
-_HEADLINE_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
-"""The first screen's outcome words (upper case); the summary's runs use ``_OUTCOME_STYLE``."""
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
@@ -123,128 +116,21 @@ def render_check(con: Console, result: CheckReport, verbose: bool = False) -> No
     are read from the JSON document, as ``--format json`` shows them."""
     said: set[str] = set()
     view, data = check_view(result), result.to_dict()
+    screen = RichPage(con)
     if not verbose:
-        _check_short(con, view, data)
+        check_short(screen, view, data)
         return
-    _check_header(con, view, data, said)
-    _check_runs(con, data)
-    _check_args(con, view.args)
-    _check_live(con, data)
-    _check_failure(con, view, said)
-    _check_fixed(con, data)
-    _check_findings(con, view, said)
+    _check_header(screen, view, data, said)
+    _check_runs(screen, data)
+    _check_args(screen, view.args)
+    _check_live(screen, data)
+    _check_failure(screen, view, said)
+    fixed_lines(screen, data)
+    _check_findings(screen, view, said)
 
 
-def _check_short(con: Page, view: CheckView, data: dict[str, Any]) -> None:
-    """At most about 25 lines at 100 columns for the seed story (tests/test_first_screen.py)."""
-    con.print(_verdict_line(view.verdict, view.headline, view.expected))
-    _assumed(con, view, data)
-    cause, fixed = view.cause, data.get("fixed_command")
-    if cause:
-        parts: list[Any] = [
-            ("Cause ", "bold"),
-            f"({cause.code}): ",
-            report.plain(cause.message, limit=400),
-        ]
-        if not fixed:
-            parts += [("  fixed: ", "bold"), report.plain(cause.fix, limit=400)]
-        con.print(Text.assemble(*parts))
-    failure = view.failure
-    if failure and view.memory.oom_verdict is None and not view.headline.startswith("CRASHED"):
-        con.print(Text.assemble(
-            ("Failure ", "bold"), (failure.kind, "red"), f" at line {failure.line}: ",
-            report.plain(" ".join(failure.message.split()), limit=160),
-        ))  # fmt: skip
-    _process_line(con, data)
-    memory = _memory_line(view.memory)
-    if memory is not None:
-        con.print(memory)
-    _check_fixed(con, data)
-    _remote_line(con, data)
-    shown = [
-        f"{len(data.get('earlier_runs', [])) + (1 if data.get('run') else 0)} run(s)",
-        f"{len(view.args.rows)} argument difference(s)" if view.args.rows else "",
-        f"{len(view.findings)} finding(s)",
-        f"{len(view.next_steps)} next step(s)" if view.next_steps else "",
-    ]
-    con.print(Text.assemble(("more: --verbose ", "dim"), f"({', '.join(s for s in shown if s)})"))
-
-
-def _memory_line(mem: MemorySection) -> Text | None:
-    """The memory verdict in one paragraph, with the confidence the budget (or the verdict)
-    states, whatever it holds."""
-    if mem.oom_verdict is not None:
-        head: list[Any] = [
-            ("Memory: ", "bold"),
-            (mem.oom_verdict, "red"),
-            " — ",
-            report.plain(mem.oom_explanation, limit=500),
-        ]
-    elif mem.budget_words is not None:
-        fits = "fits" if mem.budget_fits else "does NOT fit"
-        head = [
-            ("Your command's memory: ", "bold"),
-            fits,
-            report.plain(f" ({mem.budget_basis})", limit=300),
-        ]
-    else:
-        return None
-    if mem.confidence:
-        head += [" ", ("Confidence ", "bold"), report.plain(mem.confidence, limit=200)]
-    return Text.assemble(*head)
-
-
-def _check_fixed(con: Page, data: dict[str, Any]) -> None:
-    fixed = data.get("fixed_command")
-    if not fixed:
-        return
-    codes = ", ".join(dict.fromkeys(c["code"] for c in fixed["changes"]))
-    con.print(Text.assemble(
-        ("Corrected command ", "bold"), f"({codes}; each edit and why: logscope fix -e CMD LOG):",
-    ))  # fmt: skip
-    body = "\n".join(line for line in fixed["text"].splitlines() if not line.startswith("#"))
-    con.print(report.plain(body), soft_wrap=True)
-
-
-def _assumed(con: Page, view: CheckView, data: dict[str, Any]) -> None:
-    for f in view.findings:
-        if f.code in ("LS041", "LS042", "LS120"):  # what was assumed, next to the verdict
-            con.print(Text.assemble(("Assumed: ", "yellow"), report.plain(f.message)))
-    index = (data.get("scan") or {}).get("index")
-    if index:  # the run's middle was not read this time: say so next to the verdict
-        con.print(Text.assemble(("Index: ", "dim"), report.plain(str(index["note"]), limit=400)))
-
-
-def _remote_line(con: Page, data: dict[str, Any]) -> None:
-    remote = data.get("remote")
-    if remote:
-        con.print(
-            Text.assemble(
-                ("Runs on ", "bold"),
-                report.plain(remote["where"]),
-                "; the same check there: ",
-                report.plain(remote["command"]),
-            )
-        )
-
-
-def _verdict_line(verdict: str, headline: str, expected: bool = True) -> Text:
-    """The headline with its verdict word styled; a badge before it only where the headline
-    does not begin with the verdict (``NO_RUN  No SGLang run…``), so no word is said twice."""
-    style = _VERDICT_STYLE.get(verdict, "bold")
-    label, colon, rest = headline.partition(":")
-    word = label.split(" ", 1)[0].rstrip(",")
-    if colon and not expected:  # the outcome first: READY / CRASHED / STOPPED ...
-        return Text.assemble(
-            (label + colon, _HEADLINE_STYLE.get(word, "bold red")), report.plain(rest)
-        )
-    if colon and verdict.upper() in label.upper():
-        return Text.assemble((label + colon, style), report.plain(rest))
-    return Text.assemble((verdict.upper(), style), "  ", report.plain(headline))
-
-
-def _check_header(con: Console, view: CheckView, data: dict[str, Any], said: set[str]) -> None:
-    con.print(_verdict_line(view.verdict, view.headline, view.expected))
+def _check_header(con: RichPage, view: CheckView, data: dict[str, Any], said: set[str]) -> None:
+    con.print(verdict_line(view.verdict, view.headline, view.expected))
     cause = view.cause
     if cause:
         said.update(sentences(cause.message) + sentences(cause.fix))
@@ -257,7 +143,7 @@ def _check_header(con: Console, view: CheckView, data: dict[str, Any], said: set
                 report.plain(cause.fix, limit=600),
             )
         )
-    _assumed(con, view, data)
+    assumed(con, view, data)
     used = data.get("sglang_release_used")
     if used and used.get("source") != "given":  # what the tables were read with, and why
         con.print(Text.assemble(("Read as ", "dim"), report.plain(str(used["note"]), limit=400)))
@@ -274,10 +160,10 @@ def _check_header(con: Console, view: CheckView, data: dict[str, Any], said: set
             ("launched at ", "dim"), _shown(data.get("launched_at"), "-"),
             ("   log last modified ", "dim"), _shown(data.get("log_mtime"), "-"),
         ))  # fmt: skip
-    _remote_line(con, data)
+    remote_line(con, data)
 
 
-def _check_runs(con: Console, data: dict[str, Any]) -> None:
+def _check_runs(con: RichPage, data: dict[str, Any]) -> None:
     runs = [*data.get("earlier_runs", []), *([data["run"]] if data.get("run") else [])]
     if not runs:
         return
@@ -307,7 +193,7 @@ def _check_runs(con: Console, data: dict[str, Any]) -> None:
     con.print(table)
 
 
-def _check_args(con: Console, args: ArgSection) -> None:
+def _check_args(con: RichPage, args: ArgSection) -> None:
     if args.rows:
         con.print()
         con.print(arg_diff_table(args.rows))
@@ -319,8 +205,8 @@ def _check_args(con: Console, args: ArgSection) -> None:
         con.print(Text.assemble(("Not visible in this run: ", "dim"), report.plain(unseen)))
 
 
-def _check_live(con: Console, data: dict[str, Any]) -> None:
-    _process_line(con, data)
+def _check_live(con: RichPage, data: dict[str, Any]) -> None:
+    process_line(con, data)
     server = data.get("server")
     if server and server.get("reachable"):
         differs = len(server.get("arg_diff") or [])
@@ -330,24 +216,7 @@ def _check_live(con: Console, data: dict[str, Any]) -> None:
         )
 
 
-def _process_line(con: Page, data: dict[str, Any]) -> None:
-    proc = data.get("process")
-    if proc:
-        state = "alive" if proc["alive"] else "exited"
-        holds = ", holds this log" if proc.get("holds_log") else ""
-        started = f", started {proc['started_at']}" if proc.get("started_at") else ""
-        cmd = " ".join(proc.get("cmdline") or [])
-        con.print(
-            Text.assemble(
-                ("Process ", "bold"),
-                f"{proc['pid']} {state}{started}{holds}",
-                ("  " if cmd else ""),
-                report.plain(cmd, limit=200),
-            )
-        )
-
-
-def _check_failure(con: Console, view: CheckView, said: set[str]) -> None:
+def _check_failure(con: RichPage, view: CheckView, said: set[str]) -> None:
     failure, mem = view.failure, view.memory
     if failure:
         con.print()
@@ -414,7 +283,7 @@ def _step_core(step: str) -> str:
     return rest if colon and len(head) < 40 and head[:1].isupper() else step
 
 
-def _check_findings(con: Console, view: CheckView, said: set[str]) -> None:
+def _check_findings(con: RichPage, view: CheckView, said: set[str]) -> None:
     con.print()
     con.print(Text("Findings", style="bold"))
     for f in view.findings:
@@ -508,10 +377,3 @@ def summaries_text(result: Summaries) -> None:
     for data in result.items:
         render_summary(console(), data)
     unreadable_lines(result.unreadable)
-
-
-def check_text(result: CheckReport, verbose: bool = False) -> None:
-    if verbose:
-        render_check(console(), result, verbose)
-    else:  # the short screen, on a page without rich's console where no colour is drawn
-        _check_short(page(), check_view(result), result.to_dict())
