@@ -425,8 +425,8 @@ def _show_note(
 def _quiet_url_backends(argv: list[str]) -> None:
     """fsspec's backends (gcsfs retrying, aiohttp) log warnings and tracebacks through Python's
     last-resort handler; for a URL, stderr keeps logscope's one-line error instead."""
-    # start-up: the URL test's module (and its network policy) loads where it is asked
-    from .parse.remote import is_url
+    # start-up: the URL test loads where it is asked
+    from .parse.urls import is_url
 
     if any(is_url(arg) for arg in argv):
         # start-up: logging only when a URL is read

@@ -228,6 +228,10 @@ _NOT_FOR_ONE_CHECK = (
     # over ssh)
     "sglang_logscope.staleness.server",
     "difflib",  # a "did you mean" for a flag the argument table does not know
+    # session 13: the network policy (its sockets: the suite's network guard loads socket in
+    # every child, so only the modules are named) and fsspec's reader, for a log on disk
+    "sglang_logscope.netpolicy",
+    "sglang_logscope.parse.remote",
 )
 #: What a check without an intended command never needs: the command's parser, lint and
 #: fixer, the memory model (nothing to budget) and the launch roles (issue 33, 2).
@@ -290,6 +294,8 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
         assert f"sglang_logscope.{name}" in big, name
     asked = _modules_after("check", "--here", "--server", "http://127.0.0.1:9", str(HEALTHY))
     assert "sglang_logscope.staleness.server" in asked
+    for name in ("sglang_logscope.netpolicy", "sglang_logscope.parse.remote"):
+        assert name in _modules_after("check", "memory://logs/server.log"), name
     typo = tmp_path / "typo.txt"
     typo.write_text("python3 -m sglang.launch_server --model-path /m --tp-sise 2\n", "utf-8")
     assert "difflib" in _modules_after("check", "-e", str(typo), LOG)

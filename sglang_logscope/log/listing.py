@@ -11,7 +11,7 @@ import stat
 from collections.abc import Sequence
 
 from .._text import lazy_re
-from ..parse.remote import is_url, list_url
+from ..parse.urls import is_url
 
 #: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), gzipped.
 LOG_NAME = lazy_re(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
@@ -28,7 +28,7 @@ def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
         if name == "-":
             out.append(name)
         elif is_url(name):
-            out.extend(list_url(name, recursive) if _is_listing(name) else [name])
+            out.extend(_listed(name, recursive) if _is_listing(name) else [name])
         elif _GLOB.search(name) and not os.path.lexists(name):
             out.extend(sorted(p for p in glob.glob(name, recursive=recursive) if _regular(p)))
         elif _is_dir(name):
@@ -36,6 +36,13 @@ def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
         else:
             out.append(name)
     return list(dict.fromkeys(out))
+
+
+def _listed(url: str, recursive: bool) -> list[str]:
+    # start-up: fsspec's listing and the network policy only for a URL prefix or glob
+    from ..parse.remote import list_url
+
+    return list_url(url, recursive)
 
 
 def _is_listing(url: str) -> bool:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import IO, Any, cast
 
-import regex
-
 from ..errors import InputError
 from ..netpolicy import (
     CHUNK,
@@ -23,28 +21,6 @@ from ..netpolicy import (
     secrets_in,
     url_policy,
 )
-
-#: ``scheme://`` at the start of a name (a Windows drive ``C:\\`` is not one).
-_URL = regex.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}+://")
-
-
-def is_url(name: str) -> bool:
-    return _URL.match(name) is not None
-
-
-def local_path(name: str) -> str | None:
-    """The local path of a ``file://`` URL; ``None`` for other names."""
-    if not name.lower().startswith("file://"):
-        return None
-    # start-up: urllib only for a file:// URL
-    from urllib.parse import unquote, urlsplit
-
-    parts = urlsplit(name)
-    if parts.netloc not in ("", "localhost"):
-        raise InputError(
-            f"{redact(name)}: a file:// URL on another host ({parts.netloc}) is not readable"
-        )
-    return unquote(parts.path)
 
 
 def open_url(name: str) -> IO[bytes]:

@@ -15,9 +15,8 @@ from typing import IO, Union, cast
 from .._text import lazy_regex
 from ..errors import InputError
 from ..meter import advance
-from ..netpolicy import redact
 from .adapters import SNIFF_BYTES, adapt
-from .remote import is_url, local_path, open_url
+from .urls import is_url, local_path
 
 #: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
 MAX_LINE_BYTES = 1 << 20
@@ -48,9 +47,15 @@ def strip_ansi(text: str) -> str:
 def describe(source: Source) -> str:
     """A human name for a source, for messages and JSON ``log`` fields (a URL's credentials
     masked: :func:`..netpolicy.redact`)."""
-    if isinstance(source, (str, os.PathLike)):
-        return redact(os.fspath(source))
-    return redact(str(getattr(source, "name", "<stream>")))
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+    if name is None:
+        name = str(getattr(source, "name", "<stream>"))
+    if "://" not in name:  # redact returns such a name as it is
+        return name
+    # start-up: the network policy (and its sockets) only for a name that holds a URL
+    from ..netpolicy import redact
+
+    return redact(name)
 
 
 def _open_binary(source: Source) -> tuple[IO[bytes], bool]:
@@ -74,6 +79,9 @@ def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
         if is_url(name):
             local = local_path(name)
             if local is None:
+                # start-up: fsspec's reader and the network policy only for a URL
+                from .remote import open_url
+
                 return open_url(name), True
             name = local
         path = Path(name)
