@@ -33,7 +33,8 @@ def render() -> str:
         "`warnings.warn` of every release, made by `scripts/extract_sglang_messages.py`; its fields",
         "name the call, the `sglang_source` file:line in the newest release printing it and the",
         "`sglang_releases` that do), `unknown` (a headed line neither matches) and `text` (a",
-        "headless line neither matches) have no entries.",
+        "headless line neither matches) have no entries. A group named `name__2` (`__3`, ...) is",
+        "another place of the field `name` (one pattern's alternatives that capture the same field).",
         "",
     ]
     for kind in EventKind:

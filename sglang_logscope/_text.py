@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from enum import Enum
-from typing import Any, cast
-
-import regex
+from typing import Any, AnyStr, cast
 
 from .limits import json_ready
 
@@ -47,14 +46,75 @@ class _Lazy:
         return getattr(compiled, name)
 
 
-def lazy_regex(pattern: str, flags: int = 0) -> regex.Pattern[str]:
-    """``regex.compile(pattern, flags)`` on first use (:class:`_Lazy`)."""
-    return cast("regex.Pattern[str]", _Lazy(lambda: regex.compile(pattern, flags)))
+#: Python 3.11's ``re`` has the possessive quantifiers and atomic groups that bound the work
+#: of every pattern of ours; 3.10's has not.
+_RE_POSSESSIVE = sys.version_info >= (3, 11)
 
 
-def lazy_regex_bytes(pattern: bytes, flags: int = 0) -> regex.Pattern[bytes]:
-    """``regex.compile(pattern, flags)`` of a bytes pattern on first use (:class:`_Lazy`)."""
-    return cast("regex.Pattern[bytes]", _Lazy(lambda: regex.compile(pattern, flags)))
+#: ``\s`` as the ``regex`` module reads it (Unicode's White_Space): ``re``'s also takes
+#: ``\x1c``-``\x1f``, which our patterns never meant (the bytes lane's ASCII ``\s`` has
+#: them not either), so :func:`own_pattern` spells ``\s`` and ``\S`` out with these.
+SPACE = r"\t\n\x0b\x0c\r\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A pattern's character classes and escapes (``[...]``, ``\x``), one token each.
+_TOKEN: re.Pattern[str] = cast(
+    Any, _Lazy(lambda: re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*+\]|\\.", re.S))
+)
+_ESCAPE: re.Pattern[str] = cast(Any, _Lazy(lambda: re.compile(r"\\.", re.S)))
+
+
+def _spelled(token: re.Match[str]) -> str:
+    text = token.group()
+    if text == "\\s":
+        return r"[^\S\x1c-\x1f]"  # as SPACE, in fewer items for re's parser
+    if text == "\\S":
+        return r"[\S\x1c-\x1f]"
+    if text[0] == "[" and "\\" in text:
+        return _ESCAPE.sub(_in_class, text)
+    return text
+
+
+def _in_class(escape: re.Match[str]) -> str:
+    if escape.group() == "\\S":  # not inside a class: no pattern of ours has one there
+        raise re.error("\\S in a character class")
+    return SPACE if escape.group() == "\\s" else escape.group()
+
+
+def _as_regex_reads(pattern: AnyStr) -> AnyStr:
+    """A str ``pattern`` with ``\\s`` and ``\\S`` spelled as :data:`SPACE` (bytes as they are:
+    both engines' ASCII ``\\s`` is the same)."""
+    if isinstance(pattern, str) and ("\\s" in pattern or "\\S" in pattern):
+        return _TOKEN.sub(_spelled, pattern)
+    return pattern
+
+
+def own_pattern(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """One of this package's own patterns (bounded: possessive quantifiers, no nested
+    repeats), compiled by ``re`` on Python 3.11+ where ``re`` takes it (``\\s`` spelled as
+    ``regex`` reads it: :data:`SPACE`), else by the ``regex`` module (Python 3.10; a
+    variable-width look-behind). Both engines read ``\\w`` and ``\\d`` alike on ASCII; past it
+    ``re``'s ``\\w`` takes no combining mark and ``\\d`` the digits of an older Unicode
+    (tests/test_pattern_engines.py: no line of the real logs reads differently). ``regex``'s
+    import and its compiler, written in Python, were ~90 M instructions of a small check's start-up (issue 33, 2). A
+    pattern from input never comes here: those are ``regex``'s, under its timeout."""
+    if _RE_POSSESSIVE:
+        try:
+            return re.compile(_as_regex_reads(pattern), flags)
+        except re.error:
+            pass
+    # start-up: the regex module only where re cannot take a pattern of ours
+    import regex
+
+    return cast("re.Pattern[AnyStr]", regex.compile(pattern, flags))
+
+
+def lazy_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """:func:`own_pattern` of ``pattern`` on first use (:class:`_Lazy`)."""
+    return cast("re.Pattern[str]", _Lazy(lambda: own_pattern(pattern, flags)))
+
+
+def lazy_regex_bytes(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
+    """:func:`own_pattern` of a bytes pattern on first use (:class:`_Lazy`)."""
+    return cast("re.Pattern[bytes]", _Lazy(lambda: own_pattern(pattern, flags)))
 
 
 def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -77,7 +137,7 @@ _CONTROL = lazy_regex(
 _JSON_UNSAFE = lazy_regex("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
-def _escape(match: regex.Match[str]) -> str:
+def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

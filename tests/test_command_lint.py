@@ -291,3 +291,32 @@ def test_the_walk_finds_the_same_launch_as_the_parser(path: Path) -> None:
     # the parser expands the variables the text sets (``${MODEL_PATH}``); the walk keeps words
     words = tuple(expand(w, cmd.env)[0] for w in step.words[-len(cmd.argv) :])
     assert words == cmd.argv
+
+
+_PLAIN = "sglang_-/:=#&~<>!,;%@`'\" \t0129üß"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pattern=st.text(alphabet=_PLAIN + ".^$", min_size=1, max_size=8),
+    text=st.text(alphabet=_PLAIN + ".*+?()[]|^$\\{}", max_size=30),
+)
+def test_a_plain_pattern_matches_as_its_regex_does(pattern: str, text: str) -> None:
+    """The fast paths of a pkill/pgrep pattern (a substring where it has none of the regex
+    syntax characters, ``re`` where it has only ``.^$``) equal ``regex.search``."""
+    import regex
+
+    from sglang_logscope.command.lint import _matches
+
+    assert _matches(pattern, text) == (regex.search(pattern, text) is not None)
+
+
+def test_every_other_ascii_character_is_itself_in_a_regex() -> None:
+    """A printable character outside ``_REGEX_SYNTAX`` matches itself and only itself."""
+    import regex
+
+    from sglang_logscope.command.lint import _REGEX_SYNTAX
+
+    chars = [chr(c) for c in range(32, 127) if chr(c) not in _REGEX_SYNTAX]
+    for c in chars:
+        assert [d for d in chars if regex.fullmatch(c, d)] == [c], c

@@ -202,9 +202,12 @@ def test_function_level_imports_say_why() -> None:
                 if not isinstance(node, (ast.Import, ast.ImportFrom)):
                     continue
                 first = node.lineno
-                # the comment may sit above the first of a group of imports
+                # the comment may sit above the first of a group of imports (isort's blank
+                # lines between its sections included)
                 j = first - 2
-                while j >= 0 and lines[j].strip().startswith(("from ", "import ")):
+                while j >= 0 and (
+                    not lines[j].strip() or lines[j].strip().startswith(("from ", "import "))
+                ):
                     j -= 1
                 if j < 0 or not lines[j].strip().startswith(("# start-up", "# platform")):
                     silent.append(f"{path.relative_to(PKG.parent)}:{first}")

@@ -12,9 +12,8 @@ A ``$`` the shell would not expand (single quotes, ``\\$``) reaches here as :dat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-
-import regex
 
 from .._text import lazy_regex
 
@@ -81,7 +80,7 @@ def expand(word: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
     return "".join(out).replace(LITERAL, "$"), unresolved
 
 
-def _variable(m: regex.Match[str], env: Mapping[str, str], unresolved: list[str]) -> str:
+def _variable(m: re.Match[str], env: Mapping[str, str], unresolved: list[str]) -> str:
     name = m.group("braced") or m.group("name")
     if name is None:  # $1, $$, $@: the script's own arguments, not known from the text
         unresolved.append(m.group())

@@ -15,8 +15,6 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import regex
-
 from .._text import lazy_re
 from ..errors import CommandError
 from ..findings import CODES, Finding, Severity
@@ -118,7 +116,24 @@ def _pattern(step: Step) -> tuple[str, bool] | None:
     return words[i], full
 
 
+#: The characters that make a pattern more than its own text (POSIX extended and ``regex``).
+_REGEX_SYNTAX = frozenset(".^$*+?{}[]\\|()")
+#: Syntax without repetition, alternation, classes or escapes (``python -m sglang.launch``).
+_NO_REPEATS = frozenset(".^$")
+
+
 def _matches(pattern: str, text: str) -> bool:
+    """Whether a pkill/pgrep ``pattern`` (the user's: untrusted) matches ``text``, under
+    ``regex``'s timeout; a pattern of plain characters (``pkill -f sglang``) is a substring,
+    one with only ``.^$`` is ``re``'s (tests/test_command_lint.py proves each equal)."""
+    syntax = _REGEX_SYNTAX.intersection(pattern)
+    if not syntax:
+        return pattern in text
+    if syntax <= _NO_REPEATS:  # nothing to run away with: re reads it as regex does
+        return re.search(pattern, text) is not None
+    # start-up: the regex module only where a command's pattern is matched
+    import regex
+
     try:
         return regex.search(pattern, text, timeout=0.05) is not None
     except (regex.error, TimeoutError):

@@ -18,7 +18,6 @@ parser's events."""
 from __future__ import annotations
 
 import re
-import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,8 @@ from operator import is_not
 from typing import Any
 
 import numpy as np
-import regex
 
+from .._text import own_pattern
 from ..events import Event, EventKind
 from ..parse.blanks import Blanks
 from ..parse.bulk import SERIES, Fields, Rows, row_time
@@ -58,8 +57,9 @@ TOKENS = ("full_token", "token")
 THROUGHPUT = ("gen_throughput",)
 USAGE = ("full_token_usage", "token_usage")
 _KEYS = (TOKENS, THROUGHPUT, USAGE)
-#: Python 3.11's ``re`` has possessive quantifiers; 3.10 gets the ``regex`` module for them.
-_compile: Any = re.compile if sys.version_info >= (3, 11) else regex.compile
+#: Python 3.11's ``re`` (possessive quantifiers, atomic groups; the faster engine here), 3.10's
+#: ``regex``: :func:`~sglang_logscope._text.own_pattern`.
+_compile: Any = own_pattern
 #: Line shapes remembered (a log prints a handful: one per release and model kind).
 MAX_SHAPES = 64
 #: Shapes made at most per series: a log whose decode lines keep changing shape (none real

@@ -4,11 +4,10 @@ measured inputs), the SGLang release its messages point to, and what it printed 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
-
-import regex
 
 from .._text import lazy_regex
 from ..errors import LogscopeError
@@ -167,7 +166,7 @@ def _bare_not_enough_memory(run: Run) -> tuple[str, str]:
     hint = run.release_hint or ""
     low, _, high = hint.partition("-")
     top = high or low
-    exact = regex.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", top)
+    exact = re.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+)?", top)
     if exact and not hint.startswith(">=") and release_key(top)[:3] < (0, 5, 3):
         return low, f"bare 'Not enough memory' text and log messages point to {hint}"
     return (

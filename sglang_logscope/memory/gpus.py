@@ -9,10 +9,9 @@ CUDA context and NCCL buffers. Without a measurement it is assumed to be the cap
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import regex
 
 from .._text import lazy_regex
 from ..errors import LogscopeError
@@ -77,9 +76,7 @@ _ALIASES = {
 
 #: The largest GPU memory size read (1 PiB, far past any device; the arithmetic stays finite).
 MAX_GPU_MIB = 1 << 30
-_SIZE = lazy_regex(
-    r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>gib|gb|g|mib|mb|m|tib|tb|t)?\s*$", regex.I
-)
+_SIZE = lazy_regex(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>gib|gb|g|mib|mb|m|tib|tb|t)?\s*$", re.I)
 
 #: Default GPU model when nothing is known: a 48 GB card (RTX A6000 class); the count is the
 #: launch's own (tp x pp, x dp without DP attention).

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import regex
 
 from .._text import lazy_regex
 from ..events import EventKind
@@ -25,6 +24,7 @@ from .estimates import arg_value
 _SIZE = r"(\d{1,9}(?:\.\d{1,6})?)\s?([KMGT])i?B"
 _ALLOCATED = lazy_regex(rf"Of the allocated memory {_SIZE} is allocated by PyTorch")
 _IN_USE = lazy_regex(rf"this process has {_SIZE} memory in use")
+_ANY_SIZE = lazy_regex(_SIZE)
 _SCALE = {"K": 1 / 1024**2, "M": 1 / 1024, "G": 1.0, "T": 1024.0}
 
 #: Below this share of the GPU held by the failing process itself, a large gap between
@@ -47,15 +47,15 @@ class OomPhase(str, enum.Enum):
 
 
 #: Traceback frames that place an OOM when no start-up line precedes it (an excerpt), in order.
-_FRAMES: tuple[tuple[OomPhase, regex.Pattern[str]], ...] = (
-    (OomPhase.GRAPH_CAPTURE, lazy_regex(r"cuda_graph_runner|capture", regex.I)),
+_FRAMES: tuple[tuple[OomPhase, re.Pattern[str]], ...] = (
+    (OomPhase.GRAPH_CAPTURE, lazy_regex(r"cuda_graph_runner|capture", re.I)),
     (OomPhase.POOL_SIZING, lazy_regex(r"init_memory_pool|memory_pool\.py|_create_buffers")),
     (OomPhase.WEIGHT_LOAD, lazy_regex(r"load_model|load_weights|weight_loader|create_weights")),
     (OomPhase.SERVING, lazy_regex(r"\bforward|run_batch|event_loop")),
 )
 
 
-def _gib(match: regex.Match[str] | None) -> float | None:
+def _gib(match: re.Match[str] | None) -> float | None:
     if match is None:
         return None
     return float(match.group(1)) * _SCALE[match.group(2)]
@@ -65,7 +65,7 @@ def size_gib(text: Any) -> float | None:
     """GiB of a size such as ``31.86 GiB`` / ``384.00 MiB`` (None for anything else)."""
     if not isinstance(text, str):
         return None
-    return _gib(regex.search(_SIZE, text))
+    return _gib(_ANY_SIZE.search(text))
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 #: Methods whose weights are a flat number of bytes per parameter (no groups to read).
 _FLAT_BYTES = {
     "fp8": 1.0,
@@ -94,14 +92,20 @@ class SkipMatcher:
     untrusted config cannot make a budget slow (one timeout per pattern at most)."""
 
     def __init__(self, entries: Iterable[str]) -> None:
-        self.names = [e for e in entries if e and not e.startswith("re:")]
+        listed = list(entries)
+        self.names = [e for e in listed if e and not e.startswith("re:")]
         self.patterns: list[Any] = []
-        for e in entries:
-            if e.startswith("re:") and len(e) - 3 <= _MAX_PATTERN:
-                try:
-                    self.patterns.append(regex.compile(e[3:]))
-                except regex.error:
-                    continue
+        untrusted = [e[3:] for e in listed if e.startswith("re:") and len(e) - 3 <= _MAX_PATTERN]
+        if not untrusted:
+            return
+        # start-up: the regex module (its timeout) only for a config's ``re:`` entries
+        import regex
+
+        for pattern in untrusted:
+            try:
+                self.patterns.append(regex.compile(pattern))
+            except regex.error:
+                continue
 
     def __call__(self, module: str) -> bool:
         if any(name in module for name in self.names):

@@ -20,13 +20,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 from typing import IO, Any
-
-import regex
 
 from .._text import lazy_regex, lazy_regex_bytes
 from ..errors import InputError
@@ -186,7 +185,7 @@ def _records(stream: IO[bytes]) -> Iterator[bytes]:
         yield raw
 
 
-def _prefixed_lines(stream: IO[bytes], pattern: regex.Pattern[bytes]) -> Iterator[Line]:
+def _prefixed_lines(stream: IO[bytes], pattern: re.Pattern[bytes]) -> Iterator[Line]:
     for raw in _records(stream):
         line = raw[:-1] if raw.endswith(b"\n") else raw
         if line.endswith(b"\r"):

@@ -27,7 +27,6 @@ A row is only taken when the line-by-line parser would give it that spec, so:
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,8 +35,7 @@ from itertools import compress, count, repeat
 from operator import is_not
 from typing import Any, Final, Literal, NamedTuple
 
-import regex
-
+from .._text import own_pattern
 from ..events import Event, EventKind, Rank, new_event
 from . import header as H
 from .catalog import KEY_LEN, Catalog, LazyFields, MessageSpec
@@ -59,9 +57,9 @@ _GROUP = re.compile(r"\(\?P<(\w+)>")
 #: unnamed groups (the columns are the named groups, in order).
 _MULTILINE = re.compile(r"\\[sDWZAn]|\[\^|\$|\(\?[^:P>]|\(\?P=|(?<!\\)\((?!\?)")
 
-# Python 3.11's ``re`` has possessive quantifiers and atomic groups (and is the faster engine
-# here); 3.10 gets the ``regex`` module, which has them too.
-_compile: Any = re.compile if sys.version_info >= (3, 11) else regex.compile
+#: Python 3.11's ``re`` (possessive quantifiers, atomic groups; the faster engine here), 3.10's
+#: ``regex``: :func:`~sglang_logscope._text.own_pattern`.
+_compile: Any = own_pattern
 
 #: ``fields=SERIES``: the lean layout plus each row's rank label and rest of line (what a
 #: decode series reads), the full columns on demand.

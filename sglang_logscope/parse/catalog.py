@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-import regex
-
-from .._text import lazy_re, lazy_regex
+from .._text import lazy_re, lazy_regex, own_pattern
 from ..events import EventKind
 from ..limits import Rejected, clean, problem, shape_problem
 from ..limits import rules as limit_rules
@@ -75,8 +74,13 @@ class MessageSpec:
     bulk: bool = False
 
     @cached_property
-    def compiled(self) -> regex.Pattern[str]:
-        return regex.compile(self.pattern)
+    def compiled(self) -> re.Pattern[str]:
+        return own_pattern(self.pattern)
+
+    @cached_property
+    def aliased(self) -> bool:
+        """Whether a field has more than one group (:data:`ALIAS`)."""
+        return _ALIASED.search(self.pattern) is not None
 
     @cached_property
     def prefix(self) -> str:
@@ -94,6 +98,8 @@ class MessageSpec:
 
     def convert(self, groups: Mapping[str, str | None]) -> dict[str, Any]:
         """Typed fields from a match's named groups (unset groups are left out)."""
+        if self.aliased:
+            groups = _merged(groups)
         out: dict[str, Any] = {}
         for name, raw in groups.items():
             if raw is None or name.startswith("_"):
@@ -108,6 +114,23 @@ class MessageSpec:
                 value = out.get(value.field)
             out.setdefault("sets", {})[arg] = value
         return _guarded(out, [a for a, v in self.sets.items() if isinstance(v, Ref)])
+
+
+#: A group named ``name__2`` (``__3``, ...) is another place of field ``name`` in a spec's
+#: pattern (``re`` takes a group name once; alternatives that capture the same field each
+#: have one): the fields hold it as ``name``, in the place ``name`` first has.
+ALIAS = "__"
+_ALIASED = lazy_re(r"\(\?P<[A-Za-z]\w{0,80}?__\d")
+
+
+def _merged(groups: Mapping[str, str | None]) -> dict[str, str | None]:
+    """A match's groups with each alias (:data:`ALIAS`) folded into its field."""
+    out: dict[str, str | None] = {}
+    for name, raw in groups.items():
+        field_name = name.partition(ALIAS)[0] if ALIAS in name[1:] else name
+        if out.get(field_name) is None:
+            out[field_name] = raw
+    return out
 
 
 def _guarded(out: dict[str, Any], from_log: list[str]) -> dict[str, Any]:
@@ -522,7 +545,7 @@ class Catalog:
         bucket of the message's first characters)."""
         return self._floating
 
-    def _find(self, message: str) -> tuple[MessageSpec, regex.Match[str]] | None:
+    def _find(self, message: str) -> tuple[MessageSpec, re.Match[str]] | None:
         bucket = self._by_key.get(message[:KEY_LEN])
         if bucket is not None:
             for spec in bucket:

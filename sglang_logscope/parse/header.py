@@ -9,12 +9,11 @@ timestamps) or Ray (``(Actor pid=1, ip=...)``). All patterns are bounded: no bac
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import NamedTuple
 
-import regex
-
-from .._text import lazy_regex
+from .._text import lazy_regex, own_pattern
 from ..events import Rank
 from .adapters import OUTER_PREFIXES, OUTER_TIME
 
@@ -30,21 +29,21 @@ _LEVEL_SRC = rf"(?:{_LEVEL_SRC_ONE})?"
 _BRACKET = rf"\[(?P<ts>{_TS})(?P<ranks>(?: {_RANK_TOKEN})*+)\] ?{_LEVEL_SRC}"
 #: ``docker logs -t`` / journald time before the line.
 _OUTER_TS = OUTER_TIME
-_FAST = regex.compile(_BRACKET)
+_FAST = own_pattern(_BRACKET)
 #: The lenient prefixes of ``adapters.OUTER_PREFIXES``, each optional, in order.
-_OUTER = regex.compile("".join(f"(?:{pattern})?" for _, pattern in OUTER_PREFIXES))
+_OUTER = own_pattern("".join(f"(?:{pattern})?" for _, pattern in OUTER_PREFIXES))
 #: docker compose's service prefix on any line, headed or not ('sglang-1  | ', 'svc |').
-_COMPOSE = regex.compile(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
+_COMPOSE = own_pattern(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
 #: A header glued after other text on one physical line (a tqdm bar without its newline).
-_GLUED = regex.compile(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
+_GLUED = own_pattern(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 _OLD_GPU = lazy_regex(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
 _UVICORN_LEVELS = ("INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "TRACE")
-_UVICORN = regex.compile(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
+_UVICORN = own_pattern(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
 #: After a bracket header, uvicorn's level prefix is looked for only when the message starts
 #: with one of these (so ``CRITICAL:``/``TRACE:`` stay in the message there).
 _UVICORN_AFTER_BRACKET = "IWED"
 _PYLOGGING = lazy_regex(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<src>[\w.]{1,120}+):")
-_RANK_PART = regex.compile(r"([A-Z][A-Z_]*?)(-?\d+)$")
+_RANK_PART = own_pattern(r"([A-Z][A-Z_]*?)(-?\d+)$")
 _RANK_FIELDS = {
     "DP": "dp",
     "PP": "pp",
@@ -152,7 +151,7 @@ _fromisoformat = datetime.fromisoformat
 _head_cache: dict[str, tuple[datetime | None, Rank | None, str | None, str | None]] = {}
 
 
-def _bracketed(line: str, m: regex.Match[str]) -> Header:
+def _bracketed(line: str, m: re.Match[str]) -> Header:
     end = m.end()
     head = line[m.start() : end]
     parts = _head_cache.get(head)

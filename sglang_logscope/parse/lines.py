@@ -16,9 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-import regex
-
-from .._text import lazy_regex
+from .._text import lazy_regex, own_pattern
 from ..events import Event, EventKind, new_event
 from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
@@ -48,7 +46,7 @@ _RAY_PREFIX = lazy_regex(r"\([A-Za-z_][\w.:-]{0,80}+ pid=\d{1,9}+(?:, ip=[\w.:-]
 MAX_BLOCK_LINES = 5000
 
 #: ``SomeError: `` or ``pkg.mod.SomeError: `` at the start of a line outside any traceback.
-_EXC_PREFIX = regex.compile(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
+_EXC_PREFIX = own_pattern(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
 
 
 def iter_events(

@@ -23,6 +23,13 @@ GIB = r"(?:-?\d{1,9}+(?:\.\d{1,6}+)?|nan|inf)"
 SIZE = r"\d{1,12}+(?:\.\d{1,6}+)? ?(?:[KMGTP]i?B|bytes)"
 INT = r"-?\d{1,18}+"
 FLOAT = r"-?\d{1,12}+(?:\.\d{1,12}+)?"
+#: "CUDA out of memory" (or "CUDA error: out of memory", HIP, NPU, ...) just before, as
+#: look-behinds of one width each (``re`` takes no variable-width one).
+_OOM_WORDS_BEHIND = "|".join(
+    f"(?<={device} {code}out of memory)"
+    for device in ("CUDA", "HIP", "NPU", "XPU", "MUSA")
+    for code in ("", "error: ")
+)
 
 SPECS: list[MessageSpec] = [
     # ================================================================= run configuration
@@ -2417,22 +2424,22 @@ SPECS += [
         pattern=(
             # issue 28: the device word may say 'error:' (the runtime's own OOM code through
             # C10_CUDA_CHECK, no figures) or be MPS's 'backend' (aten/src/ATen/mps/MPSAllocator.mm)
-            r"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) (?P<_code>error: )?|(?P<device>MPS) backend )?"
+            r"(?:(?P<device>CUDA|HIP|NPU|XPU|MUSA) (?P<_code>error: )?|(?P<device__2>MPS) backend )?"
             r"[Oo]ut of memory(?:"
             rf"\. (?:NPUWorkspaceAllocator t|T)ried to allocate (?P<tried>{SIZE})"
             r"(?:\. GPU (?P<gpu>\d{1,4}+)"
             rf"(?: has a total capac(?:i?ty) of (?P<capacity>{SIZE})(?: of\s{{1,80}}+which (?P<free>{SIZE}) is free\.)?"
-            rf"| \.\.\. (?P<free>{SIZE}) is free\.)?"
+            rf"| \.\.\. (?P<free__2>{SIZE}) is free\.)?"
             rf"(?: Including non-PyTorch memory, this process has (?P<process_usage>{SIZE}) memory in use\.)?"
-            rf"| \((?:GPU|NPU) (?P<gpu>\d{{1,4}}+); (?P<capacity>{SIZE}) total capacity;"
-            rf"(?:[^)]{{0,200}}? (?P<free>{SIZE}) free[;)])?)?"
+            rf"| \((?:GPU|NPU) (?P<gpu__2>\d{{1,4}}+); (?P<capacity__2>{SIZE}) total capacity;"
+            rf"(?:[^)]{{0,200}}? (?P<free__3>{SIZE}) free[;)])?)?"
             # ... the runtime's code, or the allocator text cut after its first sentence (the
             # figures on lines of their own): a device word is needed ...
-            r"|(?<=(?:CUDA|HIP|NPU|XPU|MUSA) (?:error: )?out of memory)\.?\s{0,8}+$"
+            r"|(?:" + _OOM_WORDS_BEHIND + r")\.?\s{0,8}+$"
             # ... and MPS's figures
             rf"|(?<=MPS backend out of memory) \(MPS allocated: (?P<allocated>{SIZE})"
-            rf"(?:, other allocations: (?P<other>{SIZE}))?, max allowed: (?P<capacity>{SIZE})\)"
-            rf"(?:\. Tried to allocate (?P<tried>{SIZE}))?)"
+            rf"(?:, other allocations: (?P<other>{SIZE}))?, max allowed: (?P<capacity__3>{SIZE})\)"
+            rf"(?:\. Tried to allocate (?P<tried__2>{SIZE}))?)"
         ),
         fields={"gpu": "int"},
         anywhere=True,
@@ -2877,21 +2884,21 @@ SPECS += [
         pattern=(
             # a module not installed: CPython's runpy ('python3 -m sglang.launch_server' without
             # sglang) or an import's own text
-            r"(?:[^\s:]{1,300}+(?<=python[\d.]{0,8}): (?:Error while finding module specification for "
+            r"(?:(?=[^\s:]{1,300}+: )[^\s:]{0,294}?python[\d.]{0,8}+: (?:Error while finding module specification for "
             r"'(?P<entry>[\w.]{1,200}+)' \((?:ModuleNotFoundError|ImportError): )?)?"
             r"No module named '?(?P<module>[\w.]{1,200}+)'?"
             # a shared library missing or built against another ABI (the dynamic loader)
-            r"|(?P<library>[^\s:]{1,300}+)(?<=\.so|\.so\.[\d.]{1,20}): "
+            r"|(?=[^\s:]{1,300}+: )(?P<library>[^\s:]{0,297}?\.so(?:\.[\d.]{1,20}+)?): "
             r"(?P<error>cannot open shared object file|undefined symbol)"
             # no usable GPU runtime (torch/cuda/__init__.py, cudaErrorInsufficientDriver)
-            r"|(?P<error>The NVIDIA driver on your system is too old"
+            r"|(?P<error__2>The NVIDIA driver on your system is too old"
             r"|Found no NVIDIA driver on your system"
             r"|CUDA driver version is insufficient for CUDA runtime version"
             r"|No CUDA GPUs are available|No HIP GPUs are available"
             r"|Torch not compiled with CUDA enabled)"
             r"(?: \(found version (?P<found_version>\d{1,8}+)\))?"
             # a model path that is not there (transformers' AutoConfig / hub text)
-            r"|(?P<path>\S{1,500}+) (?P<error>is not a local folder and is not a valid model "
+            r"|(?P<path>\S{1,500}+) (?P<error__3>is not a local folder and is not a valid model "
             r"identifier|does not appear to have a file named config\.json)"
         ),
         fields={"found_version": "int"},
@@ -2946,7 +2953,7 @@ SPECS += [
             # watchdog: SIGABRT follows) or faulthandler's report
             r"|terminate called (?:after throwing an instance of '(?P<exception>[^']{1,300}+)'"
             r"|recursively|without an active exception)"
-            r"|Fatal Python error: (?P<signal>Segmentation fault|Aborted|Bus error"
+            r"|Fatal Python error: (?P<signal__2>Segmentation fault|Aborted|Bus error"
             r"|Floating point exception|Illegal instruction)"
         ),
         fields={"pid": "int"},

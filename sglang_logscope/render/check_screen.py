@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..staleness.verdict import CheckReport
-from .check_view import CheckView, MemorySection, check_view
-from .text import PlainPage, RichPage, Styled, console, page, piece, styled
+from .check_view import CheckView, MemorySection
+from .text import PlainPage, RichPage, Styled, piece, styled
 
 #: Where the check's screens are written.
 Page = PlainPage | RichPage
@@ -24,16 +23,6 @@ _VERDICT_STYLE = {
 #: The first word of an outcome-first headline (nothing expected) and its style.
 _HEADLINE_STYLE = {"READY": "bold green", "STOPPED": "bold", "COMPLETED": "bold"}
 """The first screen's outcome words (upper case); the summary's runs use ``_OUTCOME_STYLE``."""
-
-
-def check_text(result: CheckReport, verbose: bool = False) -> None:
-    if verbose:
-        # start-up: rich's console and tables load only for the verbose screen
-        from .views import render_check
-
-        render_check(console(), result, verbose)
-    else:  # the short screen, on a page without rich where no colour is drawn
-        check_short(page(), check_view(result), result.to_dict())
 
 
 def check_short(con: Page, view: CheckView, data: dict[str, Any]) -> None:

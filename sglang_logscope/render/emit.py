@@ -82,7 +82,7 @@ RENDERERS: dict[tuple[str, Format], str] = {
     ("RunList", Format.TEXT): "tables:runs_table",
     ("Summaries", Format.TEXT): "views:summaries_text",
     ("Summaries", Format.JSON): "tables:summaries_json",
-    ("CheckReport", Format.TEXT): "check_screen:check_text",
+    ("CheckReport", Format.TEXT): "check_page:check_text",
     ("GpuReport", Format.TEXT): "machine:gpus_text",
     ("Preflight", Format.TEXT): "machine:preflight_text",
     ("LaunchCommand", Format.TEXT): "command:command_text",

@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import regex
-
 from .. import __version__
 from .._html import cut
-from .._text import visible
+from .._text import own_pattern, visible
 from ..events import Event
 from ..log.runs import Run
 from .check_view import ArgSection, CheckView, check_view
@@ -39,8 +37,8 @@ CELL_CHARS = 500
 LINE_CHARS = 2000
 
 #: Characters Markdown (GFM) reads as syntax in running text and table cells.
-_CONTROL = regex.compile(r"([\\`*_\[\]|~#])")
-_BACKTICKS = regex.compile(r"`++")
+_CONTROL = own_pattern(r"([\\`*_\[\]|~#])")
+_BACKTICKS = own_pattern(r"`++")
 
 
 def render_markdown(report: FullReport) -> str:

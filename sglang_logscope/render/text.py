@@ -96,7 +96,8 @@ class RichPage:
         self.console = con
 
     def print(self, *objects: Any, soft_wrap: bool | None = None) -> None:
-        from rich.text import Text  # loaded with the console already
+        # start-up: rich's Text, loaded with the console already, is named only here
+        from rich.text import Text
 
         shown = (Text.assemble(*o) if isinstance(o, Styled) else o for o in objects)
         self.console.print(*shown, soft_wrap=soft_wrap)

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -33,8 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import regex
-
+from .._text import own_pattern
 from ..errors import LogscopeError
 from ..findings import Severity
 from ..limits import shape_problem
@@ -51,7 +51,7 @@ RECORD_SCHEMA = 1
 ENV_NAMES = frozenset({"CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF"})
 ENV_PREFIXES = ("SGLANG_", "NCCL_")
 #: Values of variables named like secrets are not written to the record.
-_SECRET = regex.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", regex.IGNORECASE)
+_SECRET = own_pattern(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
 REDACTED = "<redacted>"
 
 

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import regex
-
+from .._text import own_pattern
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import CommandError, LogscopeError
 from ..timing import parse_launched_at, parse_tz
@@ -46,7 +45,7 @@ def settle_for(poll_interval: float) -> float:
     return min(2.0, max(0.3, 4 * poll_interval))
 
 
-_DURATION = regex.compile(
+_DURATION = own_pattern(
     r"(?:(?P<h>\d+(?:\.\d+)?)h)?(?:(?P<m>\d+(?:\.\d+)?)m)?(?:(?P<s>\d+(?:\.\d+)?)s?)?"
 )
 

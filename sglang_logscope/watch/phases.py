@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-import regex
-
 from .. import _text
+from .._text import own_pattern
 from ..events import KIND_ROLES, Event, EventKind, kinds_where
 from ..events import Phase as Phase  # re-exported: its home before KIND_ROLES
 from ..log.figures import kv_pool_gib
@@ -267,7 +266,7 @@ class PhaseTracker:
                 st.figures[key] = float(value)
 
 
-_BAR = regex.compile(r"\|\s{0,4}+(\d{1,7}+)/(\d{1,7}+) \[")
+_BAR = own_pattern(r"\|\s{0,4}+(\d{1,7}+)/(\d{1,7}+) \[")
 
 _FIGURE_FORMAT: dict[str, Callable[[Any], str]] = {
     "free_before_gib": lambda v: f"{v:.2f} GiB free before",
