@@ -296,7 +296,7 @@ def test_the_walk_finds_the_same_launch_as_the_parser(path: Path) -> None:
 _PLAIN = "sglang_-/:=#&~<>!,;%@`'\" \t0129üß"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     pattern=st.text(alphabet=_PLAIN + ".^$", min_size=1, max_size=8),
     text=st.text(alphabet=_PLAIN + ".*+?()[]|^$\\{}", max_size=30),

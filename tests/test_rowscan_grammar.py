@@ -43,7 +43,7 @@ CASES = [
     ("rank letters", header._RANK_TOKEN, "[A-Z][A-Z_]",
      "n < {n} && (is_upper(*q) || *q == '_')", "[A-Z_]{{0,{n}}}"),
     ("rank number", header._RANK_TOKEN, r"-?\d", "n < {n} && is_digit(*q)", '["-"] D{{1,{n}}}'),
-    ("uvicorn level's spaces", header._UVICORN.pattern, r":\s", "n < {n} && (*p == ' '",
+    ("uvicorn level's spaces", header._UVICORN_PATTERN, r":\s", "n < {n} && (*p == ' '",
      '"INFO:" WS{{1,{n}}}'),
     ("access client", ACCESS.pattern, r"(?P<client>[\w.:\[\]%-]", "n < {n} && client_char(*p)",
      None),

@@ -38,7 +38,9 @@ _COMPOSE = own_pattern(r"[A-Za-z0-9][\w.-]{0,80}+ {1,40}+\| ?")
 _GLUED = own_pattern(r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 _OLD_GPU = lazy_regex(r"\[gpu(?:_id)?=(?P<gpu>\d{1,6}+)\] ?")
 _UVICORN_LEVELS = ("INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "TRACE")
-_UVICORN = own_pattern(rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+")
+#: The definition (the C lane's grammar test reads its bound from this text).
+_UVICORN_PATTERN = rf"(?P<level>{'|'.join(_UVICORN_LEVELS)}):\s{{1,10}}+"
+_UVICORN = own_pattern(_UVICORN_PATTERN)
 #: After a bracket header, uvicorn's level prefix is looked for only when the message starts
 #: with one of these (so ``CRITICAL:``/``TRACE:`` stay in the message there).
 _UVICORN_AFTER_BRACKET = "IWED"
