@@ -94,8 +94,9 @@ def own_pattern(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
     variable-width look-behind). Both engines read ``\\w`` and ``\\d`` alike on ASCII; past it
     ``re``'s ``\\w`` takes no combining mark and ``\\d`` the digits of an older Unicode
     (tests/test_pattern_engines.py: no line of the real logs reads differently). ``regex``'s
-    import and its compiler, written in Python, were ~90 M instructions of a small check's start-up (issue 33, 2). A
-    pattern from input never comes here: those are ``regex``'s, under its timeout."""
+    import and its compiler, written in Python, were ~90 M instructions of a small check's
+    start-up (issue 33, 2). A pattern from input never comes here: those are ``regex``'s,
+    under its timeout."""
     if _RE_POSSESSIVE:
         try:
             return re.compile(_as_regex_reads(pattern), flags)

@@ -107,3 +107,20 @@ def test_an_alias_is_its_field_in_the_place_the_field_first_has() -> None:
     fields = spec.convert(spec.compiled.match("/bin/sh: line 1:  42 Killed  python x").groupdict())
     assert list(fields) == ["shell", "pid", "signal", "command"] and fields["signal"] == "Killed"
     assert not next(s for s in SPECS if s.name == "nccl_error").aliased
+
+
+def test_an_alias_is_a_field_and_its_number_only() -> None:
+    """``name__2`` holds field ``name``; a name with ``__`` and no number after it is its own
+    field, and every alias in the catalog names a field the same pattern has first."""
+    import re
+
+    from sglang_logscope.parse.catalog import _field_of
+    from sglang_logscope.parse.messages import SPECS
+
+    assert _field_of(f"free{ALIAS}3") == "free"
+    assert _field_of(f"a{ALIAS}b") == f"a{ALIAS}b" and _field_of(f"{ALIAS}2") == f"{ALIAS}2"
+    for spec in SPECS:
+        groups = re.findall(r"\(\?P<(\w+)>", spec.pattern)
+        for group in groups:
+            field_name = _field_of(group)
+            assert field_name == group or groups.index(field_name) < groups.index(group), group

@@ -120,14 +120,20 @@ class MessageSpec:
 #: pattern (``re`` takes a group name once; alternatives that capture the same field each
 #: have one): the fields hold it as ``name``, in the place ``name`` first has.
 ALIAS = "__"
-_ALIASED = lazy_re(r"\(\?P<[A-Za-z]\w{0,80}?__\d")
+_ALIASED = lazy_re(rf"\(\?P<[A-Za-z]\w{{0,80}}?{ALIAS}\d")
+
+
+def _field_of(group: str) -> str:
+    """The field a group holds: ``name`` for ``name__2``, the group's own name otherwise."""
+    name, alias, number = group.rpartition(ALIAS)
+    return name if alias and name and number.isdigit() else group
 
 
 def _merged(groups: Mapping[str, str | None]) -> dict[str, str | None]:
     """A match's groups with each alias (:data:`ALIAS`) folded into its field."""
     out: dict[str, str | None] = {}
     for name, raw in groups.items():
-        field_name = name.partition(ALIAS)[0] if ALIAS in name[1:] else name
+        field_name = _field_of(name)
         if out.get(field_name) is None:
             out[field_name] = raw
     return out
