@@ -273,14 +273,18 @@ def test_a_process_running_your_command_elsewhere(tmp_path: Path) -> None:
     log = _ready_log(tmp_path)
     argv = [
         "-c",
-        "import sys; sys.stdin.read()",  # runs until killed (no timer to outlast)
+        "import sys; print('up', flush=True); sys.stdin.read()",  # until killed: no timer
         "--model-path",
         "/m",
         "--zz-probe",
         str(os.getpid()),
     ]
-    other = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE)
-    try:  # (Popen returns once the child has exec'd: its command line is there to be read)
+    other = subprocess.Popen(
+        [sys.executable, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:  # Popen's return is not enough: the exec can close its pipe before the kernel sets
+        # the new command line (CI read it empty once, on 3.13); a line it printed is after
+        assert other.stdout is not None and other.stdout.readline() == "up\n"
         ev = gather(str(log), intended_argv=tuple(argv[2:]))
         assert [p.pid for p in ev.running_intended] == [other.pid]
         assert not ev.running_intended[0].holds_log

@@ -6,7 +6,6 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -130,7 +129,7 @@ def test_pkill_self_match_in_a_real_bash_and_the_fixed_line(tmp_path: Path) -> N
     (tmp_path / module).mkdir()
     (tmp_path / module / "__init__.py").write_text("")
     (tmp_path / module / "launch_server.py").write_text(
-        "import signal\nsignal.pause()\n"  # until killed: no timer to outlast
+        "import signal\nprint('up', flush=True)\nsignal.pause()\n"  # until killed: no timer
     )
     (tmp_path / "server.log").write_text("[old run]\n")
     python = sys.executable
@@ -148,9 +147,11 @@ def test_pkill_self_match_in_a_real_bash_and_the_fixed_line(tmp_path: Path) -> N
 
     fix = hits[0].fix.split("`")[1]
     assert fix == f"pkill -9 -f ^{python}.-m.{module}.launch_server"
-    old = subprocess.Popen([python, "-m", f"{module}.launch_server"], cwd=tmp_path)
+    old = subprocess.Popen(
+        [python, "-m", f"{module}.launch_server"], cwd=tmp_path, stdout=subprocess.PIPE, text=True
+    )
     try:
-        time.sleep(0.3)
+        assert old.stdout is not None and old.stdout.readline() == "up\n"  # running: pkill sees it
         fixed = text.replace(f"pkill -9 -f {module}", fix)
         assert "LS030" not in [h.code for h in lint(fixed)]
         done = _bash(fixed.replace("& echo", "& sleep 0.5; echo"), tmp_path)
