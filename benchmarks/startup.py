@@ -37,6 +37,10 @@ HEALTHY = ROOT / "fixtures" / "real" / "037" / "server.log"
 BARE = "python -c pass"
 
 
+#: make demo's launch time (read without dateutil since session 14: ``timing.plain_iso``)
+LAUNCHED_AT = ["--launched-at", "2026-05-09 09:31:05"]
+
+
 def commands() -> dict[str, list[str]]:
     """Name → the arguments after ``python``."""
     demo = ["check", "-e", str(DEMO / "command.txt"), str(DEMO / "sglang-serve.log")]
@@ -44,6 +48,7 @@ def commands() -> dict[str, list[str]]:
         BARE: ["-c", "pass"],
         "check demo": ["-m", "sglang_logscope", *demo],
         "check demo -f json": ["-m", "sglang_logscope", *demo, "-f", "json"],
+        "check demo --launched-at": ["-m", "sglang_logscope", *demo, *LAUNCHED_AT],
         "check healthy": ["-m", "sglang_logscope", "check", str(HEALTHY)],
     }
 

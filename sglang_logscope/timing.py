@@ -107,6 +107,22 @@ def _ambiguity(raw: str, value: datetime) -> str | None:
     )
 
 
+def plain_iso(raw: str) -> datetime | None:
+    """``YYYY-MM-DD HH:MM[:SS]`` (or ``T`` between), no zone — the form ``date`` and people
+    write most — read by ``datetime`` as dateutil's parser reads it (a property test holds
+    the two equal), without importing dateutil (issue 33, 2: a check's start-up); ``None``
+    for any other text, which dateutil reads."""
+    if len(raw) not in (16, 19) or not raw.isascii() or raw[10] not in " T":
+        return None
+    digits = raw[0:4] + raw[5:7] + raw[8:10] + raw[11:13] + raw[14:16] + raw[17:19]
+    if not digits.isdigit() or raw[4] + raw[7] + raw[13] + raw[16:17] != "--::"[: len(raw) - 13]:
+        return None
+    try:
+        return datetime.fromisoformat(raw)
+    except ValueError:  # (a month 13, a 31st of April: dateutil's message says which)
+        return None
+
+
 def parse_launched_at(text: str) -> LaunchTime:
     """Parse ``--launched-at``: anything dateutil reads, ``HH:MM[:SS]``, an epoch (s or ms),
     ``now`` or ``-5m`` (``s``/``m``/``h``/``d`` before now)."""
@@ -121,18 +137,19 @@ def parse_launched_at(text: str) -> LaunchTime:
         if seconds > 1e11:  # milliseconds
             seconds /= 1000.0
         try:
-            value = datetime.fromtimestamp(seconds, tz=timezone.utc)
+            moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
         except (OverflowError, OSError, ValueError):
             raise LogscopeError(f"--launched-at {raw!r}: epoch out of range") from None
-        return LaunchTime(value, has_date=True, has_zone=True, text=raw)
-    sentinel = datetime(1900, 1, 1)
-    # start-up: dateutil's parser (~12 ms) only for a --launched-at that is not an epoch
-    from dateutil import parser as dateparser
+        return LaunchTime(moment, has_date=True, has_zone=True, text=raw)
+    value = plain_iso(raw)
+    if value is None:
+        # start-up: dateutil's parser (~12 ms) only for a --launched-at of another form
+        from dateutil import parser as dateparser
 
-    try:
-        value = dateparser.parse(raw, default=sentinel)
-    except (ValueError, OverflowError) as exc:
-        raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
+        try:
+            value = dateparser.parse(raw, default=datetime(1900, 1, 1))
+        except (ValueError, OverflowError) as exc:
+            raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
     has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(ch in raw for ch in "-/")
     has_year = value.year != 1900 or "1900" in raw
     return LaunchTime(

@@ -194,7 +194,8 @@ def test_main_direct_and_typer_paths_agree(
 HEALTHY = ROOT / "fixtures" / "real" / "037" / "server.log"  # a small log of a run that is up
 
 #: What a check of one plain log on disk never needs (issue 33: start-up): PyYAML is for a
-#: command's ``--config``, dateutil's parser for ``--launched-at``, the redactor for
+#: command's ``--config``, dateutil's parser for a ``--launched-at`` not written
+#: ``YYYY-MM-DD HH:MM[:SS]`` (``timing.plain_iso``), the redactor for
 #: ``--redact``, the launch grouping and the listings for several logs or other commands.
 _NOT_FOR_ONE_CHECK = (
     "yaml",
@@ -252,7 +253,7 @@ _NOT_WITHOUT_A_COMMAND = (
 @pytest.mark.parametrize(
     "argv",
     [
-        ["check", "--expect-args", CMD, LOG],
+        ["check", "--expect-args", CMD, "--launched-at", "2026-05-09 09:31:05", LOG],
         ["check", "-f", "json", "--expect-args", CMD, LOG],
         ["check", str(HEALTHY)],
     ],
@@ -278,7 +279,7 @@ def test_the_modules_left_out_load_when_asked_for(tmp_path: Path) -> None:
         "python3 -m sglang.launch_server --model-path /m --config cfg.yaml\n", encoding="utf-8"
     )
     asked = _modules_after(
-        "check", "--redact", "--launched-at", "2026-05-09 09:31", "-e", str(cmd), LOG
+        "check", "--redact", "--launched-at", "May 9 2026 09:31", "-e", str(cmd), LOG
     )
     for name in ("yaml", "dateutil.parser", "sglang_logscope.command.config_yaml"):
         assert name in asked, name

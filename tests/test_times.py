@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from cli_run import run_main
+from dateutil import parser as dateparser
 from dateutil import tz
 from examples import examples
 from hypothesis import example, given, settings
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 
 from sglang_logscope._text import printed_zone, rfc3339, to_json, zone_name
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
+from sglang_logscope.timing import parse_launched_at, plain_iso
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -314,3 +316,30 @@ def test_every_document_says_where_its_zone_comes_from(tmp_path: Path) -> None:
     assert [(r["time_zone"], r["time_zone_source"]) for r in summary["runs"]] == [(None, "unknown")]
     pod_summary = json.loads(_cli("summary", "-f", "json", pod))
     assert pod_summary["runs"][0]["time_zone_source"] == "log"
+
+
+@given(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59)),
+    st.sampled_from([" ", "T"]),
+    st.booleans(),
+)
+@example(datetime(2026, 5, 9, 9, 31, 5), " ", True)  # make demo's --launched-at
+def test_a_plain_launch_time_is_read_as_dateutil_reads_it(
+    moment: datetime, sep: str, seconds: bool
+) -> None:
+    raw = f"{moment:%m-%d}{sep}{moment:%H:%M}" + (f":{moment:%S}" if seconds else "")
+    raw = f"{moment.year:04d}-{raw}"
+    expected = dateparser.parse(raw, default=datetime(1900, 1, 1))
+    assert plain_iso(raw) == expected
+    assert parse_launched_at(raw).value == expected
+
+
+@given(st.text(alphabet="0123456789-:T /Z+٣", min_size=15, max_size=20))
+@example("2026-13-09 09:31:05")
+@example("2026-04-31 09:31")
+@example("2026-05-09 24:00:00")
+def test_the_plain_form_is_read_only_where_dateutil_reads_the_same(raw: str) -> None:
+    """Any other text (a zone, another digit, an invalid date) goes to dateutil as before."""
+    value = plain_iso(raw)
+    if value is not None:
+        assert dateparser.parse(raw, default=datetime(1900, 1, 1)) == value
