@@ -107,6 +107,11 @@ def _ambiguity(raw: str, value: datetime) -> str | None:
     )
 
 
+#: What a ``--launched-at`` without a date is read onto (dateutil's ``default``): this date
+#: means "no date given".
+NO_DATE = datetime(1900, 1, 1)
+
+
 def plain_iso(raw: str) -> datetime | None:
     """``YYYY-MM-DD HH:MM[:SS]`` (or ``T`` between), no zone — the form ``date`` and people
     write most — read by ``datetime`` as dateutil's parser reads it (a property test holds
@@ -147,11 +152,11 @@ def parse_launched_at(text: str) -> LaunchTime:
         from dateutil import parser as dateparser
 
         try:
-            value = dateparser.parse(raw, default=datetime(1900, 1, 1))
+            value = dateparser.parse(raw, default=NO_DATE)
         except (ValueError, OverflowError) as exc:
             raise LogscopeError(f"--launched-at {raw!r}: not a date or time ({exc})") from None
-    has_date = (value.year, value.month, value.day) != (1900, 1, 1) or any(ch in raw for ch in "-/")
-    has_year = value.year != 1900 or "1900" in raw
+    has_date = value.date() != NO_DATE.date() or any(ch in raw for ch in "-/")
+    has_year = value.year != NO_DATE.year or str(NO_DATE.year) in raw
     return LaunchTime(
         value,
         has_date=has_date,

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from sglang_logscope._text import printed_zone, rfc3339, to_json, zone_name
 from sglang_logscope.render.schema import NAMES, check_text, errors, load_schema
-from sglang_logscope.timing import parse_launched_at, plain_iso
+from sglang_logscope.timing import NO_DATE, parse_launched_at, plain_iso
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "demo"
@@ -329,17 +329,36 @@ def test_a_plain_launch_time_is_read_as_dateutil_reads_it(
 ) -> None:
     raw = f"{moment:%m-%d}{sep}{moment:%H:%M}" + (f":{moment:%S}" if seconds else "")
     raw = f"{moment.year:04d}-{raw}"
-    expected = dateparser.parse(raw, default=datetime(1900, 1, 1))
+    expected = dateparser.parse(raw, default=NO_DATE)
     assert plain_iso(raw) == expected
     assert parse_launched_at(raw).value == expected
 
 
-@given(st.text(alphabet="0123456789-:T /Z+٣", min_size=15, max_size=20))
-@example("2026-13-09 09:31:05")
-@example("2026-04-31 09:31")
-@example("2026-05-09 24:00:00")
-def test_the_plain_form_is_read_only_where_dateutil_reads_the_same(raw: str) -> None:
-    """Any other text (a zone, another digit, an invalid date) goes to dateutil as before."""
+_SEPARATORS = st.sampled_from(["-", "-", "-", ":", "/", " ", "T", "٣", "Z"])
+
+
+@given(
+    st.lists(st.integers(0, 99), min_size=6, max_size=6),
+    st.lists(_SEPARATORS, min_size=5, max_size=5),
+    st.sampled_from(["", "Z", "+02:00", "٣", "0"]),
+    st.booleans(),
+)
+@example([20, 5, 9, 9, 31, 5], ["-", "-", " ", ":", ":"], "", True)  # read here
+@example([20, 13, 9, 9, 31, 5], ["-", "-", " ", ":", ":"], "", True)  # month 13: dateutil's
+@example([20, 4, 31, 9, 31, 5], ["-", "-", " ", ":", ":"], "", False)  # 31 April: dateutil's
+@example([20, 5, 9, 24, 0, 0], ["-", "-", "T", ":", ":"], "", True)  # hour 24: dateutil's
+@example([20, 5, 9, 9, 31, 5], ["-", "-", " ", ":", ":"], "+02:00", True)  # a zone: dateutil's
+def test_near_plain_text_is_read_only_where_dateutil_reads_the_same(
+    numbers: list[int], seps: list[str], tail: str, seconds: bool
+) -> None:
+    """Texts of the plain form's shape, with any two-digit values, separators and a tail: one
+    that ``plain_iso`` reads, dateutil reads the same; any other (an invalid date, a zone,
+    another digit or separator) is left to dateutil, as before."""
+    year, month, day, hour, minute, second = (f"{n:02d}" for n in numbers)
+    raw = f"{year}26{seps[0]}{month}{seps[1]}{day}{seps[2]}{hour}{seps[3]}{minute}"
+    raw += (f"{seps[4]}{second}" if seconds else "") + tail
     value = plain_iso(raw)
-    if value is not None:
-        assert dateparser.parse(raw, default=datetime(1900, 1, 1)) == value
+    if value is None:
+        return
+    assert dateparser.parse(raw, default=NO_DATE) == value
+    assert not tail and seps[:2] == ["-", "-"] and seps[2] in " T"  # only the plain form
