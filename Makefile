@@ -2,6 +2,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the C fast lane: _rowscan.c and the JSON writer it includes
+LANE_SOURCES := sglang_logscope/parse/_rowscan.c sglang_logscope/parse/_rowjson.h
 
 .PHONY: demo test quick lint typecheck pytest fuzz pythons lowest environments dist install clean chromium
 
@@ -24,7 +26,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q uv
 
 # the C fast lane (sglang_logscope/parse/_rowscan.c) is built by the editable install
-$(STAMP): $(BIN)/python pyproject.toml sglang_logscope/parse/_rowscan.c
+$(STAMP): $(BIN)/python pyproject.toml $(LANE_SOURCES)
 	rm -f sglang_logscope/parse/_rowscan.*.so  # a module of an older build would shadow the new one
 	$(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev,wheels]'
 	touch $(STAMP)
@@ -80,13 +82,13 @@ LOWEST_PY := 3.10
 UV := $(BIN)/uv
 find_py = $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/python))),$(1))
 
-.venv-%/.installed: pyproject.toml sglang_logscope/parse/_rowscan.c $(STAMP)
+.venv-%/.installed: pyproject.toml $(LANE_SOURCES) $(STAMP)
 	rm -rf .venv-$*
 	$(UV) venv -q --python $(call find_py,$*) .venv-$*
 	$(UV) pip install -q --python .venv-$*/bin/python -e '.[dev]'
 	touch $@
 
-.venv-lowest/.installed: pyproject.toml sglang_logscope/parse/_rowscan.c $(STAMP)
+.venv-lowest/.installed: pyproject.toml $(LANE_SOURCES) $(STAMP)
 	rm -rf .venv-lowest
 	$(UV) venv -q --python $(call find_py,$(LOWEST_PY)) .venv-lowest
 	$(UV) pip install -q --python .venv-lowest/bin/python --resolution lowest-direct -e '.[dev]'

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <limits.h>
+#include <stdio.h>
 
 #define MAX_BATCH 8
 
@@ -49,6 +51,14 @@ static int view_of(PyObject *data, View *view) {
     view->buf = buf;
     return 1;
 }
+
+/* A part of a line: [at, to). */
+typedef struct {
+    const unsigned char *at, *to;
+} Span;
+
+/* The access line's groups: client, method, path, http, status. */
+#define ACCESS_GROUPS 5
 
 typedef struct {
     const char *text;
@@ -155,35 +165,47 @@ static int is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* The access line after "INFO:" (see the grammar): where its status code ends, or NULL. */
-static const unsigned char *access_line(const unsigned char *p, const unsigned char *end) {
+/* The access line after "INFO:" (see the grammar): where its status code ends, or NULL; the
+   spans of its groups (client, method, path, http, status: the regex's) into span. */
+static const unsigned char *access_line(const unsigned char *p, const unsigned char *end,
+                                        Span *span) {
     int n = 0;
     while (p < end && n < 10 && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f')) p++, n++;
     if (n == 0 || p >= end || !is_digit(*p)) return NULL;
+    span[0].at = p;
     n = 0;
     while (p < end && n < 100 && client_char(*p)) p++, n++;
+    span[0].to = p;
     if (end - p < 4 || memcmp(p, " - \"", 4) != 0) return NULL;
     p += 4;
+    span[1].at = p;
     n = 0;
     while (p < end && n < 10 && is_upper(*p)) p++, n++;
+    span[1].to = p;
     if (n == 0 || p >= end || *p != ' ') return NULL;
-    p++;
+    span[2].at = ++p;
     n = 0;
     while (p < end && n < 4096 && !is_space(*p)) p++, n++;
+    span[2].to = p;
     if (n == 0 || end - p < 6 || memcmp(p, " HTTP/", 6) != 0) return NULL;
-    p += 6;
+    span[3].at = p += 6;
     n = 0;
     while (p < end && n < 5 && (is_digit(*p) || *p == '.')) p++, n++;
+    span[3].to = p;
     if (n == 0 || end - p < 5 || p[0] != '"' || p[1] != ' ') return NULL;
+    span[4] = (Span){p + 2, p + 5};
     return digits(p + 2, end, 3) ? p + 5 : NULL;
 }
 
 /* One row's parts as the regex's groups take them: the header time, the ranks (between the
-   time and "]"), the rest of the line after the alternative's own text, and its end. */
+   time and "]"), the rest of the line after the alternative's own text, and its end; where
+   its message starts (after "] ", or at the access line's client) and an access line's
+   groups. */
 typedef struct {
-    const unsigned char *ts, *ranks, *rest, *end;
+    const unsigned char *ts, *ranks, *rest, *end, *msg;
     Py_ssize_t ts_len, ranks_len;
     int alt;
+    Span groups[ACCESS_GROUPS];
 } Row;
 
 /* The alternative of one line (in row->alt, also returned), or -1. */
@@ -197,7 +219,14 @@ static int classify(const Table *t, const unsigned char *p, const unsigned char 
     if (after == NULL) return -1;
     const unsigned char *msg = ranks_close(after, end);
     if (msg == NULL) return -1;
-    *row = (Row){time, after, NULL, end, after - time, msg - 2 - after, -1};
+    row->ts = time;
+    row->ranks = after;
+    row->rest = NULL;
+    row->end = end;
+    row->msg = msg;
+    row->ts_len = after - time;
+    row->ranks_len = msg - 2 - after;
+    row->alt = -1;
     for (int i = 0; i < t->n_batch; i++) {
         const Batch *b = &t->batch[i];
         if (end - msg > b->len && memcmp(msg, b->text, (size_t)b->len) == 0) {
@@ -208,8 +237,10 @@ static int classify(const Table *t, const unsigned char *p, const unsigned char 
         }
     }
     if (t->access_alt >= 0 && end - msg >= 5 && memcmp(msg, "INFO:", 5) == 0) {
-        row->rest = access_line(msg + 5, end);
-        return row->rest == NULL ? -1 : (row->alt = t->access_alt);
+        row->rest = access_line(msg + 5, end, row->groups);
+        if (row->rest == NULL) return -1;
+        row->msg = row->groups[0].at;
+        return row->alt = t->access_alt;
     }
     return -1;
 }
@@ -792,7 +823,10 @@ done:
     return out;
 }
 
+#include "_rowjson.h"
+
 static PyMethodDef methods[] = {
+    {"json_lines", json_lines, METH_VARARGS, json_lines_doc},
     {"series_columns", series_columns, METH_VARARGS, series_columns_doc},
     {"rows_summary", rows_summary, METH_VARARGS, rows_summary_doc},
     {"block_marks", block_marks, METH_VARARGS, block_marks_doc},

@@ -1,5 +1,7 @@
 # The C scans of parse/fastscan.py (_rowscan.c).
 
+from collections.abc import Mapping
+
 def rows_summary(
     data: bytes, batch: tuple[tuple[bytes, int], ...], access_alt: int, /
 ) -> tuple[int, bytes, bytes, bool, int, int] | None: ...
@@ -19,3 +21,13 @@ def decode_values(
     picks: tuple[int, ...],
     /,
 ) -> tuple[bytes, list[bytes], bytes, bytes, bytes, list[bytes]] | None: ...
+def json_lines(
+    data: bytes,
+    batch: tuple[tuple[bytes, int], ...],
+    access_alt: int,
+    first_line: int,
+    sep: bytes,
+    plans: tuple[tuple[tuple[tuple[bytes, ...], bytes, tuple[bytes | int, ...]], ...] | None, ...],
+    ranks: Mapping[bytes, bytes],
+    /,
+) -> tuple[str, int, list[tuple[int, int]]] | None: ...

@@ -64,8 +64,12 @@ _compile: Any = own_pattern
 #: ``fields=SERIES``: the lean layout plus each row's rank label and rest of line (what a
 #: decode series reads), the full columns on demand.
 SERIES: Final = "series"
-#: What a split captures: every field (``True``), the lean layout (``False``), or ``SERIES``.
-Fields = bool | Literal["series"]
+#: ``fields=LANE``: every field, except that a block of plain serving rows is left to the C
+#: lane (its full columns split on demand): what ``events -f jsonl`` reads.
+LANE: Final = "lane"
+#: What a split captures: every field (``True``), the lean layout (``False``), ``SERIES``
+#: or ``LANE``.
+Fields = bool | Literal["series", "lane"]
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ class BulkShape:
         if not self.alts or any(n in data for n in self.needles):
             return None
         guarded = not _clean(data)
-        if fields is False and not guarded and self.lane is not None:
+        if (fields is False or fields == LANE) and not guarded and self.lane is not None:
             summary = rows_summary(data, self.lane)
             if summary is not None:  # every line a plain serving row: no split needed
                 return Cut(fields, guarded, None, LaneSummary(*summary))

@@ -14,6 +14,12 @@ Exactness: a shape's template is checked on its first row against the reference 
 path (:attr:`BulkJson.slow` counts them). Text is escaped by the C encoder ``json.dumps``
 uses (rows are ASCII: ``ensure_ascii`` changes nothing) and DEL is escaped as
 :func:`~sglang_logscope._text.to_json` does, so log text stays inert.
+
+The C lane: a block of plain serving rows (the middle of a long run) is written by
+``_rowjson.h`` from each shape's *lane plan* -- the same line, laid out as literal text and
+slots -- made from the checked template and itself checked on the shape's first row against
+the reference (:meth:`BulkJson._learn_lane`); a row that fits no plan is written the
+reference way (:attr:`BulkJson.lane` counts the rows written there).
 """
 
 from __future__ import annotations
@@ -30,11 +36,23 @@ from typing import Any
 from .._text import to_json
 from ..events import Event, EventKind, new_event
 from .blanks import Blanks
-from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_time
+from .bulk import LANE, Rows, _Alt, _distinct, _rank, _texts, row_time
 from .catalog import _CONVERTERS, MessageSpec
+from .fastscan import LaneShape, LaneTable, json_lines
 from .levels import LEVEL_HINT
 from .lines import iter_records
-from .shapes import NumberJson, ShapeCache, ShapeReader, field_layout, pick, spec_columns, spec_rows
+from .shapes import (
+    NUMBER_MARK,
+    NumberJson,
+    ShapeCache,
+    Shaped,
+    ShapeReader,
+    field_layout,
+    pick,
+    spec_columns,
+    spec_rows,
+    split_pairs,
+)
 
 _encode = json.encoder.encode_basestring_ascii
 
@@ -57,8 +75,63 @@ class BulkJson:
         #: by layout, its block-constant header values and a fields template: :func:`_compose`
         self.composed: dict[tuple[str, tuple[str | None, ...], str], _Plan] = {}
         self.time_sep = " "
-        self.fast = 0  # rows written from their columns
+        self.fast = 0  # rows written from their columns (or by the C lane)
         self.slow = 0  # rows written through their Event
+        self.lane = 0  # rows written by the C lane (of ``fast``)
+        #: by alternative, the checked lane plans (``_rowjson.h``) and the shape keys tried
+        self.lane_plans: dict[int, list[LaneShape]] = {}
+        self.lane_tried: set[tuple[int, tuple[str, ...], str]] = set()
+        self._lane_args: tuple[tuple[LaneShape, ...] | None, ...] | None = None
+        self.ranks = _RankJson()
+
+    def text(self, rows: Rows) -> str:
+        """The JSON lines of a block's rows (of the kinds asked for), joined by newlines:
+        by the C lane where it writes them, else :meth:`lines`."""
+        if (
+            rows.summary is not None
+            and rows.received is None
+            and self.line not in (None, _NO_LAYOUT)
+        ):
+            text = self._lane_text(rows)
+            if text is not None:
+                return text
+        return "\n".join(self.lines(rows))
+
+    def _lane_text(self, rows: Rows) -> str | None:
+        """A block of plain serving rows by the C lane, its misses spliced in the reference
+        way (``None``: too many misses: :meth:`lines` writes the block, learning its shapes)."""
+        table = rows.shape.lane
+        assert table is not None  # a block with a lane summary
+        found = json_lines(
+            rows.piece.data, table, rows.first_line, self.time_sep.encode(), self._plans(rows),
+            self.ranks,
+        )  # fmt: skip
+        if found is None:
+            return None
+        text, entries, misses = found
+        if len(misses) > _LANE_SPLICE or (misses and not self.lane_plans):
+            return None
+        if misses:
+            lines = text.split("\n")
+            refs = self._reference(rows, [r for r, _ in misses])
+            for (_, at), ref in zip(misses, refs, strict=True):
+                lines[at] = ref
+            text = "\n".join(lines)
+        self.lane += entries - len(misses)
+        self.fast += entries - len(misses)
+        self.slow += len(misses)
+        return text
+
+    def _plans(self, rows: Rows) -> tuple[tuple[LaneShape, ...] | None, ...]:
+        """The lane plans by alternative, ``None`` for one not asked for."""
+        if self._lane_args is None:
+            self._lane_args = tuple(
+                tuple(self.lane_plans.get(alt.number, ()))
+                if self.kinds is None or alt.spec.kind in self.kinds
+                else None
+                for alt in rows.shape.alts
+            )
+        return self._lane_args
 
     def lines(self, rows: Rows) -> list[str]:
         """The JSON line of each row (of the kinds asked for), in order."""
@@ -138,6 +211,10 @@ class BulkJson:
             if template is None:
                 slow.extend(pick(picked, ks))
                 continue
+            if rows.summary is not None and shaped.key not in self.lane_tried:
+                at = ks[0]
+                fixed_columns = (columns[2][at], columns[4][at])
+                self._learn_lane(rows, alt, shaped, picked[at], template, fixed_columns)
             key = (layout, fixed, template)
             plan = self.composed.get(key)
             if plan is None:
@@ -150,6 +227,34 @@ class BulkJson:
             else:
                 lines = _fill(plan, [*(pick(c, ks) for c in varying), *values], len(ks))
                 deque(map(out.__setitem__, pick(picked, ks), lines), maxlen=0)
+
+    def _learn_lane(
+        self,
+        rows: Rows,
+        alt: _Alt,
+        shaped: Shaped,
+        r: int,
+        template: str,
+        level_source: tuple[str, str],
+    ) -> None:
+        """Make a shape's lane plan from its checked ``template`` (``level_source``: the
+        JSON of its rows' level and source, constant in plain rows) and keep it when the C
+        lane writes the shape's first row (row ``r`` of the block) as the reference does;
+        tried once per shape."""
+        self.lane_tried.add(shaped.key)
+        plans = self.lane_plans.setdefault(alt.number, [])
+        table = rows.shape.lane
+        layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(alt.spec.kind.value))
+        shape = _lane_shape(table, alt, shaped, layout, template, level_source)
+        if shape is None or table is None or len(plans) >= _LANE_SHAPES:
+            return
+        line = rows.piece.data.split(b"\n", r + 1)[r]
+        only = tuple((shape,) if a is alt else None for a in rows.shape.alts)
+        sep = self.time_sep.encode()
+        found = json_lines(line, table, rows.first_line + r, sep, only, self.ranks)
+        if found is not None and not found[2] and found[0] == self._reference(rows, [r])[0]:
+            plans.append(shape)
+            self._lane_args = None
 
     def _checked(
         self,
@@ -176,6 +281,73 @@ class BulkJson:
             return [event_json(rows.slice(r, r + 1).events()[0], self.ascii_only)]
         events = rows.events()
         return [event_json(events[r], self.ascii_only) for r in picked]
+
+
+#: A block of plain rows with more misses than this is written by :meth:`BulkJson.lines`
+#: (which learns its shapes); the lane plans kept per alternative (``_rowjson.h``'s bound).
+_LANE_SPLICE = 8
+_LANE_SHAPES = 16
+#: The groups of the access line the C lane reads, in its order (``_rowjson.h``: slot
+#: ``-10 - g`` writes group ``g`` as a JSON string, ``-20 - g`` as an int).
+_LANE_GROUPS = ("client", "method", "path", "http", "status")
+_LANE_SLOTS = {"line": -1, "time": -2, "rank": -3, "message": -4}
+_LANE_TYPES = {"str": -10, "int": -20}
+
+
+class _RankJson(dict[bytes, bytes]):
+    """A row's rank JSON by its header's ranks text, made on first use (the C lane asks)."""
+
+    def __missing__(self, raw: bytes) -> bytes:
+        value = _rank_json(raw.decode("ascii")).encode("ascii")
+        if len(self) < 4096:
+            self[raw] = value
+        return value
+
+
+def _lane_shape(
+    table: LaneTable | None,
+    alt: _Alt,
+    shaped: Shaped,
+    layout: str,
+    template: str,
+    level_source: tuple[str, str],
+) -> LaneShape | None:
+    """A checked shape's lane plan (``_rowjson.h``): its line layout (``KIND`` written in)
+    and fields ``template`` as literal text and slots; ``None`` where the lane cannot write
+    it (a batch shape with groups, an access shape without its five groups)."""
+    if table is None or layout == _NO_LAYOUT:
+        return None
+    batch, access = table
+    _, present, key = shaped.key
+    if alt.number == access and alt.spec.pairs is None and present == _LANE_GROUPS:
+        literals: tuple[bytes, ...] = ()
+        points = b""
+        groups = [_LANE_TYPES.get(alt.spec.fields.get(name, "str")) for name in present]
+        if None in groups:
+            return None
+        slots = [g - i for i, g in enumerate(groups) if g is not None]
+    elif any(alt.number == n for _, n in batch) and not present and alt.rest_field == "_pairs":
+        pieces = key.split(NUMBER_MARK)
+        heads = [p.encode("ascii") + b": " for p in pieces[:-1]]  # each before a number
+        literals = (*heads, pieces[-1].encode("ascii"))
+        _, plain, other = split_pairs([shaped.pairs or ""])
+        points = bytes("." in (p or o or "") for p, o in zip(plain, other, strict=True))
+        if len(points) != len(literals) - 1:
+            return None
+        slots = list(range(len(points)))
+    else:
+        return None
+    level, source = level_source
+    fixed = (None, None, level, None, source, None)
+    composed = _compose(layout, fixed, template)
+    order = (_LANE_SLOTS["line"], _LANE_SLOTS["time"], _LANE_SLOTS["rank"], _LANE_SLOTS["message"])
+    out: list[bytes | int] = []
+    for literal, number in _plan(composed):
+        if literal:
+            out.append(literal.encode("utf-8"))
+        if number is not None:
+            out.append(order[number] if number < len(order) else slots[number - len(order)])
+    return literals, points, tuple(out)
 
 
 #: Where a bulk row's values go in its JSON line, by the key of :meth:`Event.to_dict`: its
@@ -416,11 +588,10 @@ def iter_event_json(
     """The JSON lines of ``source``'s events of ``kinds`` (all when ``None``), a block at a
     time (lines joined by ``\\n``, no final newline): :func:`event_json` of every event."""
     writer = stats if stats is not None else BulkJson(ascii_only, kinds)
-    for record in iter_records(source):
+    for record in iter_records(source, fields=LANE):
         if isinstance(record, Rows):
-            lines = writer.lines(record)
-            if lines:
-                text = "\n".join(lines)
+            text = writer.text(record)
+            if text:
                 yield text.replace("\x7f", "\\u007f") if "\x7f" in text else text
         elif isinstance(record, Blanks):
             yield from blank_json(record, kinds, ascii_only)

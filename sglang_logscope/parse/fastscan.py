@@ -4,7 +4,8 @@ The scans: the bulk path's fast lane (:func:`rows_summary`: is every line of a b
 serving row, and what does folding them need; :func:`series_columns`: the report's columns of
 such a block) and the byte pass's marks of a block
 (:func:`block_marks`: newlines, argparse ``usage:`` lines, ``server_args=`` banners); and
-the report's decode values of a block's lines of one shape (:func:`shape_values`). All
+the report's decode values of a block's lines of one shape (:func:`shape_values`); the
+JSON lines of such a block (:func:`json_lines`). All
 are optional: a build without a C compiler has none, and every caller then takes its
 Python path, to the same answers (tests compare the two ways). ``LOGSCOPE_NO_FAST_LANE=1``,
 or ``FAST_LANE.on = False``, makes every caller take the Python path here too.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from typing import Final
 
 try:  # platform: the C scans are optional (a build without a compiler has none)
@@ -122,6 +124,30 @@ def decode_values(
     if not available():
         return None
     return _rowscan.decode_values(data, *table, alt, literals, picks)
+
+
+#: What :func:`json_lines` writes a block as: its text (lines joined by newlines, a missed
+#: row's line empty), how many lines, and each missed row with its line's index in the text.
+LaneJson = tuple[str, int, list[tuple[int, int]]]
+#: A row's JSON line as :func:`json_lines` writes it: (literals, points, pieces) per shape
+#: (``_rowjson.h`` says what each holds).
+LaneShape = tuple[tuple[bytes, ...], bytes, tuple[bytes | int, ...]]
+
+
+def json_lines(
+    data: bytes,
+    table: LaneTable,
+    first_line: int,
+    sep: bytes,
+    plans: tuple[tuple[LaneShape, ...] | None, ...],
+    ranks: Mapping[bytes, bytes],
+) -> LaneJson | None:
+    """The JSON lines of a block of plain serving rows (``events -f jsonl``), written from
+    the checked plans of their shapes (``_rowjson.h``); ``None`` as :func:`rows_summary`
+    gives it."""
+    if not available():
+        return None
+    return _rowscan.json_lines(data, *table, first_line, sep, plans, ranks)
 
 
 def block_marks(data: bytes, skip: int) -> tuple[int, list[int], list[int]] | None:

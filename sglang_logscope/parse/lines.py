@@ -22,7 +22,7 @@ from ..limits import clean, unreadable
 from ._helper import cut_pieces, helper_worth_it
 from .banner import parse_banner
 from .blanks import Blanks, Template, blank_run, split_blank_runs
-from .bulk import SERIES, Fields, Rows, bulk_shape, fast_lane_ready
+from .bulk import LANE, SERIES, Fields, Rows, bulk_shape, fast_lane_ready
 from .catalog import MessageSpec
 from .extent import CHAIN, TRACEBACK, chained, exception_line, foreign_record
 from .header import Header, split_header
@@ -89,11 +89,11 @@ def iter_records(
     read up to ``start`` said it was ready (how a later traceback is read)."""
     if helper is None:
         size = _size(source)
-        # the C fast lane reads a lean or series block in less time than a helper takes to be
-        # sent it
+        # the C fast lane reads a lean, series or lane block in less time than a helper takes
+        # to be sent it
         helper = (
             bulk
-            and not ((fields is False or fields == SERIES) and fast_lane_ready())
+            and not ((fields is False or fields in (SERIES, LANE)) and fast_lane_ready())
             and helper_worth_it(None if size is None else size - start)
         )
     if start and not bulk:
