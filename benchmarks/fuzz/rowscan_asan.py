@@ -2,8 +2,9 @@
 UndefinedBehaviorSanitizer: a sanitized copy is built in a temporary folder, loaded with the
 sanitizer runtimes preloaded, and fed seeded mutations of real serving lines (bytes changed,
 inserted, cut; blocks cut anywhere). Each reading it accepts is checked against the joined
-regex's (and the report's decode values against a line shape's regex and ``float``), so a
-memory error or a disagreement ends the run with a report.
+regex's (the report's decode values against a line shape's regex and ``float``, the JSON
+lines of ``_rowjson.h`` against the reference's), so a memory error or a disagreement ends
+the run with a report.
 
     python -m benchmarks.fuzz.rowscan_asan --runs 300000 --seed 2
 
@@ -44,6 +45,18 @@ from sglang_logscope.events import EventKind
 from sglang_logscope.log.series import _template as template
 from sglang_logscope.parse.shapes import SERIES_NUMBER as NUMBER
 
+import io
+from sglang_logscope.parse.bulk import LANE, _clean
+from sglang_logscope.parse.bulk_json import BulkJson, event_json
+from sglang_logscope.parse.lines import iter_events, iter_records
+
+learner = BulkJson(True)  # the lane plans of the seed lines' shapes, checked (the built module)
+for record in iter_records(io.BytesIO(b"\n".join(lines * 3) + b"\n"), fields=LANE):
+    learner.text(record)
+plans = learner._plans(record)
+assert any(plans), "no lane plan learnt"
+sep = learner.time_sep.encode()
+
 DECODE = [
     a.number for a in shape.alts if a.spec.kind is EventKind.DECODE_BATCH and a.rest_field == "_pairs"
 ]
@@ -78,6 +91,13 @@ for _ in range(int(sys.argv[2])):
     width = series.width + 1
     ts, ranks, witness, rest = columns
     assert cols[1 + series.index["rest"] :: width] == rest and cols[1 + series.index["ts"] :: width] == ts, data
+    if _clean(data) and rng.random() < 0.3:  # JSON lines (of blocks the lane is given)
+        text, count, missed = _rowscan.json_lines(data, *shape.lane, 7, sep, plans, learner.ranks)
+        got = text.split("\n")
+        ref = [event_json(e, True) for e in iter_events(io.BytesIO(data + b"\n"), first_line=7)]
+        assert count == len(got) == len(ref), data
+        skip = {at for _, at in missed}
+        assert all(g == r for k, (g, r) in enumerate(zip(got, ref)) if k not in skip), data
     for alt in DECODE:  # the report's decode values of the block (shape_values, decode_values)
         rows = [j for j, w in enumerate(witness[alt]) if w is not None]
         texts = [rest[j] for j in rows]
