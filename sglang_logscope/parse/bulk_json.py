@@ -109,13 +109,12 @@ class BulkJson:
         if found is None:
             return None
         text, entries, misses = found
-        if len(misses) > _LANE_SPLICE or (misses and not self.lane_plans):
+        if len(misses) > _LANE_SPLICE or (misses and not any(self.lane_plans.values())):
             return None
         if misses:
             lines = text.split("\n")
-            refs = self._reference(rows, [r for r, _ in misses])
-            for (_, at), ref in zip(misses, refs, strict=True):
-                lines[at] = ref
+            for r, at in misses:  # a row's event alone (not the block's events)
+                lines[at] = self._reference(rows, [r])[0]
             text = "\n".join(lines)
         self.lane += entries - len(misses)
         self.fast += entries - len(misses)
