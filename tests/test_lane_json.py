@@ -163,3 +163,13 @@ def test_bad_plans_are_refused() -> None:
     misfit = tuple(((((b"x",), b"", (-1,)),) if a == decode else None) for a in range(alts))
     assert fastscan.json_lines(line, table, 5, b" ", misfit, {}) == ("", 1, [(0, 0)])
     assert fastscan.json_lines(b"not a row", table, 1, b" ", none, {}) is None
+
+
+def test_shapes_tried_are_bounded() -> None:
+    """Past the bound no shape is tried for a plan (memory stays bounded), still exact."""
+    lines = [_decode(i) if i % 2 else _access(i) for i in range(400)]
+    data = ("\n".join(lines) + "\n").encode()
+    with mock.patch.object(bulk_json, "_LANE_TRIED", 1):
+        out, writer = _written(data, None, 1 << 12)
+    assert out == _reference(data, None)
+    assert len(writer.lane_tried) == 1

@@ -210,7 +210,8 @@ class BulkJson:
             if template is None:
                 slow.extend(pick(picked, ks))
                 continue
-            if rows.summary is not None and shaped.key not in self.lane_tried:
+            tried = self.lane_tried
+            if rows.summary is not None and shaped.key not in tried and len(tried) < _LANE_TRIED:
                 at = ks[0]
                 fixed_columns = (columns[2][at], columns[4][at])
                 self._learn_lane(rows, alt, shaped, picked[at], template, fixed_columns)
@@ -286,6 +287,8 @@ class BulkJson:
 #: (which learns its shapes); the lane plans kept per alternative (``_rowjson.h``'s bound).
 _LANE_SPLICE = 8
 _LANE_SHAPES = 16
+#: Shapes tried for a lane plan at most (memory stays bounded on a log of endless shapes).
+_LANE_TRIED = 4096
 #: The groups of the access line the C lane reads, in its order (``_rowjson.h``: slot
 #: ``-10 - g`` writes group ``g`` as a JSON string, ``-20 - g`` as an int).
 _LANE_GROUPS = ("client", "method", "path", "http", "status")
