@@ -160,6 +160,9 @@ def test_bad_plans_are_refused() -> None:
     bad = tuple(((((), b"", (7,)),) if a == decode else None) for a in range(alts))
     with pytest.raises(ValueError):
         fastscan.json_lines(line, table, 1, b" ", bad, {})
+    groups = tuple(((((b"x",), b"", (-10,)),) if a == decode else None) for a in range(alts))
+    with pytest.raises(ValueError):  # a batch row has no access groups to read
+        fastscan.json_lines(line, table, 1, b" ", groups, {})
     misfit = tuple(((((b"x",), b"", (-1,)),) if a == decode else None) for a in range(alts))
     assert fastscan.json_lines(line, table, 5, b" ", misfit, {}) == ("", 1, [(0, 0)])
     assert fastscan.json_lines(b"not a row", table, 1, b" ", none, {}) is None

@@ -251,8 +251,9 @@ static int put_row(Text *o, const Shape *s, const Row *r, const Span *num, long 
     return 1;
 }
 
-/* One shape from its (literals, points, pieces) tuple; 0 with an exception. */
-static int read_lane_shape(PyObject *item, Shape *s) {
+/* One shape from its (literals, points, pieces) tuple (access: of the access alternative,
+   the only one whose groups a slot may name); 0 with an exception. */
+static int read_lane_shape(PyObject *item, int access, Shape *s) {
     PyObject *literals, *points, *pieces;
     if (!PyArg_ParseTuple(item, "O!O!O!", &PyTuple_Type, &literals, &PyBytes_Type, &points,
                           &PyTuple_Type, &pieces))
@@ -283,6 +284,7 @@ static int read_lane_shape(PyObject *item, Shape *s) {
         if (slot == -1 && PyErr_Occurred()) return 0;
         int group = slot <= SLOT_GROUP_TEXT && slot > SLOT_GROUP_TEXT - ACCESS_GROUPS;
         group |= slot <= SLOT_GROUP_INT && slot > SLOT_GROUP_INT - ACCESS_GROUPS;
+        group &= access; /* only an access row has its groups read */
         int header = slot >= SLOT_MESSAGE && slot < 0, number = slot >= 0 && slot < s->numbers;
         if (!header && !number && !group) {
             PyErr_SetString(PyExc_ValueError, "pieces: bytes, or a slot of the shape");
@@ -296,7 +298,7 @@ static int read_lane_shape(PyObject *item, Shape *s) {
 /* The plans of every alternative (see the top): shapes in one malloc array, first[a] the
    index of alternative a's first, first[a + 1] past its last, wanted[a] whether asked for;
    NULL with an exception. */
-static Shape *read_plans(PyObject *plans, int alts, int *first, char *wanted) {
+static Shape *read_plans(PyObject *plans, int alts, int access_alt, int *first, char *wanted) {
     Py_ssize_t total = 0;
     if (PyTuple_Size(plans) != alts) {
         PyErr_SetString(PyExc_ValueError, "plans: one entry per alternative");
@@ -317,8 +319,8 @@ static Shape *read_plans(PyObject *plans, int alts, int *first, char *wanted) {
     if (shapes == NULL) return (Shape *)PyErr_NoMemory();
     for (int a = 0; a < alts; a++) {
         for (int j = first[a]; j < first[a + 1]; j++) {
-            if (!read_lane_shape(PyTuple_GetItem(PyTuple_GetItem(plans, a), j - first[a]),
-                                 &shapes[j])) {
+            PyObject *shape = PyTuple_GetItem(PyTuple_GetItem(plans, a), j - first[a]);
+            if (!read_lane_shape(shape, a == access_alt, &shapes[j])) {
                 free(shapes);
                 return NULL;
             }
@@ -411,7 +413,7 @@ static PyObject *json_lines(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    Shape *shapes = read_plans(plans, (int)alts, first, wanted);
+    Shape *shapes = read_plans(plans, (int)alts, t.access_alt, first, wanted);
     if (shapes == NULL) return NULL;
     Row *rows;
     Py_BEGIN_ALLOW_THREADS
