@@ -176,3 +176,20 @@ def test_shapes_tried_are_bounded() -> None:
         out, writer = _written(data, None, 1 << 12)
     assert out == _reference(data, None)
     assert len(writer.lane_tried) == 1
+
+
+def test_the_slot_numbers_are_the_c_writers() -> None:
+    """One reading of a plan: the slot numbers ``bulk_json`` writes are the ones
+    ``_rowjson.h`` defines, and the access groups are in the order its grammar reads them."""
+    import re
+    from pathlib import Path
+
+    header = (Path(bulk_json.__file__).parent / "_rowjson.h").read_text(encoding="utf-8")
+    defined = {m[1]: int(m[2]) for m in re.finditer(r"#define (SLOT_\w+) \((-?\d+)\)", header)}
+    slots = {f"SLOT_{name.upper()}": code for name, code in bulk_json._LANE_SLOTS.items()}
+    assert slots.items() <= defined.items()
+    types = {"str": "SLOT_GROUP_TEXT", "int": "SLOT_GROUP_INT"}
+    assert {types[t]: code for t, code in bulk_json._LANE_TYPES.items()}.items() <= defined.items()
+    scan = (Path(bulk_json.__file__).parent / "_rowscan.c").read_text(encoding="utf-8")
+    order = re.search(r"spans of its groups \(([a-z, ]+)", scan)
+    assert order is not None and tuple(order[1].split(", ")) == bulk_json._LANE_GROUPS
