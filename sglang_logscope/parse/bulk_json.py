@@ -173,18 +173,7 @@ class BulkJson:
         spec = alt.spec
         named, rest_raw, rest, pairs = spec_columns(rows, cols, alt, picked)
         body = pick(cols[alt.body][rows.start : rows.stop], picked)
-        when, levels, ranks, src = (pick(column, picked) for column in header)
-        hint = LEVEL_HINT.get(spec.kind)
-        level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
-        line0 = rows.first_line
-        columns = (
-            list(map(str, map(line0.__add__, picked))),
-            when,
-            list(map(level_json.__getitem__, levels)),
-            ranks,
-            src,
-            list(map(add, _texts(body), rest)),
-        )
+        columns = _spec_header(rows.first_line, spec, picked, header, _texts(body), rest)
         layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(spec.kind.value))
         if _MESSAGE in layout and _plain(rest_raw) and _plain(b"".join(set(body))):
             layout = layout.replace(_MESSAGE, _MESSAGE_PLAIN)  # the message is its JSON text
@@ -210,17 +199,9 @@ class BulkJson:
             if template is None:
                 slow.extend(pick(picked, ks))
                 continue
-            tried = self.lane_tried
-            if rows.summary is not None and shaped.key not in tried and len(tried) < _LANE_TRIED:
-                at = ks[0]
-                fixed_columns = (columns[2][at], columns[4][at])
-                self._learn_lane(rows, alt, shaped, picked[at], template, fixed_columns)
-            key = (layout, fixed, template)
-            plan = self.composed.get(key)
-            if plan is None:
-                plan = _plan(_compose(layout, fixed, template))
-                if len(self.composed) < 4096:
-                    self.composed[key] = plan
+            if rows.summary is not None:  # a block of plain rows: the C lane's plan too
+                self._learn_lane(rows, alt, shaped, picked, template, columns)
+            plan = self._composed(layout, fixed, template)
             if len(ks) == len(picked):  # every row of the spec (ks is 0, 1, ...)
                 lines = _fill(plan, [*varying, *values], len(ks))
                 deque(map(out.__setitem__, picked, lines), maxlen=0)  # out[picked[k]] = ...
@@ -228,24 +209,39 @@ class BulkJson:
                 lines = _fill(plan, [*(pick(c, ks) for c in varying), *values], len(ks))
                 deque(map(out.__setitem__, pick(picked, ks), lines), maxlen=0)
 
+    def _composed(self, layout: str, fixed: tuple[str | None, ...], template: str) -> _Plan:
+        """The line ``layout`` with its ``fixed`` columns and a shape's fields ``template``
+        as one :data:`_Plan`, made once (for 4,096 of them)."""
+        key = (layout, fixed, template)
+        plan = self.composed.get(key)
+        if plan is None:
+            plan = _plan(_compose(layout, fixed, template))
+            if len(self.composed) < 4096:
+                self.composed[key] = plan
+        return plan
+
     def _learn_lane(
         self,
         rows: Rows,
         alt: _Alt,
         shaped: Shaped,
-        r: int,
+        picked: list[int],
         template: str,
-        level_source: tuple[str, str],
+        columns: tuple[list[str], ...],
     ) -> None:
-        """Make a shape's lane plan from its checked ``template`` (``level_source``: the
-        JSON of its rows' level and source, constant in plain rows) and keep it when the C
-        lane writes the shape's first row (row ``r`` of the block) as the reference does;
-        tried once per shape."""
+        """Make a shape's lane plan from its checked ``template`` (the shape's rows of the
+        block: ``shaped.ks`` of ``picked``; ``columns``: their header JSON, whose level and
+        source are constant in plain rows) and keep it when the C lane writes the shape's
+        first row as the reference does; tried once per shape, for a bounded number."""
+        if shaped.key in self.lane_tried or len(self.lane_tried) >= _LANE_TRIED:
+            return
         self.lane_tried.add(shaped.key)
+        at = shaped.ks[0]
+        r = picked[at]
         plans = self.lane_plans.setdefault(alt.number, [])
         table = rows.shape.lane
         layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(alt.spec.kind.value))
-        shape = _lane_shape(table, alt, shaped, layout, template, level_source)
+        shape = _lane_shape(table, alt, shaped, layout, template, (columns[2][at], columns[4][at]))
         if shape is None or table is None or len(plans) >= _LANE_SHAPES:
             return
         line = rows.piece.data.split(b"\n", r + 1)[r]
@@ -395,6 +391,30 @@ def _line_layout(event: Event) -> tuple[str, str]:
 
 #: A line layout no row matches (every shape then goes the reference way).
 _NO_LAYOUT = "\x00"
+
+
+def _spec_header(
+    line0: int,
+    spec: MessageSpec,
+    picked: list[int],
+    header: tuple[list[str], ...],
+    bodies: list[str],
+    rest: list[str],
+) -> tuple[list[str], ...]:
+    """One spec's rows' header JSON columns (row ``r`` of the block is line ``line0 + r``):
+    line number, time, level (the spec's hint where the line has none), rank, source, and
+    the message text (``bodies`` and ``rest``, not yet encoded)."""
+    when, levels, ranks, src = (pick(column, picked) for column in header)
+    hint = LEVEL_HINT.get(spec.kind)
+    level_json = {v: _encode(v or hint) if v or hint else "null" for v in set(levels)}  # type: ignore[arg-type]
+    return (
+        list(map(str, map(line0.__add__, picked))),
+        when,
+        list(map(level_json.__getitem__, levels)),
+        ranks,
+        src,
+        list(map(add, bodies, rest)),
+    )
 
 
 def _constants(columns: tuple[list[str], ...]) -> tuple[str | None, ...]:
