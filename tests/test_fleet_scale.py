@@ -25,6 +25,7 @@ from sglang_logscope.log.fleet import (
     FleetTable,
     batch_size,
     batch_sizes,
+    fleet_batch,
     fleet_item,
     fleet_items,
     fleet_table,
@@ -119,6 +120,10 @@ def test_the_fixture_launches_group_as_pair_by_pair() -> None:
 
 def test_a_fleet_task_reads_its_batch_in_order() -> None:
     assert [i.source for i in fleet_items(LOGS)] == [fleet_item(p).source for p in LOGS]
+
+
+def test_a_dask_task_sends_its_batch_as_one_object_of_the_same_items() -> None:
+    assert fleet_batch(LOGS).items == tuple(fleet_items(LOGS))
 
 
 def test_batches_aim_at_several_tasks_a_thread_and_stay_bounded() -> None:

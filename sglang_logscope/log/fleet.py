@@ -142,6 +142,20 @@ def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
     return [fleet_item(s) for s in sources]
 
 
+@dataclass(frozen=True)
+class FleetBatch:
+    """A Dask task's items as one object: Dask sends a list's items as a message part each
+    (10,000 files, 10,000 parts: most of the client's CPU, docs/performance.md), one object
+    as one part."""
+
+    items: tuple[FleetItem, ...]
+
+
+def fleet_batch(sources: Sequence[Source]) -> FleetBatch:
+    """:func:`fleet_items` as a Dask task returns them (:class:`FleetBatch`)."""
+    return FleetBatch(tuple(fleet_items(sources)))
+
+
 #: Files per Dask task at most (:func:`batch_size`): a task of small logs costs about as much
 #: in scheduling and transfer as reading one, so tasks carry many; few enough that results
 #: still stream and the last tasks do not leave workers idle. Measured on 16 cores, 10,000
@@ -210,13 +224,13 @@ def map_fleet(
             for size in batch_sizes(len(names), threads, batch or batch_size(len(names), threads)):
                 chunks.append(names[start : start + size])
                 start += size
-            futures = client.map(fleet_items, chunks, pure=False)
+            futures = client.map(fleet_batch, chunks, pure=False)
             # with_results: each task's items are fetched as it completes, side by side in
             # the client's event loop, not one task after another when asked for
             done = as_completed(futures, with_results=True)  # type: ignore[no-untyped-call]
-            for future, items in done:
+            for future, sent in done:
                 future.release()
-                yield from items
+                yield from sent.items
     finally:
         if cluster is not None:
             cluster.close()

@@ -66,11 +66,14 @@ def _plain_banner(text: str) -> dict[str, Any] | None:
     if not (text.startswith(_OPENING) and text.isascii() and text.isprintable()):
         return None
     out: dict[str, Any] = {}
-    at = len(_OPENING)
-    for m in _ITEM.finditer(text, at):
+    at, end = len(_OPENING), len(text)
+    while at < end:  # anchored at each item: one failed match ends it (never a search)
+        m = _ITEM.match(text, at)
+        if m is None:
+            return None
         name, quoted, constant, whole, point, other = m.groups()
-        if m.start() != at or name in out or keyword.iskeyword(name):
-            return None  # a gap, or a repeated or reserved name: the full parse says what
+        if name in out or keyword.iskeyword(name):
+            return None  # a repeated or reserved name: the full parse says what it is
         if quoted is not None:
             out[name] = quoted
         elif constant is not None:
