@@ -126,15 +126,6 @@ def test_a_dask_task_sends_its_batch_as_one_object_of_the_same_items() -> None:
     assert fleet_batch(LOGS).items == tuple(fleet_items(LOGS))
 
 
-def test_members_made_where_a_file_is_read_give_the_same_table() -> None:
-    """Each item brings its runs as warmed members (a worker's work, not the client's); the
-    table is the one made from the runs alone, and nothing is left to warm."""
-    items = fleet_items(LOGS)
-    assert all(len(i.members) == len(i.runs) for i in items)
-    assert all("node_key" in vars(m) and "moment" in vars(m) for i in items for m in i.members)
-    assert fleet_table(items) == fleet_table([replace(i, members=()) for i in items])
-
-
 def test_batches_aim_at_several_tasks_a_thread_and_stay_bounded() -> None:
     assert batch_size(10, 16) == 1  # few files: one a task, as before
     assert batch_size(10_000, 16) == MAX_BATCH

@@ -60,9 +60,6 @@ class FleetItem:
     #: each run's release as the fleet table reads it (:func:`release_of`), made where the
     #: file was read (on a worker, not in the client that groups); ``()``: not made yet
     releases: tuple[str | None, ...] = ()
-    #: each run as a launch member, warmed (:meth:`~.launches.Member.warm`) where the file
-    #: was read, as the releases are; ``()``: not made yet
-    members: tuple[Member, ...] = ()
 
     @cached_property
     def summary(self) -> dict[str, Any] | None:
@@ -113,12 +110,9 @@ def fleet_item(source: Source) -> FleetItem:
         runs = tuple(iter_runs(source, FLEET_KINDS, helper=False))
     except (LogscopeError, OSError) as exc:
         return FleetItem(describe(source), None, (), str(exc))
-    name = describe(source)
-    summary = to_json(summary_document(name, runs), indent=None)
+    summary = to_json(summary_document(describe(source), runs), indent=None)
     releases = tuple(release_of(r) for r in runs)
-    lean = tuple(_lean(r) for r in runs)
-    members = tuple(Member(name, r).warm() for r in lean)
-    return FleetItem(name, summary, lean, None, releases, members)
+    return FleetItem(describe(source), summary, tuple(_lean(r) for r in runs), None, releases)
 
 
 def release_of(run: Run) -> str | None:
@@ -264,10 +258,10 @@ def _threads(client: Any) -> int:
 
 
 class FleetTable:
-    """The fleet table, built as items arrive: each read item's members (made and warmed
-    where the file was read, :meth:`~.launches.Member.warm`: arguments, role, failure; else
-    here) and its releases taken when it is added, so that on Dask that work is done on the
-    workers and only the grouping and the rows are left after the last one (issue 30). The same table as grouping
+    """The fleet table, built as items arrive: each read item's members made and warmed
+    (:meth:`~.launches.Member.warm`: arguments, role, failure) and its releases noted when it
+    is added, so that on Dask that work overlaps the reading of the other files and only the
+    grouping and the rows are left after the last one (issue 30). The same table as grouping
     them all at the end: the members are put in file order before grouping."""
 
     def __init__(self) -> None:
@@ -281,8 +275,7 @@ class FleetTable:
         releases = item.releases or tuple(map(release_of, item.runs))
         for r, release in zip(item.runs, releases, strict=True):
             self._releases[item.source, r.index] = release
-        members = list(item.members) or [Member(item.source, r).warm() for r in item.runs]
-        self._files.append((item.source, members))
+        self._files.append((item.source, [Member(item.source, r).warm() for r in item.runs]))
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per launch of the items added so far (:data:`FLEET_COLUMNS`)."""
