@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ast
 import keyword
-import re
 from typing import Any
+
+from .._text import lazy_re
 
 _MAX_BANNER = 4 << 20
 
@@ -51,7 +52,7 @@ def parse_banner(text: str, skipped: list[tuple[str, str]] | None = None) -> dic
 #: One ``name=value`` item of a ``ServerArgs(...)`` banner, up to the next item or the end:
 #: a quoted string without backslash, a constant, an int as Python writes one, a float, or a
 #: bracketed or double-quoted value (read by ``ast`` alone: no ``#`` or backslash in it).
-_ITEM = re.compile(
+_ITEM = lazy_re(  # compiled on first use: not at import (a check's start-up)
     r"""([A-Za-z_][A-Za-z0-9_]*)=(?:'([^'\\]*)'|(None|True|False)|(-?(?:0|[1-9][0-9]*))"""
     r"""|(-?[0-9]+(?:\.[0-9]+(?:[eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+))|([\[{("][^#\\]*?))"""
     r"""(?=, [A-Za-z_][A-Za-z0-9_]*=|\)\Z)"""

@@ -42,16 +42,15 @@ from .fastscan import LaneShape, LaneTable, json_lines
 from .levels import LEVEL_HINT
 from .lines import iter_records
 from .shapes import (
-    NUMBER_MARK,
     NumberJson,
     ShapeCache,
     Shaped,
     ShapeReader,
     field_layout,
+    number_slots,
     pick,
     spec_columns,
     spec_rows,
-    split_pairs,
 )
 
 _encode = json.encoder.encode_basestring_ascii
@@ -109,7 +108,7 @@ class BulkJson:
         if found is None:
             return None
         text, entries, misses = found
-        if len(misses) > _LANE_SPLICE or (misses and not any(self.lane_plans.values())):
+        if len(misses) > _LANE_SPLICE or (misses and not self.lane_plans):
             return None
         if misses:
             lines = text.split("\n")
@@ -238,18 +237,21 @@ class BulkJson:
         self.lane_tried.add(shaped.key)
         at = shaped.ks[0]
         r = picked[at]
-        plans = self.lane_plans.setdefault(alt.number, [])
         table = rows.shape.lane
         layout = (self.line or _NO_LAYOUT).replace("KIND", _encode(alt.spec.kind.value))
         shape = _lane_shape(table, alt, shaped, layout, template, (columns[2][at], columns[4][at]))
-        if shape is None or table is None or len(plans) >= _LANE_SHAPES:
+        if (
+            shape is None
+            or table is None
+            or len(self.lane_plans.get(alt.number, ())) >= _LANE_SHAPES
+        ):
             return
         line = rows.piece.data.split(b"\n", r + 1)[r]
         only = tuple((shape,) if a is alt else None for a in rows.shape.alts)
         sep = self.time_sep.encode()
         found = json_lines(line, table, rows.first_line + r, sep, only, self.ranks)
         if found is not None and not found[2] and found[0] == self._reference(rows, [r])[0]:
-            plans.append(shape)
+            self.lane_plans.setdefault(alt.number, []).append(shape)
             self._lane_args = None
 
     def _checked(
@@ -316,22 +318,22 @@ def _lane_shape(
     if table is None or layout == _NO_LAYOUT:
         return None
     batch, access = table
-    _, present, key = shaped.key
+    present = shaped.key[1]
     if alt.number == access and alt.spec.pairs is None and present == _LANE_GROUPS:
         literals: tuple[bytes, ...] = ()
         points = b""
-        groups = [_LANE_TYPES.get(alt.spec.fields.get(name, "str")) for name in present]
-        if None in groups:
+        types = [alt.spec.fields.get(name, "str") for name in present]
+        if not set(types) <= _LANE_TYPES.keys():
             return None
-        slots = [g - i for i, g in enumerate(groups) if g is not None]
+        slots = [_LANE_TYPES[t] - g for g, t in enumerate(types)]  # group g, by its type
     elif any(alt.number == n for _, n in batch) and not present and alt.rest_field == "_pairs":
-        pieces = key.split(NUMBER_MARK)
+        found = number_slots(shaped)
+        if found is None:
+            return None
+        pieces, kinds = found
         heads = [p.encode("ascii") + b": " for p in pieces[:-1]]  # each before a number
         literals = (*heads, pieces[-1].encode("ascii"))
-        _, plain, other = split_pairs([shaped.pairs or ""])
-        points = bytes("." in (p or o or "") for p, o in zip(plain, other, strict=True))
-        if len(points) != len(literals) - 1:
-            return None
+        points = bytes(kinds)
         slots = list(range(len(points)))
     else:
         return None

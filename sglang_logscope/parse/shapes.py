@@ -50,6 +50,7 @@ __all__ = [
     "ShapeReader",
     "Shaped",
     "field_layout",
+    "number_slots",
     "pick",
     "sample_pattern",
     "series_key",
@@ -282,13 +283,10 @@ class ShapeReader:
         takes a whole row of it, its value numbers as groups: each an int or a number with a
         point, as on the shape's first row (a row with another there is left to the split)."""
         key = shaped.key[2]
-        pieces = key.split(NUMBER_MARK)
         known = self.patterns.setdefault(number, [])
-        if len(pieces) > 1 and len(known) < MAX_PATTERNS:
-            _, plain, other = split_pairs([shaped.pairs or ""])
-            points = tuple("." in (p or o or "") for p, o in zip(plain, other, strict=True))
-            if len(points) != len(pieces) - 1:  # pragma: no cover - the key is the text's
-                return
+        found = number_slots(shaped) if NUMBER_MARK in key and len(known) < MAX_PATTERNS else None
+        if found is not None:
+            pieces, points = found
             pattern = "\n" + re.escape(pieces[0])
             slots = TEXT_SLOTS if self.convert is str else JSON_SLOTS
             for point, piece in zip(points, pieces[1:], strict=True):
@@ -384,6 +382,16 @@ class ShapeReader:
             top = max(out, key=lambda s: len(s.ks)).key[2]
             known.sort(key=lambda entry: entry[1] != top)
         return out, todo
+
+
+def number_slots(shaped: Shaped) -> tuple[list[str], tuple[bool, ...]] | None:
+    """A pairs shape's text around its value numbers (its key's pieces: ``: `` and a number
+    between each two) and, per number, whether the shape's first row has a point there (an
+    int slot or one with a point, :data:`JSON_SLOTS`); ``None`` where the two disagree."""
+    pieces = shaped.key[2].split(NUMBER_MARK)
+    _, plain, other = split_pairs([shaped.pairs or ""])
+    points = tuple("." in (p or o or "") for p, o in zip(plain, other, strict=True))
+    return (pieces, points) if len(points) == len(pieces) - 1 else None
 
 
 def _moved(shaped: Shaped, rows: list[int]) -> Shaped:
