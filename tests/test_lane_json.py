@@ -180,12 +180,15 @@ def test_shapes_tried_are_bounded() -> None:
 
 def test_the_slot_numbers_are_the_c_writers() -> None:
     """One reading of a plan: the slot numbers ``bulk_json`` writes are the ones
-    ``_rowjson.h`` defines, and the access groups are in the order its grammar reads them."""
+    ``_rowjson.h`` defines (and its bound on plans an alternative), and the access groups are
+    in the order its grammar reads them."""
     import re
     from pathlib import Path
 
     header = (Path(bulk_json.__file__).parent / "_rowjson.h").read_text(encoding="utf-8")
     defined = {m[1]: int(m[2]) for m in re.finditer(r"#define (SLOT_\w+) \((-?\d+)\)", header)}
+    shapes = re.search(r"#define MAX_LANE_SHAPES (\d+)", header)
+    assert shapes is not None and int(shapes[1]) == bulk_json._LANE_SHAPES
     slots = {f"SLOT_{name.upper()}": code for name, code in bulk_json._LANE_SLOTS.items()}
     assert slots.items() <= defined.items()
     types = {"str": "SLOT_GROUP_TEXT", "int": "SLOT_GROUP_INT"}
