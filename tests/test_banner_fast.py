@@ -5,6 +5,7 @@ real banner of the fixtures -- most of which it reads."""
 
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,34 @@ _ARGS = st.dictionaries(_NAMES, _VALUES, max_size=10)
 @given(_ARGS)
 def test_any_banner_is_read_as_the_full_parse_reads_it(args: dict[str, Any]) -> None:
     _agrees(format_banner(args))
+
+
+_PLAIN_TEXT = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters="'\\\"#")
+)
+_PLAIN_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        _PLAIN_TEXT,
+    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_PLAIN_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+_PLAIN_NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True).filter(
+    lambda name: not keyword.iskeyword(name)
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.dictionaries(_PLAIN_NAMES, _PLAIN_VALUES, min_size=1, max_size=10))
+def test_a_banner_of_plain_values_is_read_item_by_item(args: dict[str, Any]) -> None:
+    """A check that can fail: strings without quote, backslash or ``#``, numbers, constants
+    and bracketed literals of them are always read item by item, as the full parse reads
+    them."""
+    assert _agrees(format_banner(args))
 
 
 @settings(max_examples=examples(400), deadline=None)
