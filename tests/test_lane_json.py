@@ -196,3 +196,94 @@ def test_the_slot_numbers_are_the_c_writers() -> None:
     scan = (Path(bulk_json.__file__).parent / "_rowscan.c").read_text(encoding="utf-8")
     order = re.search(r"spans of its groups \(([a-z, ]+)", scan)
     assert order is not None and tuple(order[1].split(", ")) == bulk_json._LANE_GROUPS
+
+
+_BOUNDS = ("INT_DIGITS", "WHOLE_DIGITS", "KEPT_DIGITS", "SMALL_ZEROS", "SMALL_DIGITS")
+
+
+def test_the_number_bounds_are_the_c_writers() -> None:
+    """One fact: the bounds of a value number whose text is its JSON are ``shapes``' names,
+    and ``_rowjson.h`` defines the same names with the same values."""
+    import re
+    from pathlib import Path
+
+    from sglang_logscope.parse import shapes
+
+    header = (Path(bulk_json.__file__).parent / "_rowjson.h").read_text(encoding="utf-8")
+    names = (*_BOUNDS, "TRAILING_ZEROS")
+    defined = {m[1]: int(m[2]) for m in re.finditer(r"#define ([A-Z_]+) (\d+)\n", header)}
+    assert {n: defined.get(n) for n in names} == {n: getattr(shapes, n) for n in names}
+
+
+def _float_texts() -> list[str]:
+    """Float slot texts at each bound of ``shapes`` and one past it, in every dimension:
+    whole digits (and a leading 0), then after the point leading zeros, digits (the first and
+    last not 0, with and without inner zeros) and trailing zeros."""
+    from sglang_logscope.parse import shapes as s
+
+    wholes = [
+        lead + "7" * (n - 1) for n in {1, 2, s.WHOLE_DIGITS, s.WHOLE_DIGITS + 1} for lead in "10"
+    ]
+    counts = {0, 1, 2, s.SMALL_DIGITS, s.SMALL_DIGITS + 1, s.KEPT_DIGITS, s.KEPT_DIGITS + 1}
+    digits = {
+        "",
+        *("3" * n for n in counts if n),
+        *("4" + "0" * (n - 2) + "5" for n in counts if n > 1),
+    }
+    out = []
+    for whole in wholes:
+        for zeros in {0, 1, s.SMALL_ZEROS, s.SMALL_ZEROS + 1}:
+            for d in sorted(digits):
+                for trailing in {
+                    0,
+                    1,
+                    s.TRAILING_ZEROS,
+                    s.TRAILING_ZEROS + 1,
+                    s.TRAILING_ZEROS + 2,
+                }:
+                    out.append(f"{whole}.{'0' * zeros}{d}{'0' * trailing}")
+    return sorted(set(out))
+
+
+def test_the_lane_takes_a_number_where_its_pattern_does() -> None:
+    """At every bound and one past it, the C slots take a value exactly where
+    ``shapes.JSON_SLOTS`` does (a row either fits and is written as the reference, or is a
+    miss): a bound changed on one side only fails here."""
+    import re
+
+    from sglang_logscope.parse import shapes as s
+
+    ints = [lead + "7" * (n - 1) for n in {1, 2, s.INT_DIGITS, s.INT_DIGITS + 1} for lead in "10"]
+    ints += ["7.5", "0.0"]
+    floats = _float_texts()
+    values = [(i, "0.50") for i in ints] + [("5", f) for f in floats]
+
+    def row(n: int, running: str, usage: str) -> str:
+        return (
+            f"[2026-05-09 09:00:{n % 60:02d}] Decode batch, #running-req: {running}, "
+            f"#token: 31, token usage: {usage}, gen throughput (token/s): 1.25, #queue-req: 0"
+        )
+
+    _, writer = _written(("\n".join(_decode(i) for i in range(40)) + "\n").encode(), None, 1 << 12)
+    shape = bulk_shape()
+    assert shape.lane is not None and writer.lane > 0
+    plans = tuple(tuple(writer.lane_plans.get(a.number, ())) for a in shape.alts)
+    block = "\n".join(row(n, r, u) for n, (r, u) in enumerate(values))
+    found = fastscan.json_lines(
+        block.encode(), shape.lane, 1, writer.time_sep.encode(), plans, writer.ranks
+    )
+    assert found is not None
+    text, entries, misses = found
+    fits = [
+        re.fullmatch(s.JSON_SLOTS[False], r) is not None
+        and re.fullmatch(s.JSON_SLOTS[True], u) is not None
+        for r, u in values
+    ]
+    assert entries == len(values)
+    assert sorted(r for r, _ in misses) == [n for n, ok in enumerate(fits) if not ok]
+    assert 50 < fits.count(True) < len(values) - 50  # both sides of every bound are tried
+    reference = _reference((block + "\n").encode(), None)
+    written = text.split("\n")
+    assert [written[n] for n, ok in enumerate(fits) if ok] == [
+        reference[n] for n, ok in enumerate(fits) if ok
+    ]

@@ -31,6 +31,14 @@
 #define SLOT_GROUP_TEXT (-10)
 #define SLOT_GROUP_INT (-20)
 #define ROW_MISS (-1)
+/* A value number whose text is its JSON: shapes.py's bounds of the same names, one place
+   (tests/test_lane_json.py holds these equal to them). */
+#define INT_DIGITS 18
+#define WHOLE_DIGITS 9
+#define KEPT_DIGITS 6
+#define SMALL_ZEROS 3
+#define SMALL_DIGITS 3
+#define TRAILING_ZEROS 12
 
 /* The output: a growing C buffer (lines joined by \n). */
 typedef struct {
@@ -97,37 +105,38 @@ static const unsigned char *digits_end(const unsigned char *p, const unsigned ch
     return p;
 }
 
-/* The int slot, (0|[1-9][0-9]{0,17})(?![0-9.]): its end (the JSON is the text), or NULL. */
+/* The int slot, shapes._PLAIN_INT: (0|[1-9][0-9]{0,INT_DIGITS-1})(?![0-9.]): its end (the
+   JSON is the text), or NULL. */
 static const unsigned char *int_slot(const unsigned char *p, const unsigned char *end) {
     const unsigned char *q = digits_end(p, end);
     Py_ssize_t n = q - p;
-    if (n == 0 || n > 18 || (n > 1 && *p == '0') || (q < end && *q == '.')) return NULL;
+    if (n == 0 || n > INT_DIGITS || (n > 1 && *p == '0') || (q < end && *q == '.')) return NULL;
     return q;
 }
 
-/* The float slot, shapes._PLAIN_POINT then 0{0,12}, before a literal that starts with no
-   digit: its end, and the end of its JSON text (the number without the trailing zeros
-   repr drops, one kept after the point) in *json; NULL when it does not fit. */
+/* The float slot, shapes._PLAIN_POINT then 0{0,TRAILING_ZEROS}, before a literal that starts
+   with no digit: its end, and the end of its JSON text (the number without the trailing
+   zeros repr drops, one kept after the point) in *json; NULL when it does not fit. */
 static const unsigned char *float_slot(const unsigned char *p, const unsigned char *end,
                                        const unsigned char **json) {
     const unsigned char *point = digits_end(p, end);
     Py_ssize_t whole = point - p;
-    if (whole == 0 || whole > 9 || (whole > 1 && *p == '0')) return NULL;
+    if (whole == 0 || whole > WHOLE_DIGITS || (whole > 1 && *p == '0')) return NULL;
     if (point >= end || *point != '.') return NULL;
     const unsigned char *f = point + 1, *q = digits_end(f, end), *e = q;
     if (q == f) return NULL;
     while (e > f && e[-1] == '0') e--;
     Py_ssize_t kept = e - f, zeros = q - e;
-    if (kept == 0) { /* x.0: "0" then at most 12 more zeros */
+    if (kept == 0) { /* x.0: "0" then at most TRAILING_ZEROS more zeros */
         *json = f + 1;
-        return zeros - 1 <= 12 ? q : NULL;
+        return zeros - 1 <= TRAILING_ZEROS ? q : NULL;
     }
-    if (zeros > 12) return NULL;
-    if (whole == 1 && *p == '0') { /* 0.(0{0,3}(d|dd?d)): at most 3 zeros, then 1-3 digits */
+    if (zeros > TRAILING_ZEROS) return NULL;
+    if (whole == 1 && *p == '0') { /* 0.(0{0,SMALL_ZEROS}(1-SMALL_DIGITS digits, the first not 0)) */
         const unsigned char *s = f;
         while (s < e && *s == '0') s++;
-        if (s - f > 3 || e - s > 3) return NULL;
-    } else if (kept > 6) {
+        if (s - f > SMALL_ZEROS || e - s > SMALL_DIGITS) return NULL;
+    } else if (kept > KEPT_DIGITS) {
         return NULL;
     }
     *json = e;

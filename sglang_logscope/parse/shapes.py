@@ -68,11 +68,25 @@ ShapeKey = tuple[int, tuple[str, ...], str]
 #: constant (``("c", value)``).
 Layout = tuple[tuple[str, str, Any], ...]
 
+#: The bounds of a value number whose text is its JSON, one place for the patterns below and
+#: the C lane's ``int_slot``/``float_slot`` (``_rowjson.h`` defines the same names;
+#: ``tests/test_lane_json.py`` holds them equal and tries each bound and one past it): an int's
+#: digits; a float's whole digits, its kept decimals (the last one not 0), after ``0.`` its
+#: leading zeros and then its digits, and the trailing zeros a shape's slot takes after it.
+INT_DIGITS = 18
+WHOLE_DIGITS = 9
+KEPT_DIGITS = 6
+SMALL_ZEROS = 3
+SMALL_DIGITS = 3
+TRAILING_ZEROS = 12
 #: A value number with a point whose text is its JSON (what ``repr`` of the float prints: no
 #: leading or trailing zero, at most 15 digits, no exponent form); an int's is its text
 #: without a leading zero.
-_PLAIN_POINT = r"[1-9][0-9]{0,8}\.(?:0|[0-9]{0,5}[1-9])|0\.(?:0|0{0,3}(?:[1-9]|[1-9][0-9]?[1-9]))"
-_PLAIN_INT = r"(?:0|[1-9][0-9]{0,17})(?![0-9.])"
+_PLAIN_POINT = (
+    rf"[1-9][0-9]{{0,{WHOLE_DIGITS - 1}}}\.(?:0|[0-9]{{0,{KEPT_DIGITS - 1}}}[1-9])"
+    rf"|0\.(?:0|0{{0,{SMALL_ZEROS}}}(?:[1-9]|[1-9][0-9]{{0,{SMALL_DIGITS - 2}}}[1-9]))"
+)
+_PLAIN_INT = rf"(?:0|[1-9][0-9]{{0,{INT_DIGITS - 1}}})(?![0-9.])"
 #: A value number whose text is its JSON, as the general split takes it.
 PLAIN_NUMBER = rf"{_PLAIN_INT}|(?:{_PLAIN_POINT})(?![0-9])"
 #: A value number in a shape's row pattern, by whether its first row had a point there:
@@ -80,7 +94,7 @@ PLAIN_NUMBER = rf"{_PLAIN_INT}|(?:{_PLAIN_POINT})(?![0-9])"
 #: without the trailing zeros ``repr`` drops (``0.50``); for values (``TEXT_SLOTS``) its
 #: text (the digits :data:`.catalog._VALUE_NUMBER` takes). ``tests/test_bulk_json.py`` checks
 #: the JSON ones against ``json.dumps``.
-JSON_SLOTS = {False: f"({_PLAIN_INT})", True: f"({_PLAIN_POINT})0{{0,12}}"}
+JSON_SLOTS = {False: f"({_PLAIN_INT})", True: f"({_PLAIN_POINT})0{{0,{TRAILING_ZEROS}}}"}
 TEXT_SLOTS = {False: r"([0-9]{1,18})", True: r"([0-9]{1,18}\.[0-9]{1,18})"}
 
 
