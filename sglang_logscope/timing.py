@@ -194,6 +194,26 @@ def parse_tz(name: str | None) -> tzinfo | None:
     return zone
 
 
+#: The origin of the report's time line (its charts, per run and per worker): naive wall
+#: clocks, so a log's 09:00 is drawn at 09:00 whatever zone this machine is in (a naive
+#: ``datetime.timestamp()`` reads it as this machine's local time) and every date the parser
+#: accepts (years 1 to 9999) has a place on it.
+WALL_EPOCH = datetime(1970, 1, 1)
+
+
+def wall_seconds(value: datetime) -> float:
+    """Seconds on the report's time line (an aware time placed by its wall clock)."""
+    return (value.replace(tzinfo=None) - WALL_EPOCH).total_seconds()
+
+
+def wall_clock(seconds: float) -> datetime | None:
+    """The wall clock ``seconds`` into the report's time line; ``None`` past year 1 or 9999."""
+    try:
+        return WALL_EPOCH + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
+
+
 def to_log_time(moment: datetime, log_tz: tzinfo | None) -> datetime:
     """An aware moment as naive wall-clock time in the log's zone (the machine's when unknown)."""
     if moment.tzinfo is None:

@@ -18,7 +18,12 @@ from sglang_logscope.parse.lines import iter_events
 
 ROOT = Path(__file__).resolve().parent.parent
 BANNER = '[2026-05-09 09:17:42] server_args=ServerArgs(model_path="/m", tp_size=1)\n'
-ROW = "[{} TP0] Decode batch, #running-req: 1\n"
+#: A decode row with the fields the report charts (a row without them drew no point, so the
+#: charts' own time line went untried at the calendar's ends).
+ROW = (
+    "[{} TP0] Decode batch, #running-req: 1, #token: 31, token usage: 0.50, "
+    "gen throughput (token/s): 1.25, #queue-req: 0\n"
+)
 
 
 #: The CLI in this process: each case is an exit code and what stdout and stderr say.

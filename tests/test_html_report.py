@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -187,6 +188,27 @@ def test_decode_charts_plot_every_batch_per_rank(hostile: tuple[Path, Path]) -> 
     # the earlier run's failure is in the runs table; the checked run's last lines at the end
     assert 'RuntimeError: <script>alert("x")</script>' in "".join(tags.text)
     assert "<iframe src=javascript:alert(5)>" in "".join(tags.text)
+
+
+def test_charts_read_the_log_s_clock_in_any_zone(
+    hostile: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A series point was placed by ``datetime.timestamp()``, which reads a naive time as this
+    machine's: five hours west of UTC the 09:10 rows were drawn and labelled at 14:10, beside
+    the run's band at 09:10. POSIX zone strings: no zone database needed."""
+    log, _ = hostile
+    charts = {}
+    try:
+        for zone in ("UTC0", "WST+5", "EST-5:30"):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            charts[zone] = re.findall(r"<svg.*?</svg>", html_report(log), re.S)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert charts["UTC0"] == charts["WST+5"] == charts["EST-5:30"]
+    labels = re.findall(r">(\d\d:\d\d:\d\d)</text>", "".join(charts["UTC0"]))
+    assert labels and all(label[:2] in ("08", "09") for label in labels), labels
 
 
 def test_real_log_decode_chart_matches_its_events() -> None:

@@ -37,6 +37,7 @@ from ..parse.fastscan import MAX_LANE_NUMBERS, LaneTable, decode_values, shape_v
 from ..parse.lines import iter_records
 from ..parse.shapes import SERIES_NUMBER, sample_pattern, series_key, series_literals
 from ..parse.source import Source, describe
+from ..timing import wall_seconds
 from .reader import Log
 from .runs import KeptEvents, stream_runs
 from .tail import CHECK_KINDS
@@ -530,7 +531,7 @@ def _keep_point(
         raw[chart] = None  # too many to draw one by one: the buckets are drawn
         return
     stamp = when if isinstance(when, datetime) else row_time(when)
-    series.append((_epoch(stamp), value))
+    series.append((wall_seconds(stamp), value))
 
 
 def _read_shape(
@@ -605,11 +606,6 @@ def _by_label(labels: list[bytes], index: Any) -> list[tuple[bytes, Any]]:
     return [(labels[found[i]], index == found[i]) for i in np.argsort(first, kind="stable")]
 
 
-def _epoch(when: datetime) -> float:
-    """Seconds on a naive time line (as the report's charts place them)."""
-    return when.replace(tzinfo=None).timestamp() if when.tzinfo else when.timestamp()
-
-
 def _first_number(fields: Mapping[str, Any], keys: Iterable[str]) -> float | None:
     for key in keys:
         v = fields.get(key)
@@ -662,10 +658,10 @@ def _widen(items: list[tuple[str, Bucket]]) -> list[tuple[str, Bucket]]:
 
 
 def _seconds(minute: str) -> float:
-    """The local time stamp of a minute (``YYYY-MM-DD HH:MM``)."""
+    """A minute (``YYYY-MM-DD HH:MM``) on the report's time line (:func:`.wall_seconds`)."""
     if len(minute) == 16 and minute[10] == " ":  # the common form, read without strptime
-        return datetime.fromisoformat(minute).timestamp()
-    return datetime.strptime(minute, "%Y-%m-%d %H:%M").timestamp()
+        return wall_seconds(datetime.fromisoformat(minute))
+    return wall_seconds(datetime.strptime(minute, "%Y-%m-%d %H:%M"))
 
 
 #: The per-worker charts of a report of several logs: chart → (the batch line it reads, the

@@ -10,7 +10,7 @@ Content-Security-Policy that forbids anything else. Every piece of log text goes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -28,6 +28,7 @@ from .._html import (
 from ..events import Event, EventKind
 from ..log.runs import Outcome, Run
 from ..log.series import ServingSeries
+from ..timing import wall_clock, wall_seconds
 from .check_view import ArgSection, CheckView, check_view
 from .notebook import budget_block
 
@@ -330,22 +331,13 @@ _SEVERITY_CLASS = {"error": "bad", "warning": "warn", "info": "info"}
 # ------------------------------------------------------------------------------------- SVG
 
 
-#: The origin of the charts' time line: naive wall clocks, so every date the parser accepts
-#: (years 1 to 9999) has a place on it, as ``datetime.timestamp()`` does not promise.
-_EPOCH = datetime(1970, 1, 1)
-
-
-def _ts(value: datetime) -> float:
-    """Seconds on a naive time line (aware times are compared as wall clocks)."""
-    return (value.replace(tzinfo=None) - _EPOCH).total_seconds()
-
-
 def _at(seconds: float, fmt: str) -> str:
-    """The wall clock ``seconds`` into the time line; no label past year 1 or 9999 (a chart's
-    range may end just beyond its last row)."""
+    """The wall clock ``seconds`` into the time line (:func:`.wall_clock`); no label past
+    year 1 or 9999 (a chart's range may end just beyond its last row)."""
+    clock = wall_clock(seconds)
     try:
-        return (_EPOCH + timedelta(seconds=seconds)).strftime(fmt)
-    except (OverflowError, ValueError):
+        return "" if clock is None else clock.strftime(fmt)
+    except ValueError:  # a year strftime will not write here
         return ""
 
 
@@ -402,16 +394,16 @@ def _timeline_marks(
     """The times the timeline spans (runs, launch, mtime) and the extra moments it marks."""
     marks: list[float] = []
     for run in runs:
-        marks += [_ts(t) for t in (run.started_at, run.ended_at) if t is not None]
+        marks += [wall_seconds(t) for t in (run.started_at, run.ended_at) if t is not None]
     extra = [(launched_at, "launch")] if launched_at is not None else []
     if log_mtime is not None and marks:
         # the modification time is drawn when it is near the runs (or your launch), not when
         # the file was merely copied days later
         reach = max(max(marks) - min(marks), 3600.0)
-        near = [*marks, *(_ts(t) for t, _ in extra)]
-        if min(near) - reach <= _ts(log_mtime) <= max(near) + reach:
+        near = [*marks, *(wall_seconds(t) for t, _ in extra)]
+        if min(near) - reach <= wall_seconds(log_mtime) <= max(near) + reach:
             extra.append((log_mtime, "mtime"))
-    marks += [_ts(t) for t, _ in extra]
+    marks += [wall_seconds(t) for t, _ in extra]
     return marks, extra
 
 
@@ -437,8 +429,8 @@ def _run_bar(
     if run.started_at is None:
         parts.append(f"<text x='{left}' y='{y + 16}' class='muted'>no timestamps</text>")
         return "".join(parts)
-    start = x(_ts(run.started_at))
-    end = x(_ts(run.ended_at or run.started_at))
+    start = x(wall_seconds(run.started_at))
+    end = x(wall_seconds(run.ended_at or run.started_at))
     w = max(end - start, 3.0)
     colour = _OUTCOME_COLOUR[run.outcome]
     parts.append(
@@ -469,7 +461,7 @@ def _moment_line(
     width: int,
 ) -> str:
     """Your launch or the file's modification time, as a vertical line with its label."""
-    mx = x(_ts(moment))
+    mx = x(wall_seconds(moment))
     cls = "launch" if name == "launch" else "mtime"
     text = "your launch" if name == "launch" else "log last modified"
     anchor = "end" if mx > width - 150 else ("start" if mx < left + 80 else "middle")
