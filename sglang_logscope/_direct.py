@@ -336,13 +336,24 @@ def adapted(log: str, fmt: InputFormatChoice, container: str | None) -> Any:
     return AdaptedSource(log, InputFormat(fmt.value), container)
 
 
+#: Entries left out of a listing named one by one on stderr (the rest counted).
+_SKIPS_SHOWN = 5
+
+
 def log_paths(names: list[str], recursive: bool = False) -> list[str]:
     """The logs a command given several reads: directories, globs and URL prefixes expanded
     (:func:`~.log.listing.expand_sources`); one clear error when none is left."""
     # start-up: the listing helpers load only for a command given logs
-    from .log.listing import expand_sources
+    from .log.listing import list_sources
 
-    paths = expand_sources(names, recursive)
+    paths, skipped = list_sources(names, recursive)
+    if skipped:
+        shown = ", ".join(f"{path} ({what})" for path, what in skipped[:_SKIPS_SHOWN])
+        more = f" and {len(skipped) - _SKIPS_SHOWN} more" if len(skipped) > _SKIPS_SHOWN else ""
+        sys.stderr.write(
+            f"logscope: note: not read, as not regular files (links are not followed): "
+            f"{shown}{more}\n"
+        )
     if not paths:
         raise LogscopeError(f"{' '.join(names)}: no log files found")
     return paths

@@ -265,8 +265,10 @@ def json_ready(value: Any, default: Callable[[Any], Any] = str) -> Any:
 CONFIG_MAX_BYTES = 4 << 20
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, by its ``st_mode`` (from ``lstat``: a link)."""
     for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
         (stat.S_ISDIR, "a directory"),
         (stat.S_ISFIFO, "a FIFO"),
         (stat.S_ISCHR, "a character device"),
@@ -314,7 +316,7 @@ def read_regular(
         elif not stat.S_ISREG(mode.st_mode):
             allowed = "a regular file or a pipe" if pipes else "a regular file"
             raise InputError(
-                f"{os.fspath(path)}: {what} must be {allowed}, not {_kind(mode.st_mode)}"
+                f"{os.fspath(path)}: {what} must be {allowed}, not {file_kind(mode.st_mode)}"
             )
         if mode.st_size > limit:
             raise InputError(f"{os.fspath(path)}: {what} is over {limit >> 10} KiB")

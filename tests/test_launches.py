@@ -19,6 +19,7 @@ from itertools import permutations
 from pathlib import Path
 
 import pytest
+from cli_run import completed
 from cli_run import run_captured as _run
 from examples import examples
 from hypothesis import given, settings
@@ -31,7 +32,7 @@ from sglang_logscope.log.launches import (
     header_runs,
     read_launches,
 )
-from sglang_logscope.log.listing import expand_sources
+from sglang_logscope.log.listing import expand_sources, list_sources
 from sglang_logscope.log.runs import Outcome, Run
 from sglang_logscope.staleness.launch_check import check_launch, parse_expects
 from sglang_logscope.staleness.verdict import Verdict
@@ -170,12 +171,35 @@ def test_a_directory_names_its_logs_and_not_its_commands(tmp_path: Path) -> None
     shutil.copy(OOM / "node0.log", nested / "node0.log")
     shutil.copy(OOM / "node1.log", tmp_path / "a" / "node1.log.1")
     (tmp_path / "a" / "link.log").symlink_to(OOM / "node1-old.log")
+    os.mkfifo(tmp_path / "a" / "pipe.log")  # would block a reader: left out too
     top = str(tmp_path / "a")
     assert expand_sources([top]) == [os.path.join(top, "node1.log.1")]
+    assert list_sources([top])[1] == [
+        (os.path.join(top, "link.log"), "a symbolic link"),
+        (os.path.join(top, "pipe.log"), "a FIFO"),
+    ]
+    assert list_sources([os.path.join(top, "*")])[1] == list_sources([top])[1]  # not b/
     assert expand_sources([top], recursive=True) == [
         os.path.join(top, "b", "node0.log"),
         os.path.join(top, "node1.log.1"),
     ]
+
+
+def test_what_a_listing_leaves_out_is_named_and_the_rest_answered(tmp_path: Path) -> None:
+    """An entry not read (a link, a FIFO) is named on stderr, not dropped silently."""
+    shutil.copy(OOM / "node0.log", tmp_path / "node0.log")
+    (tmp_path / "link.log").symlink_to(OOM / "node1.log")
+    os.mkfifo(tmp_path / "pipe.log")
+    done = completed("summary", str(tmp_path))
+    assert done.returncode == 0 and "node0.log" in done.stdout
+    assert done.stderr.count("\n") == 1 and "link.log (a symbolic link)" in done.stderr
+    assert "pipe.log (a FIFO)" in done.stderr
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "x.log").symlink_to(OOM / "node1.log")
+    done = completed("summary", str(alone))
+    assert done.returncode == 2 and "x.log (a symbolic link)" in done.stderr
+    assert "no log files found" in done.stderr
 
 
 def test_a_glob_names_its_files_and_a_plain_name_stays() -> None:

@@ -11,6 +11,7 @@ import stat
 from collections.abc import Sequence
 
 from .._text import lazy_re
+from ..limits import file_kind
 from ..parse.urls import is_url
 
 #: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), gzipped.
@@ -23,19 +24,32 @@ def expand_sources(names: Sequence[str], recursive: bool = False) -> list[str]:
     :data:`LOG_NAME`, sorted; links are not followed, and with ``recursive`` its
     subdirectories too), a glob → its matching files, a URL prefix (ending in ``/``) or URL
     glob → its objects (fsspec); anything else as given (a reader says why it is unreadable)."""
+    return list_sources(names, recursive)[0]
+
+
+#: An entry a directory or glob named that is not read: its path and what it is.
+Skipped = tuple[str, str]
+
+
+def list_sources(names: Sequence[str], recursive: bool = False) -> tuple[list[str], list[Skipped]]:
+    """:func:`expand_sources`, and the entries it left out that a reader is owed a word on: a
+    log file's name in a directory, or a glob's match, that is not a regular file (a symbolic
+    link, which is not followed; a FIFO, which would block) — a directory a glob matches is
+    not one."""
     out: list[str] = []
+    skipped: list[Skipped] = []
     for name in names:
         if name == "-":
             out.append(name)
         elif is_url(name):
             out.extend(_listed(name, recursive) if _is_listing(name) else [name])
         elif _GLOB.search(name) and not os.path.lexists(name):
-            out.extend(sorted(p for p in glob.glob(name, recursive=recursive) if _regular(p)))
+            out.extend(_regular_of(sorted(glob.glob(name, recursive=recursive)), skipped))
         elif _is_dir(name):
-            out.extend(_directory_logs(name, recursive))
+            out.extend(_directory_logs(name, recursive, skipped))
         else:
             out.append(name)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out)), skipped
 
 
 def _listed(url: str, recursive: bool) -> list[str]:
@@ -56,18 +70,26 @@ def _is_dir(path: str) -> bool:
         return False
 
 
-def _regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+def _regular_of(paths: list[str], skipped: list[Skipped]) -> list[str]:
+    """The regular files of ``paths``; the others, directories aside, noted in ``skipped``."""
+    out = []
+    for path in paths:
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue  # gone since it was listed
+        if stat.S_ISREG(mode):
+            out.append(path)
+        elif not stat.S_ISDIR(mode):
+            skipped.append((path, file_kind(mode)))
+    return out
 
 
-def _directory_logs(root: str, recursive: bool) -> list[str]:
+def _directory_logs(root: str, recursive: bool, skipped: list[Skipped]) -> list[str]:
     """The log files under ``root`` (not following links)."""
     found = []
     for here, dirs, names in os.walk(root, followlinks=False):
         found += [os.path.join(here, n) for n in names if LOG_NAME.search(n)]
         if not recursive:
             dirs.clear()
-    return sorted(p for p in found if _regular(p))
+    return _regular_of(sorted(found), skipped)
