@@ -222,6 +222,11 @@ def test_bad_arguments_are_refused_before_any_call(env: dict[str, str], tmp_path
         assert "validation" in text.lower()
         text = await error(client, "check", log=str(tmp_path / "missing.log"))
         assert "missing.log" in text and "Traceback" not in text
+        os.mkfifo(tmp_path / "pipe.log")  # no writer: opening it would hold the call for ever
+        text = await error(client, "summary", paths=[str(tmp_path / "pipe.log")])
+        assert "a FIFO" in text and "Traceback" not in text
+        text = await error(client, "check", log=str(tmp_path / "pipe.log"))
+        assert "a FIFO" in text
 
     run(env, tmp_path, body)
 

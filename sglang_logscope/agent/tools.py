@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from ..command.lint import remote_check
 from ..command.shell import split_commands
 from ..errors import CommandError, InputError
 from ..findings import ALL_CODES, Code, doc_page
+from ..limits import file_kind
 from ..log.select import summaries
 from ..memory.from_inputs import budget_from_inputs
 from ..staleness.fixing import fix_command
@@ -62,9 +64,18 @@ STATE = {
 
 
 def _file(path: str) -> str:
-    """A log path as a tool takes it: ``-`` (stdin) is the MCP connection itself here."""
+    """A log path as a tool takes it: ``-`` (stdin) is the MCP connection itself here, and a
+    FIFO, device or socket is refused before it is opened (a FIFO with no writer would hold
+    the open, and the server's tool call with it, for ever: the CLI streams one, as ``cat``
+    does)."""
     if path.strip() == "-":
         raise InputError("'-' (stdin) is the MCP connection here: give the log's path")
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return path  # (not there, or not a path: the reader says why, in one line)
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(f"{path}: {file_kind(mode)}: the MCP tools read regular files")
     return path
 
 
