@@ -190,8 +190,8 @@ def test_what_a_listing_leaves_out_is_named_and_the_rest_answered(tmp_path: Path
     shutil.copy(OOM / "node0.log", tmp_path / "node0.log")
     (tmp_path / "link.log").symlink_to(OOM / "node1.log")
     os.mkfifo(tmp_path / "pipe.log")
-    done = completed("summary", str(tmp_path))
-    assert done.returncode == 0 and "node0.log" in done.stdout
+    done = completed("summary", str(tmp_path), "-f", "json")
+    assert done.returncode == 0 and json.loads(done.stdout)["log"].endswith("node0.log")
     assert done.stderr.count("\n") == 1 and "link.log (a symbolic link)" in done.stderr
     assert "pipe.log (a FIFO)" in done.stderr
     alone = tmp_path / "alone"
