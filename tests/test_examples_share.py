@@ -69,6 +69,21 @@ def test_a_property_naming_no_count_takes_the_share() -> None:
         assert settings.default.max_examples == E.examples(100)
 
 
+def test_no_property_has_a_deadline() -> None:
+    """No result depends on timing: the profile sets no deadline, and no property sets one
+    back (``deadline=None`` aside)."""
+    assert settings.default.deadline is None
+    timed = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted(TESTS.glob("test_*.py"))
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.keyword)
+        and node.arg == "deadline"
+        and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+    ]
+    assert timed == []
+
+
 def test_a_share_scales_each_count_down_to_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(E, "SHARE", 0.25)
     assert [E.examples(n) for n in (400, 100, 20, 5)] == [100, 25, E.FLOOR, 5]
