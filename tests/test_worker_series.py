@@ -154,3 +154,36 @@ def test_launches_in_a_notebook_draw_each_worker(tmp_path: Path) -> None:
     odd.unlink()  # gone since it was read: its charts are not drawn, and that is said
     html = launches._repr_html_()
     assert html.count("<svg") == 2 and "&lt;i&gt;prefill.log: not read again" in html
+
+
+def test_points_are_on_the_log_s_clock_in_any_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line's point and each minute's mean are placed by the log's wall clock, not this
+    machine's zone (five hours west of UTC a 10:01:08 row was drawn at 15:01:08)."""
+    import time
+    from datetime import datetime, timedelta
+
+    from sglang_logscope.timing import wall_seconds
+
+    start = datetime(2026, 3, 2, 10, 0, 0)
+    lines = [f"[{start + timedelta(seconds=5 * i)} DP0 TP0] Decode batch, #running-req: 1, "
+             "#token: 9, token usage: 0.04, gen throughput (token/s): 20.50, #queue-req: 0"
+             for i in range(MAX_POINTS + 400)]  # fmt: skip
+    many = tmp_path / "many.log"
+    many.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    seen = {}
+    try:
+        for zone in ("UTC0", "WST+5"):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            raw = read_for_report(DECODE, tail=1, workers=True).workers
+            minutes = read_for_report(str(many), tail=1, workers=True).workers
+            assert raw is not None and minutes is not None and minutes.raw["decode"] is None
+            seen[zone] = (raw.points("decode"), minutes.points("decode"))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert seen["UTC0"] == seen["WST+5"]
+    first = min(t for pts in seen["UTC0"][1].values() for t, _ in pts)
+    assert first == wall_seconds(datetime(2026, 3, 2, 10, 0))
