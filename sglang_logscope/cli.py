@@ -98,11 +98,13 @@ def _options(
     _debug = _debug or debug
 
 
-LogArg = Annotated[str, typer.Argument(help="SGLang log file ('-' for stdin; .gz accepted).")]
+LogArg = Annotated[
+    str, typer.Argument(help="SGLang log file ('-' for stdin; .gz, .xz, .bz2 accepted).")
+]
 LogsArg = Annotated[
     list[str],
     typer.Argument(
-        help="SGLang log file(s) ('-' for stdin; .gz accepted), directories, globs or URL "
+        help="SGLang log file(s) ('-' for stdin; .gz, .xz, .bz2 accepted), directories, globs or URL "
         "prefixes; several are grouped into launches."
     ),
 ]
@@ -225,7 +227,7 @@ def summary(
     log: Annotated[
         list[str],
         typer.Argument(
-            help="SGLang log file(s) ('-' for stdin; .gz accepted); several run in parallel."
+            help="SGLang log file(s) ('-' for stdin; .gz, .xz, .bz2 accepted); several run in parallel."
         ),
     ],
     fmt: Annotated[SummaryFormat, _FORMAT] = SummaryFormat.TEXT,

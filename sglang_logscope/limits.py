@@ -280,6 +280,31 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+#: Compressed logs by their first bytes, one table for every reader: ``parse/source.py`` opens
+#: the ones logscope decompresses (stdlib: gzip, xz, bzip2), and every reader that seeks by
+#: offset, counts a file's bytes as its lines' or sniffs a wrapping leaves all of them to it.
+#: Each row: the format, its magic numbers, and the command that writes it out where logscope
+#: does not (``None``: logscope reads it).
+COMPRESSED: tuple[tuple[str, tuple[bytes, ...], str | None], ...] = (
+    ("gzip", (b"\x1f\x8b",), None),
+    ("xz", (b"\xfd7zXZ\x00",), None),
+    ("bzip2", tuple(b"BZh" + bytes([c]) for c in b"123456789"), None),
+    ("zstd", (b"\x28\xb5\x2f\xfd",), "zstdcat"),
+    ("lz4", (b"\x04\x22\x4d\x18",), "lz4cat"),
+    ("zip", (b"PK\x03\x04",), "unzip -p"),
+)
+#: The bytes :func:`compression_of` needs to see.
+MAGIC_BYTES = max(len(m) for _, magics, _ in COMPRESSED for m in magics)
+
+
+def compression_of(head: bytes) -> str | None:
+    """The compressed format a file starting with ``head`` is in (``None``: not compressed)."""
+    for name, magics, _ in COMPRESSED:
+        if head.startswith(magics):
+            return name
+    return None
+
+
 #: Bytes a command file may have (a launch command is a few hundred).
 COMMAND_MAX_BYTES = 1 << 20
 

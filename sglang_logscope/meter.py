@@ -23,6 +23,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from .limits import MAGIC_BYTES, compression_of
+
 __all__ = ["Meter", "advance", "file_done", "files_begin", "input_size", "metered"]
 
 
@@ -98,16 +100,16 @@ def metered(total: int | None) -> Iterator[Meter]:
 
 
 def input_size(names: Iterable[str]) -> int | None:
-    """The bytes of the named logs, when every one is a local regular file that is not gzip
-    (not ``-``, a URL, a directory, a device, a link or ``.gz``, whose lines are more bytes
-    than the file); else ``None``: no percentage, the bytes read alone."""
+    """The bytes of the named logs, when every one is a local regular file that is not compressed
+    (not ``-``, a URL, a directory, a device, a link or a ``.gz``/``.xz``/``.bz2``, whose lines
+    are more bytes than the file); else ``None``: no percentage, the bytes read alone."""
     total = 0
     for name in names:
         if name == "-" or "://" in name:
             return None
         try:
             st = os.lstat(name)  # a link is not followed (its size is not the file's)
-            if not stat.S_ISREG(st.st_mode) or _gzip(name):
+            if not stat.S_ISREG(st.st_mode) or _compressed(name):
                 return None
         except OSError:
             return None
@@ -115,9 +117,9 @@ def input_size(names: Iterable[str]) -> int | None:
     return total
 
 
-def _gzip(name: str) -> bool:
+def _compressed(name: str) -> bool:
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        return os.read(fd, 2) == b"\x1f\x8b"
+        return compression_of(os.read(fd, MAGIC_BYTES)) is not None
     finally:
         os.close(fd)

@@ -128,7 +128,7 @@ def test_gzip_bomb_is_stopped_by_the_cap(
 ) -> None:
     from sglang_logscope.parse import source as _source
 
-    monkeypatch.setattr(_source, "GZIP_MIN_CAP", 1 << 20)
+    monkeypatch.setattr(_source, "UNPACKED_MIN_CAP", 1 << 20)
     path = tmp_path / "bomb.log.gz"
     with gzip.open(path, "wb", compresslevel=9) as fh:
         chunk = b"x" * ((1 << 20) - 1) + b"\n"  # few lines: without the cap this is slow, not stuck

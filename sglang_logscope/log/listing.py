@@ -14,8 +14,9 @@ from .._text import lazy_re
 from ..limits import file_kind
 from ..parse.urls import is_url
 
-#: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), gzipped.
-LOG_NAME = lazy_re(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.gz)?$")
+#: A log file's name in a directory: ``.log``, ``.out`` or ``.err``, rotated (``.1``), compressed
+#: (a format logscope does not read is named as unreadable, with the command that reads it).
+LOG_NAME = lazy_re(r"\.(?:log|out|err)(?:\.\d{1,6})?(?:\.(?:gz|xz|bz2|zst|lz4))?$")
 _GLOB = re.compile(r"[*?\[]")
 
 

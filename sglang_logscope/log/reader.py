@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
+from ..limits import MAGIC_BYTES, compression_of
 from ..meter import file_done, files_begin, input_size
 from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
@@ -79,7 +80,7 @@ LEAN_MIN_BYTES = 8 << 20
 
 
 def read_log(source: Source, *, helper: bool | None = None) -> Log:
-    """Parse ``source`` fully (a path, ``-``, ``.gz``, or an open file) into a :class:`Log`.
+    """Parse ``source`` (a path, ``-``, a compressed file or an open file) into a :class:`Log`.
     A plain file of 64 MB or more is split in two processes unless ``helper=False``; one of
     :data:`LEAN_MIN_BYTES` or more is held lean (its events made on access, see
     :mod:`.lazy`: the same events, about the file's size plus 17 bytes an event)."""
@@ -91,7 +92,7 @@ def read_log(source: Source, *, helper: bool | None = None) -> Log:
 
 
 def _plain_bytes(source: Source) -> bytes | None:
-    """The bytes of a plain (not gzip) file of :data:`LEAN_MIN_BYTES` or more, else ``None``."""
+    """The bytes of a plain (not compressed) file of :data:`LEAN_MIN_BYTES` or more, else ``None``."""
     if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
         return None
     try:
@@ -101,7 +102,7 @@ def _plain_bytes(source: Source) -> bytes | None:
             data = f.read()
     except OSError:
         return None  # the ordinary reader says why, in one line
-    return None if data[:2] == b"\x1f\x8b" else data
+    return None if compression_of(data[:MAGIC_BYTES]) is not None else data
 
 
 def _read_lean(source: Source, data: bytes) -> Log:

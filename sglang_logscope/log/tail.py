@@ -30,6 +30,7 @@ from typing import TypedDict
 
 from ..errors import InputError
 from ..events import EventKind
+from ..limits import MAGIC_BYTES, compression_of
 from ..parse.adapters import InputFormat, format_of
 from ..parse.lines import iter_records
 from ..parse.source import Source, describe
@@ -115,10 +116,13 @@ def read_last_run(
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as f:
-            magic = f.read(2)
+            magic = f.read(MAGIC_BYTES)
     except OSError:
         return read_log(source)  # let the reader raise its one-line error
-    if size < (FAST_MIN_BYTES if min_bytes is None else min_bytes) or magic == b"\x1f\x8b":
+    if (
+        size < (FAST_MIN_BYTES if min_bytes is None else min_bytes)
+        or compression_of(magic) is not None
+    ):
         return _whole(source, keep, first_row)
     if format_of(source) is not InputFormat.plain:  # kubectl, Docker, journald: read whole
         return _whole(source, keep, first_row)

@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from .._text import lazy_regex, lazy_regex_bytes
 from ..errors import InputError
+from ..limits import compression_of
 
 
 class InputFormat(str, Enum):
@@ -447,7 +448,7 @@ def sniff_file(path: str) -> InputFormat:
             head = f.read(SNIFF_BYTES)
     except OSError:
         return InputFormat.plain
-    return InputFormat.plain if head[:2] == b"\x1f\x8b" else detect(head)
+    return InputFormat.plain if compression_of(head) is not None else detect(head)
 
 
 def format_of(source: object) -> InputFormat:

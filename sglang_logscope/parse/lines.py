@@ -52,7 +52,7 @@ _EXC_PREFIX = own_pattern(r"(?:[A-Za-z_]\w{0,60}+\.){0,8}+[A-Z]\w{0,80}+: ")
 def iter_events(
     source: Source, *, first_line: int = 1, helper: bool | None = None
 ) -> Iterator[Event]:
-    """Yield every event of ``source`` (a path, ``-``, a ``.gz`` file or an open file).
+    """Yield every event of ``source`` (a path, ``-``, a compressed file or an open file).
 
     Every input line belongs to exactly one event. Never raises on odd content; raises
     :class:`~sglang_logscope.errors.InputError` only when the source cannot be read.

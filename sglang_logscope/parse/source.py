@@ -5,30 +5,33 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shlex
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Union, cast
 
 from .._text import lazy_regex
 from ..errors import InputError
+from ..limits import COMPRESSED, MAGIC_BYTES, compression_of
 from ..meter import advance
 from .adapters import SNIFF_BYTES, adapt
 from .urls import is_url, local_path
 
 #: Lines longer than this are cut (and flagged): a log line is never allowed to eat the memory.
 MAX_LINE_BYTES = 1 << 20
-#: A ``.gz`` source may expand to at most max(GZIP_MIN_CAP, GZIP_MAX_RATIO x its size): beyond
-#: that it is treated as a decompression bomb, not a log.
-GZIP_MIN_CAP = 4 << 30
-GZIP_MAX_RATIO = 1000
-#: ... and to at most max(GZIP_MIN_LINES, GZIP_LINES_PER_BYTE x its size) lines: a few KB of
-#: compressed empty lines are millions of events (issue 20). A real log has ~0.1 line per
-#: compressed byte.
-GZIP_MIN_LINES = 200_000
-GZIP_LINES_PER_BYTE = 4
+#: A compressed source (gzip, xz, bzip2: :data:`..limits.COMPRESSED`) may expand to at most
+#: max(UNPACKED_MIN_CAP, UNPACKED_MAX_RATIO x its size): beyond that it is treated as a
+#: decompression bomb, not a log.
+UNPACKED_MIN_CAP = 4 << 30
+UNPACKED_MAX_RATIO = 1000
+#: ... and to at most max(UNPACKED_MIN_LINES, UNPACKED_LINES_PER_BYTE x its size) lines: a few
+#: KB of compressed empty lines are millions of events (issue 20). A real log has ~0.1 line
+#: per compressed byte.
+UNPACKED_MIN_LINES = 200_000
+UNPACKED_LINES_PER_BYTE = 4
 _READ_BLOCK = 1 << 16
 
 #: CSI / OSC / single-char escape sequences. Bounded, no nested quantifiers: linear time.
@@ -104,12 +107,10 @@ def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
             raise InputError(f"{name}: permission denied") from None
         except OSError as exc:
             raise InputError(f"{name}: cannot open ({exc.strerror or exc})") from None
-        head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
-        if head == b"\x1f\x8b":
-            cap = max(GZIP_MIN_CAP, GZIP_MAX_RATIO * st.st_size)
-            lines = max(GZIP_MIN_LINES, GZIP_LINES_PER_BYTE * st.st_size)
-            inner = gzip.GzipFile(fileobj=raw, mode="rb")
-            return cast(IO[bytes], _CappedGzip(inner, cap, name, lines)), True
+        head = raw.peek(MAGIC_BYTES)[:MAGIC_BYTES] if isinstance(raw, io.BufferedReader) else b""
+        packed = compression_of(head)
+        if packed is not None:
+            return _unpacked(raw, packed, name, st.st_size), True
         return raw, True
     if isinstance(source, io.TextIOBase):
         buffer = getattr(source, "buffer", None)
@@ -119,11 +120,59 @@ def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
     return source, False  # type: ignore[return-value]
 
 
-class _CappedGzip:
-    """A gzip stream that refuses to expand past ``cap`` bytes (a gzip bomb stops here)."""
+def _gzip(raw: IO[bytes]) -> IO[bytes]:
+    return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
 
-    def __init__(self, inner: gzip.GzipFile, cap: int, name: str, lines: int = 1 << 62) -> None:
+
+def _xz(raw: IO[bytes]) -> IO[bytes]:
+    # start-up: lzma only for an xz log
+    import lzma
+
+    return lzma.LZMAFile(raw)
+
+
+def _bzip2(raw: IO[bytes]) -> IO[bytes]:
+    # start-up: bz2 only for a bzip2 log
+    import bz2
+
+    return bz2.BZ2File(raw)
+
+
+#: How each format of :data:`..limits.COMPRESSED` that logscope reads is opened (one a row
+#: without a command: ``tests/test_compressed.py``).
+_UNPACKERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+    "gzip": _gzip,
+    "xz": _xz,
+    "bzip2": _bzip2,
+}
+
+
+def _unpacked(raw: IO[bytes], packed: str, name: str, size: int) -> IO[bytes]:
+    """``raw`` (a file in format ``packed``) decompressed under the bomb caps, or one line
+    saying what writes it out where logscope does not read that format."""
+    opener = _UNPACKERS.get(packed)
+    if opener is None:
+        raw.close()
+        command = next(c for n, _, c in COMPRESSED if n == packed)
+        raise InputError(
+            f"{name}: {packed}-compressed, which logscope does not read: pipe it in "
+            f"({command} {shlex.quote(name)} | logscope COMMAND -)"
+        )
+    cap = max(UNPACKED_MIN_CAP, UNPACKED_MAX_RATIO * size)
+    lines = max(UNPACKED_MIN_LINES, UNPACKED_LINES_PER_BYTE * size)
+    return cast(IO[bytes], _Capped(opener(raw), raw, packed, cap, name, lines))
+
+
+class _Capped:
+    """A decompressed stream that refuses to expand past ``cap`` bytes or ``lines`` lines (a
+    decompression bomb stops here); the decompressor's own errors as one line."""
+
+    def __init__(
+        self, inner: IO[bytes], raw: IO[bytes], packed: str, cap: int, name: str, lines: int
+    ) -> None:
         self._inner = inner
+        self._raw = raw  # (a decompressor given a file object does not close it)
+        self._packed = packed
         self._cap = cap
         self._name = name
         self._seen = 0
@@ -131,21 +180,30 @@ class _CappedGzip:
         self._lines = 0
 
     def read(self, size: int = -1) -> bytes:
-        data = self._inner.read(size)
+        try:
+            data = self._inner.read(size)
+        except InputError:
+            raise
+        except (
+            Exception
+        ) as exc:  # any decompressor's error (zlib, LZMAError, OSError) is the file's
+            raise InputError(f"{self._name}: read failed ({exc})") from None
         self._seen += len(data)
         self._lines += data.count(b"\n")
+        what = f"{self._name}: {self._packed} data expands past"
         if self._seen > self._cap:
-            raise InputError(
-                f"{self._name}: gzip data expands past {self._cap >> 20} MiB: refusing it as a decompression bomb"
-            )
+            raise InputError(f"{what} {self._cap >> 20} MiB: refusing it as a decompression bomb")
         if self._lines > self._lines_cap:
             raise InputError(
-                f"{self._name}: gzip data expands past {self._lines_cap:,} lines: refusing it as a decompression bomb"
+                f"{what} {self._lines_cap:,} lines: refusing it as a decompression bomb"
             )
         return data
 
     def close(self) -> None:
-        self._inner.close()
+        try:
+            self._inner.close()
+        finally:
+            self._raw.close()
 
 
 class _TextAsBytes(io.RawIOBase):

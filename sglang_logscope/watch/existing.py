@@ -19,6 +19,7 @@ import stat
 from dataclasses import dataclass
 
 from ..events import Event
+from ..limits import MAGIC_BYTES, compression_of
 from ..log import tail
 from ..log.runs import Run
 from ..parse.adapters import InputFormat, format_of
@@ -48,10 +49,10 @@ def worth_it(path: str) -> bool:
             return False
         size = st.st_size
         with open(path, "rb") as f:
-            magic = f.read(2)
+            magic = f.read(MAGIC_BYTES)
     except OSError:
         return False
-    if size < tail.FAST_MIN_BYTES or magic == b"\x1f\x8b":
+    if size < tail.FAST_MIN_BYTES or compression_of(magic) is not None:
         return False
     return format_of(path) is InputFormat.plain
 
