@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,8 @@ def test_a_pool_started_beside_another_thread_does_not_fork_it() -> None:
     from sglang_logscope.log import reader
 
     paths = [str(p) for p in REAL[:3]]
-    threads, alone = threading.active_count(), reader._pool_context().get_start_method()
+    threads = reader._threads(threading.active_count())  # (xdist's worker has threads)
+    alone = reader._pool_context().get_start_method()
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -75,6 +77,33 @@ def test_a_pool_started_beside_another_thread_does_not_fork_it() -> None:
         stop.set()
         other.join()
     assert beside == "forkserver"
-    assert alone == ("fork" if threads == 1 else "forkserver")  # (xdist's worker has threads)
+    assert alone == ("fork" if threads == 1 else "forkserver")
     one = reader.summarize_files(paths, workers=1)
     assert json.loads(to_json(summaries)) == json.loads(to_json(one))
+
+
+def test_a_thread_threading_does_not_see_stops_the_fork_too() -> None:
+    """A thread started through ``_thread`` (execnet's, a C extension's) is not in
+    ``threading.active_count()``: the kernel's count is read, so no fork beside it (Python
+    3.13 warned 'This process is multi-threaded, use of fork() may lead to deadlocks')."""
+    import _thread
+    import threading
+
+    from sglang_logscope.log import reader
+
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("no /proc/self/task to count threads by")
+    hold, started = threading.Lock(), threading.Event()
+    hold.acquire()
+
+    def wait() -> None:
+        started.set()
+        with hold:
+            pass
+
+    _thread.start_new_thread(wait, ())
+    try:
+        started.wait()
+        assert reader._pool_context().get_start_method() != "fork"
+    finally:
+        hold.release()

@@ -417,9 +417,19 @@ def _pool_context() -> BaseContext:
     import threading
 
     methods = multiprocessing.get_all_start_methods()
-    if threading.active_count() == 1 and "fork" in methods:
+    if _threads(threading.active_count()) == 1 and "fork" in methods:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _threads(seen: int) -> int:
+    """This process's threads as the kernel counts them, as Python's own fork warning does
+    (``threading`` does not see a thread started through ``_thread`` or by a C extension:
+    pytest-xdist's, a server's); ``seen`` (``threading``'s count) where it cannot say."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return seen
 
 
 def _ended(size: int | None) -> Callable[[object], None]:
