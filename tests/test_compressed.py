@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import lzma
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,3 +140,42 @@ def test_a_directory_lists_its_compressed_logs(tmp_path: Path) -> None:
     logs = [Path(json.loads(line)["log"]).name for line in done.stdout.splitlines()]
     assert logs == ["a.log.1.bz2", "a.log.1.gz", "a.log.1.xz"]
     assert "b.log.zst" in done.stderr and "zstd-compressed" in done.stderr
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_compressed_standard_input_reads_as_the_plain_log(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cat x.log.gz | logscope summary -`` (it read the compressed bytes as lines)."""
+    _, pack = READ[name]
+    _stdin(monkeypatch, pack(LOG.read_bytes()))
+    done = completed("summary", "-f", "json", "-")
+    plain = completed("summary", "-f", "json", str(LOG))
+    assert done.returncode == 0 and _without_name(done.stdout) == _without_name(plain.stdout)
+
+
+def test_standard_input_not_read_here_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    _stdin(monkeypatch, NOT_READ["zstd"] + b"\x00" * 64)
+    done = completed("summary", "-")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "zstd-compressed" in done.stderr and "zstdcat" in done.stderr
+
+
+def test_standard_input_of_unknown_size_is_held_by_what_was_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No size to scale the caps by: they follow the compressed bytes read so far, so a
+    bomb stops and a real log past the floor does not."""
+    monkeypatch.setattr(source, "UNPACKED_MIN_LINES", 1_000)
+    _stdin(monkeypatch, gzip.compress(b"\n" * 1_000_000, 9))
+    done = completed("summary", "-")
+    assert done.returncode == 2 and "decompression bomb" in done.stderr
+    real = b"".join(LOG.read_bytes().replace(b"09:1", b"1%d:1" % (i % 10)) for i in range(40))
+    assert real.count(b"\n") > 1_000
+    _stdin(monkeypatch, gzip.compress(real))
+    done = completed("summary", "-f", "json", "-")
+    assert done.returncode == 0, done.stderr

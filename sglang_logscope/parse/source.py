@@ -78,7 +78,7 @@ def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         if name == "-":
-            return sys.stdin.buffer, False
+            return _stdin(), False
         if is_url(name):
             local = local_path(name)
             if local is None:
@@ -147,9 +147,27 @@ _UNPACKERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
 }
 
 
+def _stdin() -> IO[bytes]:
+    """Standard input, decompressed where it is gzip, xz or bzip2 (``cat x.log.gz | logscope
+    summary -``); left open for the caller."""
+    stdin = sys.stdin.buffer
+    head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if isinstance(stdin, io.BufferedReader) else b""
+    packed = compression_of(head)
+    if packed is None:
+        return stdin
+    if packed not in _UNPACKERS:
+        command = next(c for n, _, c in COMPRESSED if n == packed)
+        raise InputError(
+            f"-: {packed}-compressed input, which logscope does not read: pipe it through "
+            f"{command} first"
+        )
+    return _unpacked(cast(IO[bytes], _Unclosed(stdin)), packed, "-", 0)
+
+
 def _unpacked(raw: IO[bytes], packed: str, name: str, size: int) -> IO[bytes]:
-    """``raw`` (a file in format ``packed``) decompressed under the bomb caps, or one line
-    saying what writes it out where logscope does not read that format."""
+    """``raw`` (a file of ``size`` bytes, 0 where not known, in format ``packed``)
+    decompressed under the bomb caps, or one line saying what writes it out where logscope
+    does not read that format."""
     opener = _UNPACKERS.get(packed)
     if opener is None:
         raw.close()
@@ -158,25 +176,48 @@ def _unpacked(raw: IO[bytes], packed: str, name: str, size: int) -> IO[bytes]:
             f"{name}: {packed}-compressed, which logscope does not read: pipe it in "
             f"({command} {shlex.quote(name)} | logscope COMMAND -)"
         )
-    cap = max(UNPACKED_MIN_CAP, UNPACKED_MAX_RATIO * size)
-    lines = max(UNPACKED_MIN_LINES, UNPACKED_LINES_PER_BYTE * size)
-    return cast(IO[bytes], _Capped(opener(raw), raw, packed, cap, name, lines))
+    counted = _Counted(raw)
+    return cast(IO[bytes], _Capped(opener(cast(IO[bytes], counted)), counted, packed, size, name))
+
+
+class _Counted:
+    """A compressed stream, the bytes read from it counted: a stream of unknown size (stdin)
+    is held to the bomb caps by what has been read of it so far."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.taken = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.taken += len(data)
+        return data
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+class _Unclosed:
+    """Standard input for a decompressor: reads pass through, closing leaves it open."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.read = raw.read
+
+    def close(self) -> None:
+        pass
 
 
 class _Capped:
     """A decompressed stream that refuses to expand past ``cap`` bytes or ``lines`` lines (a
     decompression bomb stops here); the decompressor's own errors as one line."""
 
-    def __init__(
-        self, inner: IO[bytes], raw: IO[bytes], packed: str, cap: int, name: str, lines: int
-    ) -> None:
+    def __init__(self, inner: IO[bytes], raw: _Counted, packed: str, size: int, name: str) -> None:
         self._inner = inner
         self._raw = raw  # (a decompressor given a file object does not close it)
         self._packed = packed
-        self._cap = cap
+        self._size = size
         self._name = name
         self._seen = 0
-        self._lines_cap = lines
         self._lines = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -190,13 +231,14 @@ class _Capped:
             raise InputError(f"{self._name}: read failed ({exc})") from None
         self._seen += len(data)
         self._lines += data.count(b"\n")
+        packed = max(self._size, self._raw.taken)  # (a file's size; a stream's bytes so far)
+        cap = max(UNPACKED_MIN_CAP, UNPACKED_MAX_RATIO * packed)
+        lines = max(UNPACKED_MIN_LINES, UNPACKED_LINES_PER_BYTE * packed)
         what = f"{self._name}: {self._packed} data expands past"
-        if self._seen > self._cap:
-            raise InputError(f"{what} {self._cap >> 20} MiB: refusing it as a decompression bomb")
-        if self._lines > self._lines_cap:
-            raise InputError(
-                f"{what} {self._lines_cap:,} lines: refusing it as a decompression bomb"
-            )
+        if self._seen > cap:
+            raise InputError(f"{what} {cap >> 20} MiB: refusing it as a decompression bomb")
+        if self._lines > lines:
+            raise InputError(f"{what} {lines:,} lines: refusing it as a decompression bomb")
         return data
 
     def close(self) -> None:
