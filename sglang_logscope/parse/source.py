@@ -153,39 +153,35 @@ def _stdin() -> IO[bytes]:
     stdin = sys.stdin.buffer
     head = stdin.peek(MAGIC_BYTES)[:MAGIC_BYTES] if isinstance(stdin, io.BufferedReader) else b""
     packed = compression_of(head)
-    if packed is None:
-        return stdin
-    if packed not in _UNPACKERS:
-        command = next(c for n, _, c in COMPRESSED if n == packed)
-        raise InputError(
-            f"-: {packed}-compressed input, which logscope does not read: pipe it through "
-            f"{command} first"
-        )
-    return _unpacked(cast(IO[bytes], _Unclosed(stdin)), packed, "-", 0)
+    return stdin if packed is None else _unpacked(stdin, packed, "-", 0, owned=False)
 
 
-def _unpacked(raw: IO[bytes], packed: str, name: str, size: int) -> IO[bytes]:
-    """``raw`` (a file of ``size`` bytes, 0 where not known, in format ``packed``)
-    decompressed under the bomb caps, or one line saying what writes it out where logscope
-    does not read that format."""
+def _unpacked(raw: IO[bytes], packed: str, name: str, size: int, owned: bool = True) -> IO[bytes]:
+    """``raw`` (a file of ``size`` bytes, 0 where not known, in format ``packed``; closed with
+    the result where ``owned``) decompressed under the bomb caps, or one line saying what
+    writes it out where logscope does not read that format."""
     opener = _UNPACKERS.get(packed)
     if opener is None:
-        raw.close()
+        if owned:
+            raw.close()
         command = next(c for n, _, c in COMPRESSED if n == packed)
-        raise InputError(
-            f"{name}: {packed}-compressed, which logscope does not read: pipe it in "
-            f"({command} {shlex.quote(name)} | logscope COMMAND -)"
+        how = (
+            f"pipe it through {command} first"
+            if name == "-"
+            else f"pipe it in ({command} {shlex.quote(name)} | logscope COMMAND -)"
         )
-    counted = _Counted(raw)
+        raise InputError(f"{name}: {packed}-compressed, which logscope does not read: {how}")
+    counted = _Counted(raw, owned)
     return cast(IO[bytes], _Capped(opener(cast(IO[bytes], counted)), counted, packed, size, name))
 
 
 class _Counted:
-    """A compressed stream, the bytes read from it counted: a stream of unknown size (stdin)
-    is held to the bomb caps by what has been read of it so far."""
+    """A compressed stream, the bytes read from it counted (a stream of unknown size, stdin,
+    is held to the bomb caps by what has been read of it so far), closed only if ``owned``."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], owned: bool) -> None:
         self.raw = raw
+        self.owned = owned
         self.taken = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -194,22 +190,14 @@ class _Counted:
         return data
 
     def close(self) -> None:
-        self.raw.close()
-
-
-class _Unclosed:
-    """Standard input for a decompressor: reads pass through, closing leaves it open."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.read = raw.read
-
-    def close(self) -> None:
-        pass
+        if self.owned:
+            self.raw.close()
 
 
 class _Capped:
-    """A decompressed stream that refuses to expand past ``cap`` bytes or ``lines`` lines (a
-    decompression bomb stops here); the decompressor's own errors as one line."""
+    """A decompressed stream that refuses to expand past the bomb caps (a decompression bomb
+    stops here: ``UNPACKED_*`` times the compressed size, or the bytes read so far where the
+    size is not known); the decompressor's own errors as one line."""
 
     def __init__(self, inner: IO[bytes], raw: _Counted, packed: str, size: int, name: str) -> None:
         self._inner = inner
@@ -225,9 +213,8 @@ class _Capped:
             data = self._inner.read(size)
         except InputError:
             raise
-        except (
-            Exception
-        ) as exc:  # any decompressor's error (zlib, LZMAError, OSError) is the file's
+        # any decompressor's error (zlib's, LZMAError, bz2's OSError) is the file's
+        except Exception as exc:
             raise InputError(f"{self._name}: read failed ({exc})") from None
         self._seen += len(data)
         self._lines += data.count(b"\n")
