@@ -254,6 +254,16 @@ def summary(
         Path | None,
         typer.Option("--parquet", help="Write the fleet table (one row per launch) as Parquet."),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes to use (default: the free cores): several files share them; one "
+            "big plain file is cut into that many ranges, parsed side by side. 1: this one only.",
+        ),
+    ] = None,
 ) -> None:
     """Per run: times, outcome, failure, key memory figures and the arguments that matter.
 
@@ -277,7 +287,7 @@ def summary(
         f"summarizing {len(paths)} files" if several else f"summarizing {paths[0]}",
         total=input_size(paths),
     ):
-        result = summaries([_adapted(one, input_format, container) for one in paths])
+        result = summaries([_adapted(one, input_format, container) for one in paths], jobs)
     emit(result, fmt)
 
 

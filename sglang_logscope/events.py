@@ -5,7 +5,7 @@ means (:data:`KIND_ROLES`, one row per kind: every kind set of ``parse/``, ``log
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
@@ -400,3 +400,14 @@ def new_event(
 
 
 _new = object.__new__
+
+
+def move_down(events: Iterable[Event], lines: int) -> None:
+    """Number ``events`` ``lines`` further down, in place: only for events this process has
+    just made and no one holds yet (those another process parsed a later part of the file
+    for, numbered from that part's start: :mod:`.parse.split`)."""
+    set_line, set_end = _SLOT_SETTERS[0], _SLOT_SETTERS[3]
+    for e in events:
+        set_line(e, e.line + lines)
+        if e.end_line:
+            set_end(e, e.end_line + lines)

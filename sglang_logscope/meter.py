@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from .limits import MAGIC_BYTES, compression_of
@@ -38,17 +38,24 @@ class Meter:
         self.files: int | None = None
         self.files_done = 0
         self.step = ""
+        #: called at the first count (then dropped): the progress line's timer starts with
+        #: the reading, so a reader that forks first (``parse/split.py``) forks a process that
+        #: runs one thread
+        self.on_start: Callable[[], None] | None = None
         # the check's byte pass reads on two threads; a pool's results arrive on another
         self._lock = threading.Lock()
 
     def add(self, n: int) -> None:
         with self._lock:
             self.done += n
+            if self.on_start is not None:
+                self._started()
 
     def begin(self, files: int, step: str = "") -> None:
         """A pass over ``files`` files starts (``step``: what it does, ``""`` to say nothing)."""
         with self._lock:
             self.files, self.files_done, self.step = files, 0, step
+            self._started()
 
     def file_done(self, size: int | None = None) -> None:
         """One more file finished; ``size``: its bytes, read where this meter cannot see."""
@@ -56,6 +63,12 @@ class Meter:
             self.files_done += 1
             if size:
                 self.done += size
+            self._started()
+
+    def _started(self) -> None:
+        hook, self.on_start = self.on_start, None
+        if hook is not None:
+            hook()
 
     def share(self) -> float | None:
         """The part read, 0 to 0.99 (the rest is said by the end), or ``None`` without a size."""

@@ -19,6 +19,7 @@ from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
+from ..parse.split import split_records
 from .figures import run_memory
 from .lazy import Builder, LazyEvents
 from .runs import Run, split_runs, stream_runs
@@ -341,16 +342,26 @@ def iter_runs(
     keep: Sequence[EventKind] | frozenset[EventKind] = (),
     *,
     helper: bool | None = None,
+    workers: int | None = None,
 ) -> Iterator[Run]:
     """The runs of ``source`` as :func:`read_log` finds them, streamed: memory follows a run,
-    not the file. Each run's ``events`` hold only the kinds in ``keep``. ``helper``: a second
-    process for a big file (see :func:`~sglang_logscope.parse.lines.iter_records`)."""
-    return stream_runs(iter_records(source, fields=False, helper=helper), keep)
+    not the file. Each run's ``events`` hold only the kinds in ``keep``. A big plain file is
+    parsed by ``workers`` processes (default: the free cores; see
+    :mod:`~sglang_logscope.parse.split`); ``helper=False``: by this process alone, else
+    ``helper`` as for :func:`~sglang_logscope.parse.lines.iter_records`."""
+    records = None if helper is False or workers == 1 else split_records(source, keep, workers)
+    if records is None:
+        records = iter_records(source, fields=False, helper=helper)
+    return stream_runs(records, keep)
 
 
-def summarize_source(source: Source, *, helper: bool | None = None) -> dict[str, Any]:
-    """``summarize(read_log(source))``, streamed: the same JSON without holding every event."""
-    return summary_document(describe(source), iter_runs(source, SUMMARY_KINDS, helper=helper))
+def summarize_source(
+    source: Source, *, helper: bool | None = None, workers: int | None = None
+) -> dict[str, Any]:
+    """``summarize(read_log(source))``, streamed: the same JSON without holding every event.
+    ``helper`` and ``workers`` as for :func:`iter_runs`."""
+    runs = iter_runs(source, SUMMARY_KINDS, helper=helper, workers=workers)
+    return summary_document(describe(source), runs)
 
 
 _T = TypeVar("_T")

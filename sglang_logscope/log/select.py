@@ -80,14 +80,14 @@ def list_runs(source: Source) -> RunList:
     return RunList(describe(source), tuple(iter_runs(source, (EventKind.SERVER_ARGS,))))
 
 
-def summaries(sources: Sequence[str]) -> Summaries:
-    """:func:`~sglang_logscope.log.reader.summarize_source` of each source (in parallel when
-    there are several)."""
+def summaries(sources: Sequence[str], jobs: int | None = None) -> Summaries:
+    """:func:`~sglang_logscope.log.reader.summarize_source` of each source, on ``jobs``
+    processes (default: the free cores): several files side by side, one big file in ranges."""
     if len(sources) == 1:
-        return Summaries((summarize_source(sources[0]),))
+        return Summaries((summarize_source(sources[0], workers=jobs),))
     items: list[dict[str, Any]] = []
     unreadable: list[tuple[str, str]] = []
-    for source, (summary, why) in zip(sources, summarize_each(sources), strict=True):
+    for source, (summary, why) in zip(sources, summarize_each(sources, jobs), strict=True):
         if summary is not None:
             items.append(summary)
         else:

@@ -33,7 +33,7 @@ from datetime import datetime
 from functools import cache, cached_property
 from itertools import compress, count, repeat
 from operator import is_not
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple, cast
 
 from .._text import own_pattern
 from ..events import Event, EventKind, Rank, new_event
@@ -515,6 +515,15 @@ class Rows:
     def __len__(self) -> int:
         return self.stop - self.start
 
+    @classmethod
+    def folded(cls, shape: BulkShape, first_line: int, summary: LaneSummary) -> Rows:
+        """Rows known by the fast lane's reading alone (a block another process split:
+        :mod:`.split`): what folding them into a run reads (their count, lines, kinds and
+        times in order), without their columns, so without their events."""
+        return cls(
+            shape, shape.lean, (), cast(_Piece, None), 0, summary.rows, first_line, summary=summary
+        )
+
     @property
     def last_line(self) -> int:
         return self.first_line + self.stop - self.start - 1
@@ -560,6 +569,19 @@ class Rows:
             ):
                 out.append(alt.spec)
         return out
+
+    def lane_reading(self) -> LaneSummary | None:
+        """What the fast lane reads of these rows (:class:`LaneSummary`), from their columns
+        where it did not read them; ``None`` when their times are out of order (folding them
+        then needs each row's time and kind)."""
+        if self.summary is not None or not len(self):
+            return self.summary
+        times = self.times()
+        if sorted(times) != times:
+            return None
+        mask = sum(1 << alt.number for alt in self.shape.alts if alt.spec in self.specs())
+        last = self._alt(self.cols, self.layout, self.stop - 1).number
+        return LaneSummary(len(self), times[0], times[-1], True, mask, last)
 
     def last_kind(self) -> EventKind:
         if self.summary is not None:

@@ -75,6 +75,7 @@ def iter_records(
     helper: bool | None = None,
     start: int = 0,
     ready: bool = False,
+    stop: int | None = None,
 ) -> Iterator[Event | Rows | Blanks]:
     """:func:`iter_events`, except that blocks of batch and access lines come as
     :class:`~sglang_logscope.parse.bulk.Rows` (their events as columns, parsed in bulk), and
@@ -85,8 +86,9 @@ def iter_records(
     ``bulk=False`` parses every line on its own: the reference the bulk path is tested against. ``helper``
     splits every other piece in a second process (default: for a file of 64 MB or more, when
     a second core is free; see :mod:`._helper`). ``start``: read a plain file from that byte
-    offset (a line start; ``first_line`` numbers it), bulk only; ``ready``: whether the run
-    read up to ``start`` said it was ready (how a later traceback is read)."""
+    offset (a line start; ``first_line`` numbers it), bulk only; ``stop``: up to that offset (a
+    line start), bulk only; ``ready``: whether the run read up to ``start`` said it was ready
+    (how a later traceback is read)."""
     if helper is None:
         size = _size(source)
         # the C fast lane reads a lean, series or lane block in less time than a helper takes
@@ -96,9 +98,9 @@ def iter_records(
             and not ((fields is False or fields in (SERIES, LANE)) and fast_lane_ready())
             and helper_worth_it(None if size is None else size - start)
         )
-    if start and not bulk:
-        raise ValueError("iter_records: start needs bulk=True")
-    pieces = iter_raw_pieces(source, start)
+    if (start or stop is not None) and not bulk:
+        raise ValueError("iter_records: start and stop need bulk=True")
+    pieces = iter_raw_pieces(source, start, stop)
     for record in _records(pieces, first_line, bulk, fields, helper, ready):
         received = pieces.received  # set once reading starts: the outer times of a wrapped log
         if received is None:

@@ -276,27 +276,31 @@ def iter_raw_lines(source: Source | RawPieces) -> Iterator[tuple[bytes, bool]]:
 PIECE_BYTES = 1 << 18
 
 
-def iter_raw_pieces(source: Source | RawPieces, start: int = 0) -> RawPieces:
+def iter_raw_pieces(
+    source: Source | RawPieces, start: int = 0, stop: int | None = None
+) -> RawPieces:
     """The physical lines of ``source`` in pieces, as ``(data, truncated, piece)``.
 
     A piece (``piece`` true) is one or more whole lines joined by ``\\n``, without the last
     newline and with any CRLF ``\\r`` kept, each line shorter than :data:`MAX_LINE_BYTES`:
     what bulk parsing splits at once. Otherwise ``data`` is one line as
     :func:`iter_raw_lines` gives it (CRLF removed, cut and flagged if over the limit).
-    ``start``: read a plain file from this offset (a line start) on.
+    ``start``: read a plain file from this offset (a line start) on; ``stop``: up to this
+    offset (a line start, or the end), not beyond.
     """
-    return source if isinstance(source, RawPieces) else RawPieces(source, start)
+    return source if isinstance(source, RawPieces) else RawPieces(source, start, stop)
 
 
 class RawPieces:
     """:func:`iter_raw_pieces`; while iterating, ``offset`` is where the last piece starts in
     ``file`` (a plain file's path, else ``None``): another process can read it there."""
 
-    def __init__(self, source: Source, start: int = 0) -> None:
+    def __init__(self, source: Source, start: int = 0, stop: int | None = None) -> None:
         self.source = source
         self.file: str | None = None
         self.offset = start
         self.start = start
+        self.stop = stop
         #: for a wrapped log (:mod:`.adapters`), each line's outer time, by line number - 1
         self.received: list[datetime | None] | None = None
 
@@ -314,9 +318,12 @@ class RawPieces:
                 at = self.start
             pending = b""
             skipping = False  # inside a line already cut: drop the rest of it
+            stop = self.stop
             while True:
                 try:
-                    block = stream.read(PIECE_BYTES)
+                    block = stream.read(
+                        PIECE_BYTES if stop is None else min(PIECE_BYTES, stop - at)
+                    )
                 except (EOFError, gzip.BadGzipFile, OSError) as exc:
                     raise InputError(f"{describe(source)}: read failed ({exc})") from None
                 if not block:

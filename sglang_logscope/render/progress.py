@@ -8,7 +8,7 @@ the seconds spent. The readers count
 their bytes once per block (:mod:`sglang_logscope.meter`); this line reads the count at most
 :data:`REFRESH_PER_S` times a second. Only on a terminal (stderr a TTY, ``TERM`` not
 ``dumb``, no ``LOGSCOPE_NO_PROGRESS``; of a command that writes as it reads, stdout not the
-same terminal) and only once the work has run for :data:`DELAY_S`: quick commands, pipes,
+same terminal) and only once the reading has gone on for :data:`DELAY_S`: quick commands, pipes,
 files and CI logs never see it. ``NO_COLOR`` only takes its colours. It is transient (erased
 when the work ends) and never on stdout, so the result starts on a clean line.
 """
@@ -128,7 +128,9 @@ def _shown(label: str, delay: float, meter: Meter) -> Iterator[None]:
     timer = threading.Timer(delay, show)
     timer.daemon = True
     if delay > 0:
-        timer.start()
+        # its clock starts with the reading: a big file's reader forks its range parsers
+        # before (parse/split.py), while this process runs one thread
+        meter.on_start = timer.start
     else:  # at once, before the work: what a test sees does not hang on a thread's timing
         show()
     try:
