@@ -2,6 +2,8 @@
 each parsed by a forked process (:mod:`sglang_logscope.parse.split`), against one process.
 
     python -m benchmarks.summary_split LOG [LOG ...] [--workers 1 2 4 8] [--repeat 5]
+    python -m benchmarks.summary_split LOG --parts 8
+
 
 Each log is read once to warm (patterns compiled, the file in the page cache); then
 ``--repeat`` rounds, each timing ``summarize_source(LOG, workers=N)`` for every ``N`` in turn
@@ -10,17 +12,25 @@ split). Every summary is checked equal to the one-process one. Printed per log a
 best and median wall seconds, the ratio of one process's median to it, and the ranges cut.
 Run it under ``taskset -c 0-7`` for "8 cores" (the library cuts no more ranges than the cores
 this process may use, less the load).
+
+``--parts N``: where the time of ``N`` processes goes instead: each range read alone (its
+seconds, its payload's pickled bytes, the seconds to unpickle it), then three timed reads with
+the forks, the waits for the children's payloads and their renumbering summed.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import statistics
 import time
+from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 from sglang_logscope.log.reader import summarize_source
+from sglang_logscope.parse import split
 from sglang_logscope.parse.split import plan
 
 
@@ -34,15 +44,64 @@ def timed(path: str, workers: int) -> tuple[float, dict[str, Any]]:
     return time.perf_counter() - start, doc
 
 
+def parts(path: str, workers: int) -> None:
+    """Each range alone, then the split's own costs summed over three reads."""
+    cut = plan(path, workers)
+    assert cut is not None, "not cut (one thread? the fast lane?)"
+    ranges = list(pairwise(cut))
+    for i, (lo, hi) in enumerate(ranges):
+        start = time.perf_counter()
+        payload = split._payload(path, lo, hi, frozenset(), i > 0)
+        alone = time.perf_counter() - start
+        data = pickle.dumps(payload)
+        start = time.perf_counter()
+        pickle.loads(data)
+        print(
+            f"  range {i}: {alone:.3f} s alone, {len(payload[0])} items, {len(data)} bytes "
+            f"pickled, unpickled in {time.perf_counter() - start:.4f} s"
+        )
+    spent: dict[str, float] = {}
+
+    def timed_as(key: str, own: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any) -> Any:
+            start = time.perf_counter()
+            out = own(*args)
+            if key == "renumber":
+                out = list(out)
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+            return out
+
+        return wrapper
+
+    owns = split._Child.start, split._Child.result, split._moved
+    split._Child.start = timed_as("fork", owns[0])  # type: ignore[method-assign]
+    split._Child.result = timed_as("wait and unpickle", owns[1])  # type: ignore[method-assign]
+    split._moved = timed_as("renumber", owns[2])
+    try:
+        for _ in range(3):
+            spent.clear()
+            seconds, _doc = timed(path, workers)
+            shown = ", ".join(f"{k} {v:.4f} s" for k, v in spent.items())
+            print(f"  {workers} processes: {seconds:.3f} s; {shown}", flush=True)
+    finally:
+        split._Child.start, split._Child.result, split._moved = owns  # type: ignore[method-assign]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("logs", nargs="+")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--parts", type=int, metavar="N")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     print(f"cores usable: {cores}; load: {os.getloadavg()[0]:.2f}", flush=True)
     for path in args.logs:
+        if args.parts:
+            summarize_source(path, helper=False)  # warm
+            print(path)
+            parts(path, args.parts)
+            continue
         reference = summarize_source(path, helper=False)  # warm
         times: dict[int, list[float]] = {w: [] for w in args.workers}
         for _ in range(args.repeat):
