@@ -14,8 +14,8 @@ Run it under ``taskset -c 0-7`` for "8 cores" (the library cuts no more ranges t
 this process may use, less the load).
 
 ``--parts N``: where the time of ``N`` processes goes instead: each range read alone (its
-seconds, its payload's pickled bytes, the seconds to unpickle it), then three timed reads with
-the forks, the waits for the children's payloads and their renumbering summed.
+seconds, its batches' pickled bytes, the seconds to unpickle them), then three timed reads
+with the forks, the waits for the children's batches and their renumbering summed.
 """
 
 from __future__ import annotations
@@ -48,17 +48,18 @@ def parts(path: str, workers: int) -> None:
     """Each range alone, then the split's own costs summed over three reads."""
     cut = plan(path, workers)
     assert cut is not None, "not cut (one thread? the fast lane?)"
-    ranges = list(pairwise(cut))
-    for i, (lo, hi) in enumerate(ranges):
+    for i, (lo, hi) in enumerate(pairwise(cut)):
         start = time.perf_counter()
-        payload = split._payload(path, lo, hi, frozenset(), i > 0)
+        batches = list(split._batches(path, lo, hi, frozenset()))
         alone = time.perf_counter() - start
-        data = pickle.dumps(payload)
+        data = [pickle.dumps(b) for b in batches]
         start = time.perf_counter()
-        pickle.loads(data)
+        for one in data:
+            pickle.loads(one)
         print(
-            f"  range {i}: {alone:.3f} s alone, {len(payload[0])} items, {len(data)} bytes "
-            f"pickled, unpickled in {time.perf_counter() - start:.4f} s"
+            f"  range {i}: {alone:.3f} s alone, {sum(len(b[0]) for b in batches)} items in "
+            f"{len(batches)} batches, {sum(map(len, data))} bytes pickled, unpickled in "
+            f"{time.perf_counter() - start:.4f} s"
         )
     spent: dict[str, float] = {}
 
@@ -66,16 +67,16 @@ def parts(path: str, workers: int) -> None:
         def wrapper(*args: Any) -> Any:
             start = time.perf_counter()
             out = own(*args)
-            if key == "renumber":
+            if key != "fork":  # (generators: their items taken here, timed)
                 out = list(out)
             spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
             return out
 
         return wrapper
 
-    owns = split._Child.start, split._Child.result, split._moved
+    owns = split._Child.start, split._Child.batches, split._moved
     split._Child.start = timed_as("fork", owns[0])  # type: ignore[method-assign]
-    split._Child.result = timed_as("wait and unpickle", owns[1])  # type: ignore[method-assign]
+    split._Child.batches = timed_as("wait and unpickle", owns[1])  # type: ignore[method-assign]
     split._moved = timed_as("renumber", owns[2])
     try:
         for _ in range(3):
@@ -84,7 +85,7 @@ def parts(path: str, workers: int) -> None:
             shown = ", ".join(f"{k} {v:.4f} s" for k, v in spent.items())
             print(f"  {workers} processes: {seconds:.3f} s; {shown}", flush=True)
     finally:
-        split._Child.start, split._Child.result, split._moved = owns  # type: ignore[method-assign]
+        split._Child.start, split._Child.batches, split._moved = owns  # type: ignore[method-assign]
 
 
 def main() -> None:

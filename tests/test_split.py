@@ -16,6 +16,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +43,14 @@ pytestmark = pytest.mark.skipif(not fast_lane_ready(), reason="the C fast lane i
 
 @pytest.fixture(autouse=True)
 def _carried(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each in-process payload goes through pickle, as the pipe from a child carries it."""
-    own = split._Inline.result
+    """Each in-process batch goes through pickle, as the pipe from a child carries it."""
+    own = split._Inline.batches
 
-    def carried(self: split._Inline) -> split.Payload | None:
-        payload = own(self)
-        return None if payload is None else pickle.loads(pickle.dumps(payload))
+    def carried(self: split._Inline) -> Iterator[split.Batch]:
+        for batch in own(self):
+            yield pickle.loads(pickle.dumps(batch))
 
-    monkeypatch.setattr(split._Inline, "result", carried)
+    monkeypatch.setattr(split._Inline, "batches", carried)
 
 
 def _one(path: Path, keep: frozenset[EventKind]) -> list[Run]:
@@ -142,6 +143,7 @@ def _log(picks: list[tuple[int, int]]) -> bytes:
     st.integers(2, 6),
     st.sampled_from([64, 1 << 18]),
     st.booleans(),
+    st.sampled_from([1, 7, split.BATCH_ITEMS]),
 )
 def test_any_cuts_give_the_runs_of_one_parse(
     tmp_path_factory: pytest.TempPathFactory,
@@ -149,55 +151,86 @@ def test_any_cuts_give_the_runs_of_one_parse(
     workers: int,
     piece: int,
     keep_all: bool,
+    batch: int,
 ) -> None:
     path = tmp_path_factory.mktemp("split") / "server.log"
     path.write_bytes(_log(picks))
     keep = ALL if keep_all else frozenset(SUMMARY_KINDS)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_source, "PIECE_BYTES", piece)
+        mp.setattr(split, "BATCH_ITEMS", batch)
         records = split.split_records(path, keep, workers, fork=False)
         if records is None:  # no serving row after any even share: nothing to cut
             return
         assert list(stream_runs(records, keep)) == _one(path, keep)
 
 
+@pytest.mark.parametrize("batch", [5, split.BATCH_ITEMS])
 def test_a_range_read_on_the_wrong_ready_guess_is_read_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
 ) -> None:
     """A banner, rows, then a traceback with no SGLang frame before any ready line: one parse
     reads it as the run's exception (not ready yet); the range that starts among the rows
-    guessed ready (a foreign traceback) and is read again here."""
+    guessed ready (a foreign traceback) and is read again here, from the batch that read the
+    guess on (with small batches, those before it are joined as they came)."""
     path = tmp_path / "server.log"
     path.write_bytes(_log([(0, 700), (2, 100)]))
-    guessed = []
-    own = split._payload
+    guessed: list[bool] = []
+    own = split._batches
 
-    def payload(*args: Any) -> split.Payload:
-        got = own(*args)
-        guessed.append(got[3])
-        return got
+    def batches(*args: Any) -> Iterator[split.Batch]:
+        for got in own(*args):
+            guessed.append(got[3])
+            yield got
 
-    monkeypatch.setattr(split, "_payload", payload)
+    monkeypatch.setattr(split, "_batches", batches)
+    monkeypatch.setattr(split, "BATCH_ITEMS", batch)
     runs = _ranged(path, frozenset(SUMMARY_KINDS), 2)
-    assert guessed == [True]
+    assert True in guessed and (batch == split.BATCH_ITEMS or guessed[0] is False)
     assert runs == _one(path, frozenset(SUMMARY_KINDS))
     kinds = {e.kind for r in _ranged(path, ALL, 2) for e in r.events}
     assert EventKind.EXCEPTION in kinds and EventKind.FOREIGN_TRACEBACK not in kinds
 
 
-def test_a_range_whose_reader_failed_is_read_here(
+def test_a_child_holds_one_batch_not_its_range(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A range of text lines is as many events: they leave in batches of ``BATCH_ITEMS``
+    records, so a child's memory follows a batch (the pipe waits for the reader)."""
+    path = tmp_path / "server.log"
+    path.write_bytes(_log([(6, 300)] * 40 + [(0, 300)] * 2 + [(6, 2)] * 1500 + [(7, 300)]))
+    sizes: list[int] = []
+    own = split._batches
+
+    def batches(*args: Any) -> Iterator[split.Batch]:
+        for got in own(*args):
+            sizes.append(len(got[0]))
+            yield got
+
+    monkeypatch.setattr(split, "_batches", batches)
+    monkeypatch.setattr(split, "BATCH_ITEMS", 100)
+    assert _ranged(path, ALL, 3) == _one(path, ALL)
+    assert len(sizes) > 20 and max(sizes) < 100 + 300  # (a batch ends after a whole record)
+
+
+@pytest.mark.parametrize("after", [0, 1, 3])
+def test_a_range_whose_reader_failed_is_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: int
+) -> None:
+    """A child that fails before its first batch, or after some: the rest is read here."""
     big = generate(tmp_path, 0.6, 1, 3)["big"]
-    own = split._payload
+    own = split._batches
 
-    def failing(name: str, lo: int, *rest: Any) -> split.Payload:
-        if lo > 0:
-            raise MemoryError("a child that died")
-        return own(name, lo, *rest)
+    def failing(name: str, lo: int, *rest: Any) -> Iterator[split.Batch]:
+        for i, got in enumerate(own(name, lo, *rest)):
+            if i == after:
+                raise MemoryError("a child that died")
+            yield got
 
-    monkeypatch.setattr(split, "_payload", failing)
-    assert _ranged(big, frozenset(SUMMARY_KINDS), 4) == _one(big, frozenset(SUMMARY_KINDS))
+    monkeypatch.setattr(split, "_batches", failing)
+    monkeypatch.setattr(split, "BATCH_ITEMS", 3)
+    for keep in (frozenset(SUMMARY_KINDS), ALL):
+        assert _ranged(big, keep, 4) == _one(big, keep)
 
 
 def test_only_a_plain_local_file_with_the_lane_in_one_thread_is_cut(
@@ -243,22 +276,29 @@ _FORKED = textwrap.dedent(
     import json, os, sys
     from sglang_logscope.log.reader import summarize_source
     from sglang_logscope.parse import split
-    parent, started = os.getpid(), []
-    own_start, own_payload = split._Child.start, split._payload
+    parent, started, here = os.getpid(), [], []
+    own_start, own_batches, own_read = split._Child.start, split._batches, split._read
+
+    def read(name, lo, *rest):
+        if os.getpid() == parent and lo > 0:
+            here.append(lo)  # a range (the rest of one) read in this process
+        return own_read(name, lo, *rest)
 
     def start(*args):
         child = own_start(*args)
         started.append(child is not None)
         return child
 
-    def payload(name, lo, *rest):
-        if sys.argv[2] == "fail" and os.getpid() != parent and lo == split.plan(name, 3)[2]:
-            os._exit(9)  # a child that dies without a word
-        return own_payload(name, lo, *rest)
+    def batches(name, lo, *rest):
+        for i, batch in enumerate(own_batches(name, lo, *rest)):
+            if sys.argv[2] == "fail" and os.getpid() != parent and i == 1:
+                os._exit(9)  # a child that dies without a word, after its first batch
+            yield batch
 
-    split._Child.start, split._payload = start, payload
+    split._Child.start, split._batches, split._read = start, batches, read
+    split.BATCH_ITEMS = 8
     doc = summarize_source(sys.argv[1], workers=3)
-    print(json.dumps({"doc": doc, "started": started}, default=str))
+    print(json.dumps({"doc": doc, "started": started, "here": here}, default=str))
     """
 )
 
@@ -276,6 +316,7 @@ def test_forked_ranges_give_the_summary_of_one_process(tmp_path: Path, mode: str
     )
     got = json.loads(done.stdout)
     assert got["started"] == [True, True]  # two children forked (this process reads the first)
+    assert bool(got["here"]) is (mode == "fail")
     one = json.loads(json.dumps(summarize_source(big, helper=False), default=str))
     assert got["doc"] == one
 

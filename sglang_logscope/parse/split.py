@@ -11,10 +11,13 @@ named a record (a traceback before the range's first ready or banner line) and t
 before it end otherwise, the range is parsed again in this process, knowing.
 
 A child sends its records through a pipe (the standard library's ``multiprocessing``
-connection: data this program's own forked process made, never another's); rows travel as the
-fast lane's reading of them (:meth:`.bulk.Rows.folded`), events and blank runs as themselves.
-A child that fails has its range parsed here. Only a plain local file is split, where the fast
-lane is built and this process runs one thread (a fork beside another thread can deadlock).
+connection: data this program's own forked process made, never another's) in batches of
+:data:`BATCH_ITEMS`, so memory follows a batch, not a range (a range of text lines is as many
+events); rows travel as the fast lane's reading of them (:meth:`.bulk.Rows.folded`), events
+and blank runs as themselves. A child that fails, or whose batch read the guess wrongly, has
+the rest of its range parsed here (the records before are those this process would make: no
+guess was read in them). Only a plain local file is split, where the fast lane is built and
+this process runs one thread (a fork beside another thread can deadlock).
 """
 
 from __future__ import annotations
@@ -56,9 +59,15 @@ _SETS_READY = {EventKind.SERVER_READY: True, EventKind.SERVER_ARGS: False}
 _READ_AS_READY = frozenset({EventKind.EXCEPTION, EventKind.FOREIGN_TRACEBACK})
 
 Record = Event | Rows | Blanks
-#: What a child sends: its records (rows as (first line, the lane's reading)), its last line,
-#: the ready state it ends with (``None``: no line set it) and whether the guess was read.
-Payload = tuple[list[Event | Blanks | tuple[int, LaneSummary]], int, bool | None, bool]
+#: Records a child sends at once (whole records: a block of rows it sends as events counts
+#: each); the pipe holds :data:`PIPE_BYTES`, so a child reads on while this process reads the
+#: ranges before its own.
+BATCH_ITEMS = 2048
+PIPE_BYTES = 1 << 20
+#: What a child sends, batch by batch: records (rows as (first line, the lane's reading)),
+#: the last line so far, the ready state so far (``None``: no line set it), whether the guess
+#: was read so far, and whether the range is done.
+Batch = tuple[list[Event | Blanks | tuple[int, LaneSummary]], int, bool | None, bool, bool]
 
 
 class _Reading:
@@ -194,19 +203,27 @@ def _joined(name: str, cuts: list[int], keep: frozenset[EventKind], fork: bool) 
         yield from _read(name, 0, cuts[1], 1, False, reading)
         ready, lines = bool(reading.ready), reading.lines
         for (lo, hi), child in zip(later, children, strict=True):
-            payload = child.result() if child is not None else None
-            if payload is None or (payload[3] and ready is not GUESS_READY):
-                reading = _Reading(lines)
-                yield from _read(name, lo, hi, lines + 1, ready, reading)
-            else:
-                reading = _Reading(lines + payload[1])
-                reading.ready = payload[2]
+            took, ended, done = 0, None, False  # (lines of the range joined so far)
+            for items, upto, ended_so_far, guessed, done in child.batches() if child else ():
+                if guessed and ready is not GUESS_READY:
+                    done = False  # read wrongly from this batch on: the rest is read here
+                    break
+                yield from _moved(items, lines)
+                took, ended = upto, ended_so_far
+            if done:
                 advance(
                     (size if hi < 0 else hi) - lo
                 )  # the progress line's count: the child read it
-                yield from _moved(payload[0], lines)
-            lines = reading.lines
-            ready = ready if reading.ready is None else reading.ready
+                lines += took
+            else:
+                if child is not None:
+                    child.end()
+                reading = _Reading(lines)
+                for record in _read(name, lo, hi, lines + 1, ready, reading):
+                    if reading.lines > lines + took:  # (the records before were joined)
+                        yield record
+                lines, ended = reading.lines, reading.ready
+            ready = ready if ended is None else ended
     finally:
         for child in children:
             if child is not None:
@@ -225,21 +242,25 @@ def _read(
         yield record
 
 
-def _payload(name: str, lo: int, hi: int, keep: frozenset[EventKind], guess: bool) -> Payload:
-    """A range's records as a child sends them, numbered from 1, read as after ``guess``."""
+def _batches(name: str, lo: int, hi: int, keep: frozenset[EventKind]) -> Iterator[Batch]:
+    """A range's records as a child sends them, numbered from 1, read as after ready."""
     reading = _Reading()
     out: list[Event | Blanks | tuple[int, LaneSummary]] = []
-    for record in _read(name, lo, hi, 1, guess, reading):
+    for record in _read(name, lo, hi, 1, GUESS_READY, reading):
         if record.__class__ is not Rows:
             out.append(record)  # type: ignore[arg-type]
-            continue
-        rows: Rows = record
-        lane = rows.lane_reading()
-        if lane is not None and lane.in_order and not any(s.kind in keep for s in rows.specs()):
-            out.append((rows.first_line, lane))
-        else:  # rows out of time order, or kept: as the events the fold takes one by one
-            out.extend(rows.events())
-    return out, reading.lines, reading.ready, reading.guessed
+        else:
+            rows: Rows = record
+            lane = rows.lane_reading()
+            kept = any(s.kind in keep for s in rows.specs())
+            if lane is not None and lane.in_order and not kept:
+                out.append((rows.first_line, lane))
+            else:  # rows out of time order, or kept: the events the fold takes one by one
+                out.extend(rows.events())
+        if len(out) >= BATCH_ITEMS:
+            yield out, reading.lines, reading.ready, reading.guessed, False
+            out = []
+    yield out, reading.lines, reading.ready, reading.guessed, True
 
 
 def _moved(items: list[Event | Blanks | tuple[int, LaneSummary]], lines: int) -> Iterator[Record]:
@@ -262,18 +283,16 @@ class _Inline:
     def __init__(self, name: str, lo: int, hi: int, keep: frozenset[EventKind]) -> None:
         self.args = (name, lo, hi, keep)
 
-    def result(self) -> Payload | None:
-        try:
-            return _payload(*self.args, GUESS_READY)
-        except Exception:  # as a child's failure: the range is parsed here, and says why
-            return None
+    def batches(self) -> Iterator[Batch]:
+        with contextlib.suppress(Exception):  # as a child's failure: the rest is read here
+            yield from _batches(*self.args)
 
     def end(self) -> None:
         pass
 
 
 class _Child:
-    """A forked process parsing one range, its payload on a pipe."""
+    """A forked process reading one range, its batches on a pipe."""
 
     __slots__ = ("conn", "pid")
 
@@ -283,50 +302,50 @@ class _Child:
 
     @classmethod
     def start(cls, name: str, lo: int, hi: int, keep: frozenset[EventKind]) -> _Child | None:
-        # start-up: the pipe's module loads only when a big file is split
+        # start-up: the pipe's module loads only when a big file is split (fcntl: POSIX only)
+        import fcntl
         from multiprocessing import Pipe
 
         reader, writer = Pipe(duplex=False)
+        with contextlib.suppress(OSError, AttributeError):  # (a smaller pipe: it waits more)
+            fcntl.fcntl(writer.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         try:
             pid = os.fork()
         except OSError:
             reader.close()
             writer.close()
-            return None  # (its range is parsed here)
+            return None  # (its range is read here)
         if pid == 0:  # pragma: no cover - the child (its records are compared by the tests)
             code = 1
             try:
                 reader.close()
-                writer.send(_payload(name, lo, hi, keep, GUESS_READY))
+                for batch in _batches(name, lo, hi, keep):
+                    writer.send(batch)
                 code = 0
             finally:
                 os._exit(code)
         writer.close()
         return cls(pid, reader)
 
-    def result(self) -> Payload | None:
-        """The child's payload, or ``None`` where it sent none (it failed: the range is
-        parsed here)."""
-        conn, self.conn = self.conn, None
-        assert conn is not None
-        try:
-            got = conn.recv()
-        except (EOFError, OSError):
-            got = None
-        finally:
-            conn.close()
-            self._reap()
-        return got if isinstance(got, tuple) and len(got) == 4 else None
+    def batches(self) -> Iterator[Batch]:
+        """The child's batches as they come, up to its last (none more where it failed)."""
+        while self.conn is not None:
+            try:
+                got = self.conn.recv()
+            except (EOFError, OSError):
+                return
+            if not (isinstance(got, tuple) and len(got) == 5):
+                return
+            yield got
+            if got[4]:
+                self.end()
 
     def end(self) -> None:
-        """Stop a child whose payload was not taken (the reader stopped early, or failed)."""
+        """Close the pipe and reap the child (stopped first: it may not have ended)."""
         if self.conn is not None:
             self.conn.close()
             self.conn = None
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
-            self._reap()
-
-    def _reap(self) -> None:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
