@@ -63,9 +63,10 @@ def test_a_pool_started_beside_another_thread_does_not_fork_it() -> None:
     import threading
 
     from sglang_logscope.log import reader
+    from sglang_logscope.parse.split import process_threads
 
     paths = [str(p) for p in REAL[:3]]
-    threads = reader._threads(threading.active_count())  # (xdist's worker has threads)
+    threads = process_threads(threading.active_count())  # (xdist's worker has threads)
     alone = reader._pool_context().get_start_method()
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)

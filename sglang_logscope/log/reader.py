@@ -19,7 +19,7 @@ from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
 from ..parse.lines import iter_events, iter_records
 from ..parse.source import Source, describe
-from ..parse.split import split_records
+from ..parse.split import process_threads, split_records
 from .figures import run_memory
 from .lazy import Builder, LazyEvents
 from .runs import Run, split_runs, stream_runs
@@ -428,19 +428,9 @@ def _pool_context() -> BaseContext:
     import threading
 
     methods = multiprocessing.get_all_start_methods()
-    if _threads(threading.active_count()) == 1 and "fork" in methods:
+    if process_threads(threading.active_count()) == 1 and "fork" in methods:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def _threads(seen: int) -> int:
-    """This process's threads as the kernel counts them, as Python's own fork warning does
-    (``threading`` does not see a thread started through ``_thread`` or by a C extension:
-    pytest-xdist's, a server's); ``seen`` (``threading``'s count) where it cannot say."""
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return seen
 
 
 def _ended(size: int | None) -> Callable[[object], None]:

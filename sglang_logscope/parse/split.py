@@ -26,6 +26,7 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Collection, Iterator
 from dataclasses import replace
 from itertools import pairwise
@@ -113,9 +114,9 @@ def plan(source: Source, workers: int | None, fork: bool = True) -> list[int] | 
     if not isinstance(source, (str, os.PathLike)) or not fast_lane_ready():
         return None
     name = os.fspath(source)
-    if name == "-" or is_url(name) or os.name != "posix":
-        return None
-    if fork and (process_threads() != 1 or _daemonic()):
+    if name == "-" or is_url(name) or not sys.platform.startswith("linux"):
+        return None  # (elsewhere no kernel count of threads, and fork is not the default)
+    if fork and (process_threads(threading.active_count()) != 1 or _daemonic()):
         return None
     try:
         size = os.stat(name).st_size
