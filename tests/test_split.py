@@ -121,13 +121,18 @@ _BLOCKS = [
     ["plain text from a script", "Killed"],
     ["[2026-05-09 {t}] Load weight begin. avail mem=78.00 GB"],
     ["[2026-05-09 {t}] Received sigquit from a child process. It usually means the child failed."],
+    [],  # rows a few seconds back: a block out of time order
+    [],  # rows two hours back: a new run without a banner
 ]
+#: How each block moves the clock (seconds; a banner sets it).
+_STEP = {9: -3, 10: -7200}
 
 
 def _log(picks: list[tuple[int, int]]) -> bytes:
-    lines, seconds = [], 0
+    lines, seconds = [], 20000
     for block, rows in picks:
-        seconds = 0 if block == 0 else seconds + 1  # a banner starts the clock again
+        seconds = 20000 if block == 0 else seconds + _STEP.get(block, 1)  # (a banner: again)
+        seconds = max(seconds, 0)
         stamp = f"{9 + seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
         lines += [line.format(t=stamp) for line in _BLOCKS[block]]
         for r in range(rows):
