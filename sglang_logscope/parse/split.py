@@ -202,33 +202,43 @@ def _joined(name: str, cuts: list[int], keep: frozenset[EventKind], fork: bool) 
     try:
         reading = _Reading()
         yield from _read(name, 0, cuts[1], 1, False, reading)
-        ready, lines = bool(reading.ready), reading.lines
+        ready = bool(reading.ready)
         for (lo, hi), child in zip(later, children, strict=True):
-            took, ended, done = 0, None, False  # (lines of the range joined so far)
-            for items, upto, ended_so_far, guessed, done in child.batches() if child else ():
-                if guessed and ready is not GUESS_READY:
-                    done = False  # read wrongly from this batch on: the rest is read here
-                    break
-                yield from _moved(items, lines)
-                took, ended = upto, ended_so_far
-            if done:
-                advance(
-                    (size if hi < 0 else hi) - lo
-                )  # the progress line's count: the child read it
-                lines += took
-            else:
-                if child is not None:
-                    child.end()
-                reading = _Reading(lines)
-                for record in _read(name, lo, hi, lines + 1, ready, reading):
-                    if reading.lines > lines + took:  # (the records before were joined)
-                        yield record
-                lines, ended = reading.lines, reading.ready
-            ready = ready if ended is None else ended
+            reading = _Reading(reading.lines)
+            yield from _from_child(name, (lo, hi, size), child, ready, reading)
+            ready = ready if reading.ready is None else reading.ready
     finally:
         for child in children:
             if child is not None:
                 child.end()
+
+
+def _from_child(
+    name: str,
+    where: tuple[int, int, int],
+    child: _Child | _Inline | None,
+    ready: bool,
+    reading: _Reading,
+) -> Iterator[Record]:
+    """Bytes ``lo``..``hi`` of ``where = (lo, hi, size)`` from their child's batches, numbered
+    after ``reading.lines``; where the child failed, or a batch read the guess and ``ready``
+    says otherwise, the rest read here. ``reading`` ends as a read of the range here ends."""
+    lo, hi, size = where
+    base = reading.lines
+    for items, upto, ended, guessed, done in child.batches() if child is not None else ():
+        if guessed and ready is not GUESS_READY:
+            break
+        yield from _moved(items, base)
+        reading.lines, reading.ready = base + upto, ended
+        if done:
+            advance((size if hi < 0 else hi) - lo)  # the progress line's count: the child read it
+            return
+    if child is not None:
+        child.end()
+    joined, reading.lines, reading.ready = reading.lines, base, None
+    for record in _read(name, lo, hi, base + 1, ready, reading):
+        if reading.lines > joined:  # (the records up to there were joined)
+            yield record
 
 
 def _read(
