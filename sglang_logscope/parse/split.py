@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import threading
 from collections.abc import Collection, Iterator
@@ -354,6 +353,9 @@ class _Child:
     def end(self) -> None:
         """Close the pipe and reap the child (stopped first: it may not have ended)."""
         if self.conn is not None:
+            # start-up: signal loads only where a child was started (a check never does)
+            import signal
+
             self.conn.close()
             self.conn = None
             with contextlib.suppress(OSError):
