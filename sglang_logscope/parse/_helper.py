@@ -49,6 +49,13 @@ def helper_worth_it(size: int | None) -> bool:
     wall time with it and 2.8-4.5 s without (CPU 2.3 s and 1.9 s; ``docs/performance.md``)."""
     if size is None or size < MIN_BYTES or os.name != "posix" or getattr(sys, "frozen", False):
         return False  # (a frozen app's executable is not a Python to run ``-m`` with)
+    cores, load = cores_and_load()
+    return cores >= 2 and load <= cores - 1
+
+
+def cores_and_load() -> tuple[int, float]:
+    """The cores this process may use and the 1-minute load average (0 where none is kept):
+    how many other processes can help it (this helper, the ranges of :mod:`.split`)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -57,7 +64,7 @@ def helper_worth_it(size: int | None) -> bool:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # pragma: no cover - no load average here
         load = 0.0
-    return cores >= 2 and load <= cores - 1
+    return cores, load
 
 
 def cut_pieces(

@@ -579,7 +579,8 @@ class Rows:
         times = self.times()
         if sorted(times) != times:
             return None
-        mask = sum(1 << alt.number for alt in self.shape.alts if alt.spec in self.specs())
+        present = self.specs()
+        mask = sum(1 << alt.number for alt in self.shape.alts if alt.spec in present)
         last = self._alt(self.cols, self.layout, self.stop - 1).number
         return LaneSummary(len(self), times[0], times[-1], True, mask, last)
 

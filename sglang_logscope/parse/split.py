@@ -32,9 +32,10 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ..events import Event, EventKind, move_down
-from ..limits import MAGIC_BYTES, compression_of
+from ..limits import compression_of
 from ..meter import advance
-from .adapters import InputFormat, format_of
+from ._helper import cores_and_load
+from .adapters import SNIFF_BYTES, InputFormat, detect
 from .blanks import Blanks
 from .bulk import LaneSummary, Rows, bulk_shape, fast_lane_ready
 from .lines import iter_records
@@ -109,27 +110,31 @@ def split_records(
 
 
 def plan(source: Source, workers: int | None, fork: bool = True) -> list[int] | None:
-    """The offsets ``source`` is cut at (its start, each range's, its size), or ``None``."""
+    """The offsets ``source`` is cut at (its start, each range's, its size), or ``None``.
+    Cheap where the answer is no: the size and the process first, the file's head last."""
     if not isinstance(source, (str, os.PathLike)) or not fast_lane_ready():
         return None
     name = os.fspath(source)
     if name == "-" or is_url(name) or not sys.platform.startswith("linux"):
         return None  # (elsewhere no kernel count of threads, and fork is not the default)
-    if fork and (process_threads(threading.active_count()) != 1 or _daemonic()):
-        return None
+    forced = getattr(source, "input_format", InputFormat.auto)
+    if forced not in (InputFormat.auto, InputFormat.plain) or getattr(source, "container", None):
+        return None  # a wrapped log is read as one stream
     try:
         size = os.stat(name).st_size
-        with open(name, "rb") as f:
-            head = f.read(MAGIC_BYTES)
     except OSError:
         return None  # (the reader says why in its own words)
-    plain = {format_of(source), format_of(name)} == {InputFormat.plain}  # (forced, and as read)
-    if compression_of(head) is not None or not plain or getattr(source, "container", None):
-        return None  # a compressed or wrapped log is read as one stream
     most = size // MIN_RANGE_BYTES if workers is None else size  # (asked: any size, for tests)
     count = min(workers or _free_cores(), MAX_RANGES, most)
-    if count < 2:
+    if count < 2 or (fork and (process_threads(threading.active_count()) != 1 or _daemonic())):
         return None
+    try:
+        with open(name, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if compression_of(head) is not None or detect(head) is not InputFormat.plain:
+        return None  # a compressed or wrapped log (as the reader finds it) is read as one stream
     cuts = _cuts(name, size, count)
     return cuts if len(cuts) > 2 else None
 
@@ -152,14 +157,7 @@ def _daemonic() -> bool:
 
 def _free_cores() -> int:
     """The cores this process may use less the busy ones (the 1-minute load average)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # pragma: no cover - no load average here
-        load = 0.0
+    cores, load = cores_and_load()
     return max(1, cores - int(load))
 
 
