@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from benchmarks.generate import generate, generate_long
 from sglang_logscope.events import EventKind
+from sglang_logscope.log import reader
 from sglang_logscope.log.reader import SUMMARY_KINDS, iter_runs, summarize_source
 from sglang_logscope.log.runs import Run, stream_runs
 from sglang_logscope.parse import source as _source
@@ -272,8 +273,10 @@ def test_helper_false_and_one_worker_read_in_one_process(
     def never(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("cut")
 
-    monkeypatch.setattr(split, "split_records", never)
+    monkeypatch.setattr(reader, "split_records", never)  # (the name iter_runs calls)
     assert list(iter_runs(big, helper=False, workers=4)) == list(iter_runs(big, workers=1))
+    with pytest.raises(AssertionError, match="cut"):
+        list(iter_runs(big, workers=4))  # (the patch is where iter_runs looks)
 
 
 _FORKED = textwrap.dedent(
