@@ -8,8 +8,9 @@ a test keeps it in sync. Codes are never renumbered or reused.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any
+
+from ._record import record
 
 
 class Severity(str, enum.Enum):
@@ -18,7 +19,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
+@record
 class Code:
     code: str
     name: str
@@ -315,7 +316,7 @@ def finding_dict(code: str, message: str) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One statement of a report, with its stable code."""
 

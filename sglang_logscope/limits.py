@@ -18,11 +18,11 @@ import os
 import reprlib
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._record import record
 from .errors import InputError
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 SHOWN_CHARS = 40
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """One field's type and range (``None``: no bound that side)."""
 
@@ -42,7 +42,7 @@ class Rule:
     exclusive: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Generic:
     """Bounds for every value, whatever its field."""
 
@@ -52,7 +52,7 @@ class Generic:
     items_max: int
 
 
-@dataclass(frozen=True)
+@record
 class Rejected:
     """A value logscope would not use: where it came from, what it was, why."""
 

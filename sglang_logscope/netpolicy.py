@@ -21,9 +21,10 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TypeVar
 
+from ._record import record
 from ._text import lazy_regex
 from .errors import InputError
 
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class NetPolicy:
     """Deadlines (seconds) and a byte cap for one network read."""
 
@@ -172,7 +173,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-@dataclass(frozen=True)
+@record
 class ProbeAnswer:
     """One HTTP answer: status, headers (lower-case names) and the body."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
+from ._record import record
 from ._text import lazy_re
 from .errors import LogscopeError
 from .limits import read_regular
@@ -46,7 +46,7 @@ def launch_record_bytes(log: str | os.PathLike[str]) -> bytes | None:
 START_TOLERANCE = timedelta(seconds=2)
 
 
-@dataclass(frozen=True)
+@record
 class LaunchTime:
     """A parsed ``--launched-at``: the value, and whether it named a date and a zone."""
 

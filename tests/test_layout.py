@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "limits": 0,
     "netpolicy": 0,  # every network read's deadlines, caps and redaction
     "_html": 0,
+    "_record": 0,  # @record: a frozen dataclass made without exec per class (issue 33, 2)
     "_redact": 0,  # --redact: placeholders for hosts, addresses, tokens in any output
     "meter": 0,  # bytes read so far, for the progress line (the readers count, render shows)
     "__init__": 7,

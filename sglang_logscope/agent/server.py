@@ -15,10 +15,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .._record import record
 from ..errors import LogscopeError
 from ..render.schema import load_schema
 from . import tools
@@ -42,7 +42,7 @@ INSTRUCTIONS = (
 Args = dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class ToolSpec:
     """One MCP tool: its name, what it says it does, its schemas and its call."""
 

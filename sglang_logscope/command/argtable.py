@@ -15,10 +15,10 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .._record import record
 from .._text import lazy_re
 from ..errors import LogscopeError
 from ..limits import package_files
@@ -31,7 +31,7 @@ class ArgValueError(ValueError):
     """A value argparse would reject (bad type or invalid choice); the message is argparse's."""
 
 
-@dataclass(frozen=True)
+@record
 class ArgOption:
     """One registered option: its option strings and how argparse stores its value."""
 
@@ -148,7 +148,7 @@ def _human_int(raw: str) -> int:
         raise ArgValueError(f"invalid human_readable_int value: {raw!r}") from None
 
 
-@dataclass(frozen=True)
+@record
 class Rewrite:
     """A value SGLang rewrites after parsing (e.g. ``speculative_algorithm`` NEXTN → EAGLE,
     ``speculative_draft_model_quantization`` unquant → None), read from SGLang's source per
@@ -228,7 +228,7 @@ MAX_SUGGESTED = 64
 _MEMO = 4096
 
 
-@dataclass(frozen=True)
+@record
 class FlagMatch:
     """How argparse reads one ``-``-prefixed argument.
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from .._text import lazy_re
 from .lint import LintHit, errexit_on, lint
 from .walk import Step, Walk, walk
@@ -41,7 +41,7 @@ _LAUNCH_TOKEN = re.compile(
 _TAIL = lazy_re(r"(?:[ \t]+\d?>[^ \t;\n]*)*[ \t]*(?:;|&&|\r?\n)?[ \t]*")
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """One edit of the command: the finding it fixes, the text before and after, and why."""
 
@@ -54,7 +54,7 @@ class Change:
         return {"code": self.code, "before": self.before, "after": self.after, "why": self.why}
 
 
-@dataclass(frozen=True)
+@record
 class FixedCommand:
     """The whole corrected launch, in the form it was pasted, and the edits that made it."""
 

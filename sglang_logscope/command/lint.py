@@ -13,8 +13,8 @@ import itertools
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from .._record import record
 from .._text import lazy_re
 from ..errors import CommandError
 from ..findings import CODES, Finding, Severity
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class LogFacts:
     """What the check knows about the log: its name, and whether the launch left it untouched."""
 
@@ -42,7 +42,7 @@ class LogFacts:
     untouched: bool  # the file holds no run since the launch (stale, or not modified since)
 
 
-@dataclass(frozen=True)
+@record
 class LintHit:
     """One problem: the rule's code, what bash will do, and the line that fixes it."""
 
@@ -67,7 +67,7 @@ class LintHit:
         return f"{what} Fixed: {self.fix}" if self.fix else what
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     walk: Walk
     launch: Step | None
@@ -77,7 +77,7 @@ class Context:
 Detector = Callable[[Context], list[LintHit]]
 
 
-@dataclass(frozen=True)
+@record
 class LintRule:
     """A lint rule as data: its code, the shell words it is about (documentation, and what its
     detector looks for), its detector, and whether it needs the checked log's facts."""

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .._record import record
 from ..errors import CommandError, InputError
 from ..limits import COMMAND_MAX_BYTES, Rejected, clean, read_regular
 from .argtable import ArgTable, load_arg_table, table_for_program
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class LaunchCommand:
     """What SGLang would have been launched with, as read from the command text."""
 

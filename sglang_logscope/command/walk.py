@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 
+from .._record import record
 from ..errors import CommandError
 from .shell import split_commands
 
@@ -31,7 +31,7 @@ _KUBECTL_VALUE = frozenset({"-c", "-n", "--container", "--namespace", "--context
 REMOTE_KINDS = ("ssh", "pct exec", "docker exec", "kubectl exec")
 
 
-@dataclass(frozen=True)
+@record
 class Hop:
     """One wrapper on the way to a command: its kind and where it goes (host, container, pod)."""
 
@@ -39,7 +39,7 @@ class Hop:
     target: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One simple command as its shell runs it."""
 
@@ -67,7 +67,7 @@ class Step:
         return text + (" &" if self.background else "")
 
 
-@dataclass(frozen=True)
+@record
 class Shell:
     """A shell process the script runs in: its command line, and how many commands it runs."""
 
@@ -80,7 +80,7 @@ class Shell:
     parent: int = -1  # the shell whose step started it (index into Walk.shells; -1: none)
 
 
-@dataclass(frozen=True)
+@record
 class Walk:
     steps: tuple[Step, ...]
     shells: tuple[Shell, ...]

@@ -12,10 +12,11 @@ import gc
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
+from .._record import record
 from .._text import to_json
 from ..errors import LogscopeError
 from ..events import EventKind
@@ -45,7 +46,7 @@ FLEET_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class FleetItem:
     """One file of a fleet: its summary, as its JSON line, and its runs as the fleet table
     reads them (:func:`_lean`), or why it could not be read. Compact, for a Dask task to send
@@ -142,7 +143,7 @@ def fleet_items(sources: Sequence[Source]) -> list[FleetItem]:
     return [fleet_item(s) for s in sources]
 
 
-@dataclass(frozen=True)
+@record
 class FleetBatch:
     """A Dask task's items as one object: Dask sends a list's items as a message part each
     (10,000 files, 10,000 parts: most of the client's CPU, docs/performance.md), one object

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, TypeVar
 
+from .._record import record
 from .._text import SCHEMA_VERSION, visible
 from ..errors import LogscopeError
 from ..events import EventKind
@@ -78,7 +79,7 @@ OUTCOME_ORDER = (
 #: In a directory, the files read as logs: these endings, and rotations (``x.log.1``).
 
 
-@dataclass(frozen=True)
+@record
 class Member:
     """One run of one file in a launch, and the role its header gives it."""
 
@@ -138,7 +139,7 @@ class Member:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Moment:
     """A failure of a member, placed in the launch's timeline."""
 
@@ -163,7 +164,7 @@ class Moment:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Launch:
     """Runs of one or more files that the evidence says are one launch."""
 
@@ -237,7 +238,7 @@ class Launch:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Launches:
     """The launches several logs hold, and the files that could not be read."""
 

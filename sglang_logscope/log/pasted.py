@@ -17,16 +17,16 @@ no evidence, no claim.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import timedelta
 
+from .._record import record
 from ..events import Event
 
 #: A step back in time up to this is one node's processes writing out of order.
 TOLERANCE = timedelta(seconds=2)
 
 
-@dataclass(frozen=True)
+@record
 class PastedTails:
     """Evidence that a run holds several nodes' output: the line where the time first goes
     back to another set of ranks, how far back, and the rank sets met (as printed)."""

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
+from .._record import record
 from .._text import lazy_regex
 from ..events import Event, kinds_where
 from ..limits import package_files
@@ -42,7 +43,7 @@ MAX_EVIDENCE = 12
 _SKIP = kinds_where(lambda r: r.no_release_text) | {s.kind for s in CATALOG.specs if s.bulk}
 
 
-@dataclass(frozen=True)
+@record
 class Evidence:
     """One line that narrows the release range: its line number, what it is, the releases."""
 
@@ -56,7 +57,7 @@ class Evidence:
         return {"line": self.line, "kind": self.kind, "text": self.text, "releases": self.releases}
 
 
-@dataclass(frozen=True)
+@record
 class ReleasePin:
     """The releases a run's lines agree with: ``low``..``high`` (index release names)."""
 

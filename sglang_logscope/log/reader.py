@@ -6,10 +6,11 @@ import io
 import os
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._record import record
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
+@record
 class Log:
     """A parsed log file. ``events`` in file order; ``runs`` one per launch found in the file."""
 

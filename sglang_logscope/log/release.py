@@ -11,9 +11,9 @@ or a fork between releases), the note says which was used and why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
+from .._record import record
 from ..parse.catalog import parse_release_range
 from ..parse.message_index import message_index
 from ..parse.versions import release_key
@@ -36,7 +36,7 @@ class ReleaseUsed(TypedDict):
     note: str
 
 
-@dataclass(frozen=True)
+@record
 class ReleaseChoice:
     """The releases a run is read with: ``low``..``high``; ``table`` for its argument table
     (the newest of the range: a flag of the run's own banner exists there), ``era`` for its

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from ..events import Event, EventKind
 from ..parse.blanks import Blanks
 from ..parse.bulk import Rows
@@ -174,7 +175,7 @@ def end_anchor(path: str, size: int, newlines: int) -> tuple[int, int, int] | No
     return newlines - after + 1, low + first + 1, low + last + 1
 
 
-@dataclass(frozen=True)
+@record
 class Taken:
     """What a parse leaves for the index: where it was, and the runs it gave from there."""
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import enum
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import compress, islice, pairwise
 from operator import gt
 from typing import Any, overload
 
+from .._record import record
 from .._text import ZoneSource, lazy_regex, printed_zone, rfc3339, zone_name
 from ..events import KIND_ROLES, OOM_FAILURES, Event, EventKind, kinds_where
 from ..events import FailureKind as FailureKind  # re-exported: its home before KIND_ROLES
@@ -83,7 +84,7 @@ SCRIPT_OUTPUT_LINES = 2
 _BAR_DONE = lazy_regex(r"\|\s{0,4}+(\d{1,7}+)/\1 \[")
 
 
-@dataclass(frozen=True)
+@record
 class Failure:
     """Why a run died: the kind, the message, the line, and effective values it reveals."""
 
@@ -102,7 +103,7 @@ class Failure:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Run:
     """One launch of the server, as far as the log shows it."""
 
@@ -446,7 +447,7 @@ def run_builder(
     return _Builder.resumed(state, wanted)
 
 
-@dataclass(frozen=True)
+@record
 class StreamState:
     """Where :func:`stream_runs` stands between two items, inside a run: every figure the
     run's group has folded so far, so the stream can go on from that line later (the scan

@@ -31,12 +31,13 @@ import json
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._record import record
 from .._text import lazy_re
 from ..events import Event, EventKind, Rank
 from .runs import FailureKind, StreamState
@@ -59,7 +60,7 @@ _SAMPLE = 1 << 12
 _SAMPLES = 16
 
 
-@dataclass(frozen=True)
+@record
 class Starter:
     """A run-starter line: its number, offset and bytes."""
 
@@ -68,7 +69,7 @@ class Starter:
     raw: bytes
 
 
-@dataclass(frozen=True)
+@record
 class Resume:
     """Where the last run's parse can go on: from ``line`` at ``offset``, in ``state``."""
 
@@ -85,7 +86,7 @@ class Resume:
     doc: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@record
 class Index:
     """The byte-level pass up to ``scanned_to`` and, maybe, a :class:`Resume`."""
 

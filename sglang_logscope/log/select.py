@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..events import Event, EventKind
@@ -18,7 +18,7 @@ from .reader import iter_runs, read_log, summarize_each, summarize_source
 from .runs import Run
 
 
-@dataclass(frozen=True)
+@record
 class EventSelection:
     """The events of a log chosen by kind and run; ``events`` streams when no run is asked for
     (a renderer consumes it once)."""
@@ -31,7 +31,7 @@ class EventSelection:
     json_blocks: Callable[[bool], Iterator[str]] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RunList:
     """The runs a log holds (thin: no events kept)."""
 
@@ -52,7 +52,7 @@ class RunList:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Summaries:
     """The ``summary`` of each log given, in input order, and (file, why) of each that could
     not be read (of several logs: the others are still answered)."""

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._record import record
 from .._text import own_pattern
 from ..events import Event, EventKind
 from ..parse.blanks import Blanks
@@ -748,7 +749,7 @@ class WorkerSeries:
         }
 
 
-@dataclass(frozen=True)
+@record
 class ReportInput:
     """What ``report --html`` reads of a log, in one streamed pass: the runs (each keeping
     the check's kinds), the decode series, and the file's last events."""

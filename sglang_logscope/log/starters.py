@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from ..errors import InputError
 from ..events import EventKind
 from ..meter import advance
@@ -44,7 +44,7 @@ def _is_starter(raw: bytes) -> bool:
     return hit is not None and hit[0].kind in _STARTERS
 
 
-@dataclass(frozen=True)
+@record
 class StarterScan:
     """What the byte-level pass found from ``start`` on: the run starters, the newlines
     counted, and the file's size when it was read."""
@@ -85,7 +85,7 @@ def scan_region(path: str, start: int = 0, first_line: int = 1) -> StarterScan:
         os.close(fd)
 
 
-@dataclass(frozen=True)
+@record
 class _Blocks:
     """The file being scanned, read by offset; every read checked against its size."""
 

@@ -7,9 +7,10 @@ their types (issue 33, 2: start-up)."""
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from .._record import record
 from ..events import Event, EventKind
 from ..parse.lines import iter_events
 from ..parse.source import Source, describe
@@ -88,7 +89,7 @@ def _stub(index: int, starter: Starter, next_first: int | None) -> Run:
     )
 
 
-@dataclass(frozen=True)
+@record
 class _Parsed:
     """The parsed end of a file: the runs from the checked one on, their kept events, the
     first line parsed, and the state to go on from next time (if any)."""

@@ -4,13 +4,12 @@ nothing from it (issue 33, 2: start-up)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._record import record
 from ..events import kinds_where
 from .reader import Log
 
 
-@dataclass(frozen=True)
+@record
 class TailLog(Log):
     """A :class:`Log` of which only the end was parsed: ``events`` are those of the parsed
     window's last runs; ``runs`` holds every run counted (earlier ones from their starter line

@@ -13,9 +13,9 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._record import record
 from ..errors import LogscopeError
 
 MIB = 1024**2
@@ -29,7 +29,7 @@ class GpuReadError(LogscopeError):
     """No GPU reading could be taken (no NVML, no nvidia-smi, or both failed)."""
 
 
-@dataclass(frozen=True)
+@record
 class RawProcess:
     """One compute process as the driver lists it on one GPU."""
 
@@ -38,7 +38,7 @@ class RawProcess:
     reported_name: str | None = None  # NVML / nvidia-smi process name, if any
 
 
-@dataclass(frozen=True)
+@record
 class RawGpu:
     """One physical GPU as the driver reports it (NVML enumeration order, not CUDA's)."""
 
@@ -52,7 +52,7 @@ class RawGpu:
     processes: tuple[RawProcess, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """What a reader got from the driver, before any interpretation."""
 
@@ -128,7 +128,7 @@ class GpuReader(Protocol):
     def read(self) -> Reading: ...
 
 
-@dataclass(frozen=True)
+@record
 class StaticReader:
     """A reader that returns a fixed reading (recorded fixtures, tests)."""
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any
 
+from .._record import record
 from .._text import SCHEMA_VERSION, visible
 from .gpu_readers import (
     GIB,
@@ -96,7 +97,7 @@ class Visibility(str, Enum):
 _EXITING_STATES = frozenset({"Z", "X", "x"})
 
 
-@dataclass(frozen=True)
+@record
 class GpuProcess:
     """A process holding memory on a GPU, joined with what ``/proc`` says about its PID."""
 
@@ -141,7 +142,7 @@ class GpuProcess:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Gpu:
     """One GPU this process would see, with who holds its memory."""
 
@@ -191,7 +192,7 @@ class Gpu:
         }
 
 
-@dataclass(frozen=True)
+@record
 class GpuReport:
     """Every GPU visible under ``CUDA_VISIBLE_DEVICES``, in CUDA order."""
 

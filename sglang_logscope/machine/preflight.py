@@ -16,11 +16,12 @@ import errno
 import os
 import socket
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from .._text import SCHEMA_VERSION, rfc3339, visible
 from ..command.lint import lint, remote_check
 from ..command.parse import LaunchCommand, parse_launch_command
@@ -55,7 +56,7 @@ BALANCE_RATIO = 0.9
 CODES = PF_CODES
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One statement of the pre-flight: a finding of the one registry (PF codes, and the launch
     lint's LS030-LS037), with the GPU it concerns, a suggestion and its figures."""
@@ -83,7 +84,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
+@record
 class GpuPlan:
     """Which GPUs this node's ranks will use, as SGLang picks them."""
 
@@ -101,7 +102,7 @@ class GpuPlan:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Preflight:
     command: LaunchCommand
     plan: GpuPlan

@@ -4,11 +4,12 @@ a ``/dev/nvidia*`` device open (so a PID the driver reports can be told apart fr
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import record
 
-@dataclass(frozen=True)
+
+@record
 class ProcInfo:
     """What this machine's ``/proc`` says about one PID."""
 

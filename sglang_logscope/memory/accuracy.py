@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from ..log.reader import read_log
 from .from_run import MISMATCH_PCT, budget_for_run
 from .models import facts_from_config, load_config, profile_facts
@@ -23,7 +23,7 @@ FAMILY_START = "<!-- accuracy-families:start -->"
 FAMILY_END = "<!-- accuracy-families:end -->"
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     case: str
     category: str

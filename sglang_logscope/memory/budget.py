@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from ..limits import clean, could_not_use
 from ..parse.versions import release_key
 from .budget_types import Budget, MeasuredFigures, PerGpu
@@ -184,7 +185,7 @@ class _Notes:
     default_mfs: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class _Hardware:
     total_gib: float | None
     capacity_mib: float | None
@@ -194,7 +195,7 @@ class _Hardware:
     capacity_estimate_mib: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class _Spec:
     raw: str | None
     norm: str | None

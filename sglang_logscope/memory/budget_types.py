@@ -4,16 +4,17 @@ and the :class:`Budget` itself (its ``to_dict`` is the ``logscope budget --forma
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .._html import notebook_html
+from .._record import record
 from .._text import SCHEMA_VERSION
 from ..log.runs import FailureKind
 from .eras import Era
 
 
-@dataclass(frozen=True)
+@record
 class MeasuredFigures:
     """Per-GPU figures a log printed (GiB; minimum over ranks for free memory)."""
 
@@ -27,7 +28,7 @@ class MeasuredFigures:
     origin: str = "log"
 
 
-@dataclass(frozen=True)
+@record
 class PerGpu:
     """One GPU's budget (every rank computes the same numbers from min-over-ranks figures)."""
 
@@ -88,7 +89,7 @@ class PerGpu:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Suggestion:
     """One change, re-run through the budget, and what the user would have with it.
 
@@ -122,7 +123,7 @@ class Suggestion:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Budget:
     """The result of :func:`budget`. ``to_dict`` is the ``logscope budget --format json`` shape."""
 
@@ -219,7 +220,7 @@ def _r(value: float | None, nd: int = 3) -> float | None:
     return None if value is None else round(value, nd)
 
 
-@dataclass(frozen=True)
+@record
 class DeclinedBudget:
     """No budget, and why: an input the arithmetic needs has no evidence (the model's shapes).
     ``fits`` is ``None`` (never a guess); ``advice`` says exactly what to pass."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from ..parse.versions import Version
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def era_of(version: Version) -> Era:
     return Era.D
 
 
-@dataclass(frozen=True)
+@record
 class EraRules:
     """Version-specific switches of the arithmetic."""
 
@@ -361,7 +361,7 @@ def decode_graph_batch_sizes(
     return sizes
 
 
-@dataclass(frozen=True)
+@record
 class DefaultMfs:
     value: float
     reserve_mib: float

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from .._record import record
 from .._text import lazy_regex
 from ..errors import LogscopeError
 
@@ -20,7 +20,7 @@ from ..errors import LogscopeError
 F0_OVERHEAD_GIB = 1.0
 
 
-@dataclass(frozen=True)
+@record
 class GpuSpec:
     """One GPU: a display name and its capacity in MiB (nvidia-smi ``memory.total``)."""
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from .._text import lazy_regex
 from ..errors import LogscopeError
 from ..limits import CONFIG_MAX_BYTES, package_files, read_regular, shape_problem
@@ -32,7 +33,7 @@ _DTYPE_BYTES = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class ModelFacts:
     """What the memory arithmetic needs to know about one model."""
 
@@ -479,7 +480,7 @@ def _with_params(
 # --------------------------------------------------------------------------- bundled profiles
 
 
-@dataclass(frozen=True)
+@record
 class Profile:
     name: str
     aliases: tuple[str, ...]

@@ -13,9 +13,9 @@ import enum
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from .._text import lazy_regex
 from ..events import EventKind
 from ..log.runs import Run
@@ -68,7 +68,7 @@ def size_gib(text: Any) -> float | None:
     return _gib(_ANY_SIZE.search(text))
 
 
-@dataclass(frozen=True)
+@record
 class OomFigures:
     """What a PyTorch OOM message says, in GiB (None where it says nothing)."""
 

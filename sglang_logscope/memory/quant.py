@@ -13,8 +13,9 @@ Embeddings, the LM head, norms, MoE router gates, the gated-delta-net ``in_proj_
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from .._record import record
 
 #: Methods whose weights are a flat number of bytes per parameter (no groups to read).
 _FLAT_BYTES = {
@@ -41,7 +42,7 @@ _MAX_PATTERN = 200
 _REGEX_TIMEOUT_S = 0.05
 
 
-@dataclass(frozen=True)
+@record
 class QuantScheme:
     """How one checkpoint's linear layers are stored."""
 

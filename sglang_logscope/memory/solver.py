@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from .._record import record
 from ..log.runs import FailureKind
 from .budget_types import PerGpu
 from .eras import Era, EraRules
@@ -37,7 +37,7 @@ DRAFT_PATH_AUTO = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Inputs:
     """Everything the arithmetic needs, resolved: per-rank figures, parallelism, era rules."""
 
@@ -79,7 +79,7 @@ class Inputs:
         return max(self.tp // max(self.dp, 1), 1)
 
 
-@dataclass(frozen=True)
+@record
 class Solution:
     """The arithmetic's answer per rank (GiB, tokens, slots) and the failure it predicts."""
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from .._record import record
 from .budget_types import Budget, Suggestion
 
 #: Slack below this (GiB) is called risky when a suggestion raises --mem-fraction-static.
@@ -34,7 +35,7 @@ class _Spent(Exception):
     """The search used its :data:`MAX_RERUNS`."""
 
 
-@dataclass(frozen=True)
+@record
 class _Candidate:
     suggestion: Suggestion
     keeps_context: bool = True

@@ -35,16 +35,16 @@ given), ``--enable-unified-memory`` and the Gemma 4 / DeepSeek-V4 / Step / Inkli
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from ..parse.versions import Version
 
 if TYPE_CHECKING:
     from .models import ModelFacts
 
 
-@dataclass(frozen=True)
+@record
 class SwaArch:
     """One architecture SGLang gives the SWA pool: from which release, and how its layers split."""
 
@@ -123,7 +123,7 @@ def swa_layer_ids(cfg: Mapping[str, Any], arch: str, layers: int) -> tuple[int, 
     return tuple(i for i in range(layers) if seq[i] == sliding)
 
 
-@dataclass(frozen=True)
+@record
 class SwaPool:
     """The resolved SWA pool of one launch on one rank."""
 
@@ -178,7 +178,7 @@ class SwaPool:
         return x // self.page_size * self.page_size
 
 
-@dataclass(frozen=True)
+@record
 class SwaDecision:
     """What a release does with a model's sliding-window layers for one launch."""
 

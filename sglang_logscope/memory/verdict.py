@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypedDict
 
+from .._record import record
 from .._text import lazy_regex
 from ..errors import LogscopeError
 from ..events import EventKind
@@ -39,7 +40,7 @@ class OomVerdictKind(str, enum.Enum):
     UNEXPLAINED = "unexplained"
 
 
-@dataclass(frozen=True)
+@record
 class OomVerdict:
     verdict: OomVerdictKind
     explanation: str

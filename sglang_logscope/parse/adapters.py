@@ -27,6 +27,7 @@ from datetime import datetime, timedelta, timezone
 from enum import Enum
 from typing import IO, Any
 
+from .._record import record
 from .._text import lazy_regex, lazy_regex_bytes
 from ..errors import InputError
 from ..limits import compression_of
@@ -285,7 +286,7 @@ def _journal_export_lines(stream: IO[bytes]) -> Iterator[Line]:
         stream.read(1)  # the newline after the data
 
 
-@dataclass(frozen=True)
+@record
 class Wrapper:
     """One way a tool wraps SGLang's lines: the one place a wrapper is known. ``detect``, the
     readers, the CLI's ``--input-format`` choices (a mirror, tested equal) and the table in

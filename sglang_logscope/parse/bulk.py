@@ -35,6 +35,7 @@ from itertools import compress, count, repeat
 from operator import is_not
 from typing import Any, Final, Literal, NamedTuple, cast
 
+from .._record import record
 from .._text import own_pattern
 from ..events import Event, EventKind, Rank, new_event
 from . import header as H
@@ -72,7 +73,7 @@ LANE: Final = "lane"
 Fields = bool | Literal["series", "lane"]
 
 
-@dataclass(frozen=True)
+@record
 class _Alt:
     """One bulk spec inside the joined pattern: its body group and its fields' groups."""
 

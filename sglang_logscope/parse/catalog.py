@@ -14,10 +14,11 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Literal
 
+from .._record import record
 from .._text import lazy_re, lazy_regex, own_pattern
 from ..events import EventKind
 from ..limits import Rejected, clean, problem, shape_problem
@@ -31,14 +32,14 @@ FieldType = Literal["int", "float", "str", "bool", "list", "gib", "mib", "dict"]
 BlockMode = Literal["traceback", "indented", "allocator"]
 
 
-@dataclass(frozen=True)
+@record
 class Ref:
     """In :attr:`MessageSpec.sets`, the value of a captured field (e.g. the new page size)."""
 
     field: str
 
 
-@dataclass(frozen=True)
+@record
 class Sample:
     """A real line the spec must parse, the fields it must yield, and where it came from."""
 
@@ -47,7 +48,7 @@ class Sample:
     source: str
 
 
-@dataclass(frozen=True)
+@record
 class MessageSpec:
     """One SGLang message: how to recognise it and what it means.
 

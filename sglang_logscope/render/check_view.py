@@ -12,9 +12,9 @@ untrusted: each renderer escapes or makes it visible its own way); nothing here 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from .._text import moment as when
 from ..memory.confidence import verdict_words
 
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class CauseSection:
     """The likely root cause: its finding code, one line, and the fix."""
 
@@ -42,7 +42,7 @@ class CauseSection:
     fix: str
 
 
-@dataclass(frozen=True)
+@record
 class FailureSection:
     """How the checked run failed: the failure's kind, line, message and effective values."""
 
@@ -52,7 +52,7 @@ class FailureSection:
     effective: tuple[tuple[str, Any], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class ArgRow:
     """One argument difference, its values as ``repr`` shows them."""
 
@@ -69,7 +69,7 @@ class ArgRow:
         return self.status == "explained"
 
 
-@dataclass(frozen=True)
+@record
 class ArgSection:
     """The intended command against the run: ``compared`` is False when none was given."""
 
@@ -79,7 +79,7 @@ class ArgSection:
     unverified: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class MemorySection:
     """The out-of-memory verdict and the intended command's budget, in words."""
 
@@ -95,7 +95,7 @@ class MemorySection:
     confidence: str
 
 
-@dataclass(frozen=True)
+@record
 class FindingRow:
     code: str
     severity: str
@@ -103,7 +103,7 @@ class FindingRow:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class CheckView:
     """Every section of a check report, ready to lay out."""
 

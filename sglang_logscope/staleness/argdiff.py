@@ -10,9 +10,9 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from .._text import lazy_re
 from ..events import Event, EventKind
 from ..log.runs import Run
@@ -33,7 +33,7 @@ class DiffStatus(str, enum.Enum):
     UNEXPLAINED = "unexplained"
 
 
-@dataclass(frozen=True)
+@record
 class ArgDiff:
     """One argument whose effective value differs from the intended one."""
 

@@ -19,6 +19,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from .._text import ZoneSource, zone_name
 from ..errors import LogscopeError
 from ..events import Event, EventKind
@@ -230,7 +231,7 @@ def _launch_time(value: datetime | str | LaunchTime | None) -> LaunchTime | None
 # --------------------------------------------------------------------------------------- judge
 
 
-@dataclass(frozen=True)
+@record
 class _Inputs:
     """What the judgement starts from: the parsed log, the command, the launch time, the host."""
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from .._text import SCHEMA_VERSION
 from ..errors import LogscopeError
 from ..meter import file_done, files_begin
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 GRAVITY = (Verdict.STALE, Verdict.MISMATCH, Verdict.NO_RUN, Verdict.INCONCLUSIVE, Verdict.FRESH)
 
 
-@dataclass(frozen=True)
+@record
 class FileCheck:
     """One file of a launch check: its role, the command it was held to, its check."""
 
@@ -55,7 +56,7 @@ class FileCheck:
         }
 
 
-@dataclass(frozen=True)
+@record
 class LaunchCheck:
     """``check`` of several logs: per file, per launch, and the files that could not be read."""
 

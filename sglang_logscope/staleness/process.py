@@ -10,18 +10,19 @@ error.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from .._text import rfc3339
 
 #: Scanning every process's fds is bounded: at most this many processes are looked at.
 MAX_PROCESSES = 20_000
 
 
-@dataclass(frozen=True)
+@record
 class LiveProcess:
     """One process as ``/proc`` shows it."""
 
@@ -44,7 +45,7 @@ class LiveProcess:
         }
 
 
-@dataclass(frozen=True)
+@record
 class ProcessEvidence:
     """What this machine's processes say about the log and the launch."""
 

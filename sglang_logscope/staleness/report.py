@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, tzinfo
 
+from .._record import record
 from ..command.parse import LaunchCommand
 from ..errors import LogscopeError
 from ..events import Event
@@ -26,7 +27,7 @@ from .verdict import CheckReport
 TAIL_EVENTS = 20
 
 
-@dataclass(frozen=True)
+@record
 class RunBudget:
     """The checked run's own budget, or why there is none."""
 
@@ -35,7 +36,7 @@ class RunBudget:
     note: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class FullReport:
     """The check of a log (every run parsed) and the checked run's own budget; ``serving``
     (the decode series) and ``last_events`` (the file's last events) when the log was
@@ -84,7 +85,7 @@ def full_report(
     )
 
 
-@dataclass(frozen=True)
+@record
 class LaunchReport:
     """``report`` of several logs: the check of the launch (per file and per launch) and each
     file's decode series (per worker: per file and rank), folded per minute in bounded

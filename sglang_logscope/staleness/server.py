@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import socket
 import urllib.parse
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from ..netpolicy import PROBE, NetPolicy, NetTimeout, http_get_loopback, is_loopback, redact
 from .argdiff import same_value
 
@@ -30,7 +30,7 @@ MAX_BYTES = PROBE.max_bytes
 PATHS = ("/server_info", "/get_server_info")
 
 
-@dataclass(frozen=True)
+@record
 class LiveArgDiff:
     """One explicit argument of yours the live server runs with another value."""
 
@@ -42,7 +42,7 @@ class LiveArgDiff:
         return {"arg": self.arg, "intended": self.intended, "live": self.live}
 
 
-@dataclass(frozen=True)
+@record
 class ServerEvidence:
     """What the live server said: its URL, whether it answered, and each differing argument."""
 

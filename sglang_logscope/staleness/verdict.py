@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from .._record import record
 from .._text import CHECK_SCHEMA_VERSION, ZoneSource, rfc3339, zone_name
 from ..findings import Finding
 from ..log.runs import Outcome, Run
@@ -74,7 +75,7 @@ EXIT_CODES: tuple[tuple[str, str, int], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class CheckReport:
     """Everything ``logscope check`` knows about a log and an intended launch."""
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import io
 import os
 import stat
-from dataclasses import dataclass
 
+from .._record import record
 from ..events import Event
 from ..limits import MAGIC_BYTES, compression_of
 from ..log import tail
@@ -29,7 +29,7 @@ from ..parse.lines import iter_events
 LAST_WINDOW = 64 << 10
 
 
-@dataclass(frozen=True)
+@record
 class Existing:
     """The runs and events of a file's first ``size`` bytes (its first ``lines`` lines)."""
 

@@ -13,8 +13,8 @@ import io
 import os
 import stat as _stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from .._record import record
 from ..errors import LogscopeError
 from ..events import Event, EventKind
 from ..parse.lines import iter_events
@@ -39,7 +39,7 @@ class Reset(str, enum.Enum):
     CREATED = "created"  # the path was missing and appeared again after we had followed a file
 
 
-@dataclass(frozen=True)
+@record
 class Chunk:
     """What one :meth:`Follower.poll` found.
 

@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._record import record
 from .._text import own_pattern
 from ..errors import LogscopeError
 from ..findings import Severity
@@ -58,7 +59,7 @@ REDACTED = "<redacted>"
 # ------------------------------------------------------------------------------ the record
 
 
-@dataclass(frozen=True)
+@record
 class LaunchRecord:
     """What ``logscope launch`` started, written beside the log as ``LOG.launch.json``."""
 

@@ -21,10 +21,10 @@ import os
 import socket
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._record import record
 from .._text import own_pattern
 from ..command.parse import parse_launch_command, read_command_file
 from ..errors import CommandError, LogscopeError
@@ -92,7 +92,7 @@ def pid_alive(pid: int) -> bool:
     return state != [b"Z"]
 
 
-@dataclass(frozen=True)
+@record
 class Prepared:
     """Options for a watch, and what was said while preparing them."""
 

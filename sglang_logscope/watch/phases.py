@@ -13,6 +13,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from .. import _text
+from .._record import record
 from .._text import own_pattern
 from ..events import KIND_ROLES, Event, EventKind, kinds_where
 from ..events import Phase as Phase  # re-exported: its home before KIND_ROLES
@@ -61,7 +62,7 @@ class PhaseState:
         }
 
 
-@dataclass(frozen=True)
+@record
 class PhaseChange:
     """Something worth a line: a phase entered or finished, progress, a warning."""
 

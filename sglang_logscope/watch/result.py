@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import _text
+from .._record import record
 from ..log.runs import Run
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class WatchOutcome(str, enum.Enum):
         return 0 if self is WatchOutcome.READY else 1
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     """One thing the watch says: waiting, a run started, a phase change, the end."""
 
@@ -46,7 +47,7 @@ class Note:
         }
 
 
-@dataclass(frozen=True)
+@record
 class WatchResult:
     outcome: WatchOutcome
     log: str

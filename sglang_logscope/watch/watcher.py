@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from .. import _text
+from .._record import record
 from ..events import Event
 from ..log.reader import Log
 from ..log.runs import Run, split_runs
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 JOIN_WINDOW = timedelta(minutes=5)
 
 
-@dataclass(frozen=True)
+@record
 class WatchOptions:
     """What to watch for and how long. Times in seconds."""
 
