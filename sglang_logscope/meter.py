@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
@@ -42,8 +42,9 @@ class Meter:
         #: the reading, so a reader that forks first (``parse/split.py``) forks a process that
         #: runs one thread
         self.on_start: Callable[[], None] | None = None
-        # the check's byte pass reads on two threads; a pool's results arrive on another
-        self._lock = threading.Lock()
+        # the check's byte pass reads on two threads; a pool's results arrive on another.
+        # threading.Lock itself, without threading's import (issue 33, 2: a check runs one)
+        self._lock = allocate_lock()
 
     def add(self, n: int) -> None:
         with self._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -12,10 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scripts.screenshot_report import console_messages, find_chromium, run_chromium
 from sglang_logscope import budget_for_run, read_log
-from sglang_logscope._html import SEGMENTS
+from sglang_logscope._html import SEGMENTS, esc
+from sglang_logscope._text import visible
 from sglang_logscope.cli import main
 from sglang_logscope.events import EventKind
 from sglang_logscope.render import budget as text_budget
@@ -371,3 +376,11 @@ def test_terminal_bar_segments_follow_the_one_segment_table() -> None:
     labels = [label for label, _, _ in SEGMENTS]
     assert [label for label, _, _ in text_budget._SEGMENTS] == labels
     assert set(text_budget._LOOK) == set(labels), "a look for each segment, none for another"
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text())
+def test_esc_is_html_escape_of_the_visible_text(text: str) -> None:
+    """``_html.esc`` escapes by one table, not through the ``html`` package (its import is the
+    named entities', issue 33, 2): the same text as ``html.escape(..., quote=True)``."""
+    assert esc(text) == html.escape(visible(text), quote=True)

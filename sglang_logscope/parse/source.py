@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import shlex
@@ -121,6 +120,9 @@ def _open_raw(source: Source) -> tuple[IO[bytes], bool]:
 
 
 def _gzip(raw: IO[bytes]) -> IO[bytes]:
+    # start-up: gzip only for a gzip log
+    import gzip
+
     return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
 
 
@@ -324,7 +326,7 @@ class RawPieces:
                     block = stream.read(
                         PIECE_BYTES if stop is None else min(PIECE_BYTES, stop - at)
                     )
-                except (EOFError, gzip.BadGzipFile, OSError) as exc:
+                except (EOFError, OSError) as exc:  # gzip.BadGzipFile is an OSError
                     raise InputError(f"{describe(source)}: read failed ({exc})") from None
                 if not block:
                     break

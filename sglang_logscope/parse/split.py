@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
 from collections.abc import Collection, Iterator
 from dataclasses import replace
 from itertools import pairwise
@@ -126,7 +125,7 @@ def plan(source: Source, workers: int | None, fork: bool = True) -> list[int] | 
         return None  # (the reader says why in its own words)
     most = size // MIN_RANGE_BYTES if workers is None else size  # (asked: any size, for tests)
     count = min(workers or _free_cores(), MAX_RANGES, most)
-    if count < 2 or (fork and (process_threads(threading.active_count()) != 1 or _daemonic())):
+    if count < 2 or (fork and (_threads() != 1 or _daemonic())):
         return None
     try:
         with open(name, "rb") as f:
@@ -147,6 +146,14 @@ def process_threads(seen: int = 1) -> int:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         return seen
+
+
+def _threads() -> int:
+    """:func:`process_threads`, where ``threading`` counts its own threads."""
+    # start-up: threading only for a file big enough to split (issue 33, 2)
+    import threading
+
+    return process_threads(threading.active_count())
 
 
 def _daemonic() -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -98,6 +97,10 @@ def working(
 
 def _shown(label: str, delay: float, meter: Meter) -> Iterator[None]:
     """The line drawn by a timer after ``delay`` and erased when the work ends."""
+    # start-up: threading only where a line may be drawn (a script's or an agent's check,
+    # stderr not a terminal, runs without it: issue 33, 2)
+    import threading
+
     state: dict[str, Any] = {"status": None, "done": False}
     lock = threading.Lock()
     started = time.monotonic()
