@@ -27,11 +27,12 @@ import typing
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ._record import record
 from .errors import LogscopeError
 from .meter import input_size
 from .render.emit import Format, emit, format_choices
@@ -96,7 +97,7 @@ def direct_call(app: typer.Typer, argv: list[str]) -> Callable[[], object] | Non
     return None if values is None else functools.partial(func, **values)
 
 
-@dataclass
+@record(frozen=False)
 class _Signature:
     """What a command function accepts, in the terms :func:`direct_call` handles."""
 

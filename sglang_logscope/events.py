@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
+from ._record import record
 from ._text import printed_zone, rfc3339, zone_name
 
 
@@ -147,7 +148,7 @@ _PHASE_LABEL = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KindRole:
     """What an :class:`EventKind` means beyond its name. Every field defaults to "no role"."""
 

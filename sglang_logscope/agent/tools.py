@@ -18,11 +18,12 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .. import _text
+from .._record import record
 from ..command.lint import remote_check
 from ..command.shell import split_commands
 from ..errors import CommandError, InputError
@@ -216,7 +217,7 @@ def _assignment(word: str) -> bool:
     return bool(eq) and name.isidentifier() and name.isascii()
 
 
-@dataclass
+@record(frozen=False)
 class _Session:
     """One launch followed by this server: its watcher and what was told so far."""
 

@@ -4,10 +4,10 @@ the argv against a release's argument table, collecting every problem argparse w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._record import record
 from ..errors import CommandError
 from .argtable import ArgOption, ArgTable, ArgValueError
 
@@ -75,7 +75,7 @@ def _an_option(table: ArgTable, key: str) -> bool:
     )
 
 
-@dataclass
+@record(frozen=False)
 class ParsedArgv:
     """What :func:`read_argv` read: every field's value, which were given, and each problem."""
 

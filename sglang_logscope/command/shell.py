@@ -8,25 +8,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from .._record import record
 from ..errors import CommandError
 from .expand import PLACEHOLDER, literal
 
 
-@dataclass
+@record(frozen=False)
 class _Word:
     text: str
     quoted: bool = False
 
 
-@dataclass
+@record(frozen=False)
 class _Op:
     text: str
 
 
-@dataclass
+@record(frozen=False)
 class ShellCommand:
     """One simple command's words, where its stdout goes, and the command it pipes into."""
 

@@ -9,9 +9,10 @@ wrappers nested to any depth (``ssh``, ``pct exec``, ``docker exec``/``run``, ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from .._record import record
 from ..errors import CommandError
 from .expand import LITERAL, expand
 from .manifests import manifest_argvs
@@ -23,7 +24,7 @@ _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?[dmu]?$")
 _CONTINUATION = re.compile(r"\\\r?\n")
 
 
-@dataclass
+@record(frozen=False)
 class Found:
     """The launch found: program, the argv it receives, env and wrappers on the way, its log."""
 
@@ -37,7 +38,7 @@ class Found:
     not_evaluated: list[str] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False)
 class _Ctx:
     env: dict[str, str]
     wrappers: list[str]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .._record import record
@@ -32,7 +31,7 @@ _CHUNK = 1 << 20
 _REREAD_LIMIT = 16 << 20
 
 
-@dataclass
+@record(frozen=False)
 class Tap:
     """Watches a parse go by: the parser's ready flag, and the state taken at ``target``."""
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import compress, count, repeat
 from operator import is_not
@@ -69,7 +68,7 @@ MAX_SHAPES = 64
 MAX_SHAPES_MADE = 4 * MAX_SHAPES
 
 
-@dataclass
+@record(frozen=False)
 class Bucket:
     """The values of one minute (or wider span) of one rank."""
 

@@ -8,7 +8,7 @@ and the KV pool, and whether the launch fits. See ``docs/memory.md`` for the mod
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +171,7 @@ def _resolve(args: Mapping[str, Any], model_config: Any) -> ModelFacts:
     return resolve_model(args, Path(model_config) if model_config is not None else None)
 
 
-@dataclass
+@record(frozen=False)
 class _Notes:
     """What the resolution assumed, warned about, and where each input came from."""
 

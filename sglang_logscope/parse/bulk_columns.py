@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from itertools import repeat
 from typing import Any
 
 import numpy as np
 
+from .._record import record
 from ..events import Event, EventKind
 from .blanks import Blanks
 from .bulk import Rows, _Alt, _distinct, _rank, _texts, row_times
@@ -47,7 +48,7 @@ _SCALAR_KINDS = frozenset({"int", "float", "gib", "mib", "str"})
 _SCALAR = (int, float, str, bool)
 
 
-@dataclass
+@record(frozen=False)
 class Segment:
     """Consecutive frame rows as columns: each list ``n`` long, ``missing`` where a row
     lacks the column; ``columns`` in the order the reference's rows first show them, and

@@ -97,8 +97,7 @@ def working(
 
 def _shown(label: str, delay: float, meter: Meter) -> Iterator[None]:
     """The line drawn by a timer after ``delay`` and erased when the work ends."""
-    # start-up: threading only where a line may be drawn (a script's or an agent's check,
-    # stderr not a terminal, runs without it: issue 33, 2)
+    # start-up: threading only where a line may be drawn (stderr a terminal: issue 33, 2)
     import threading
 
     state: dict[str, Any] = {"status": None, "done": False}

@@ -13,7 +13,7 @@ import json
 import os
 import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta, tzinfo
 from itertools import islice
 from pathlib import Path
@@ -252,7 +252,7 @@ class _Inputs:
     here: bool = False
 
 
-@dataclass
+@record(frozen=False)
 class _Judgement:
     """The evidence gathered so far (filled in step by step by the functions below)."""
 

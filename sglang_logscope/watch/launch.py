@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -307,7 +307,7 @@ def preflight_blocks(result: Preflight) -> bool:
 # ------------------------------------------------------------------------------ starting
 
 
-@dataclass
+@record(frozen=False)
 class Launched:
     """A started server: its process, its record, and where the old log went."""
 

@@ -8,7 +8,7 @@ any rank order) and never goes backwards.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -36,7 +36,7 @@ _ARG_FIGURES = (
 )  # fmt: skip
 
 
-@dataclass
+@record(frozen=False)
 class PhaseState:
     """One phase of the view: when it began and ended (log time), figures, progress 0..1."""
 
