@@ -42,6 +42,12 @@ DEMO = ROOT / "fixtures" / "demo"
 HEALTHY = ROOT / "fixtures" / "real" / "037" / "server.log"
 
 BARE = "python -c pass"
+#: The standard library a ``check demo`` imports beyond a bare start (``python -X importtime``,
+#: session 18): how fast this machine's Python imports, the floor a check cannot go under.
+STDLIB = (
+    "typing, enum, re, inspect, dataclasses, pathlib, json, datetime, collections, functools, "
+    "contextlib, shlex, bisect, struct, array, glob, operator, reprlib, copy"
+)
 
 
 #: make demo's launch time (read without dateutil since session 14: ``timing.plain_iso``)
@@ -53,6 +59,7 @@ def commands() -> dict[str, list[str]]:
     demo = ["check", "-e", str(DEMO / "command.txt"), str(DEMO / "sglang-serve.log")]
     return {
         BARE: ["-c", "pass"],
+        "python -c 'import <its stdlib>'": ["-c", f"import {STDLIB}"],
         "check demo": ["-m", "sglang_logscope", *demo],
         "check demo -f json": ["-m", "sglang_logscope", *demo, "-f", "json"],
         "check demo --launched-at": ["-m", "sglang_logscope", *demo, *LAUNCHED_AT],

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import base64
 import hashlib
 import json
 import pickle
@@ -41,17 +42,20 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sglang_logscope.parse.message_index import anchor_of, anchor_table, words_of
+from sglang_logscope.parse.message_index import FORMAT, anchor_of, anchor_table, words_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".whl"
 OUT = ROOT / "sglang_logscope" / "data" / "messages.idx"
-FORMAT_VERSION = 4  # 4: the header's ``anchors`` table
+FORMAT_VERSION = FORMAT  # 4: the header's ``anchors`` table; 5: header lines and row offsets
 #: Bumped whenever what is extracted from a file changes (the per-file cache is keyed by it).
 EXTRACTOR = 5
 HOLE = "\x00"
@@ -441,15 +445,28 @@ def encode(
 
 
 def to_text(data: dict[str, object]) -> str:
-    """One JSON header line (with the rows of each anchor word: the loader reads them from
-    there), then ``anchor<TAB>call<TAB>locations<TAB>template`` per template (a template is
-    one line; the loader splits a row only when it becomes a candidate)."""
-    messages = data.pop("messages")
-    data["anchors"] = anchor_table([anchor for _, _, anchor, _ in messages])  # type: ignore[attr-defined]
-    lines = [json.dumps(data, separators=(",", ":"), ensure_ascii=False)]
-    for template, call, anchor, locs in messages:  # type: ignore[attr-defined]
+    """The layout of ``message_index.FORMAT``: a JSON header line, the source files (JSON),
+    the rows of each anchor word (JSON: the loader reads them from there), each row's end
+    (base64 of little-endian 32-bit offsets from the rows' start: the loader cuts a row out
+    only when it becomes a candidate), then ``anchor<TAB>call<TAB>locations<TAB>template``
+    per template (a template is one line)."""
+    messages: list[list[Any]] = data.pop("messages")  # type: ignore[assignment]
+    files = data.pop("files")
+    rows = []
+    for template, call, anchor, locs in messages:
         assert "\n" not in template and "\t" not in anchor
-        lines.append(f"{anchor}\t{call}\t{locs}\t{template}")
+        rows.append(f"{anchor}\t{call}\t{locs}\t{template}")
+    ends = array("I", accumulate((len(row.encode()) + 1 for row in rows), initial=0))
+    if sys.byteorder == "big":
+        ends.byteswap()
+    compact = {"separators": (",", ":"), "ensure_ascii": False}
+    lines = [
+        json.dumps(data, **compact),  # type: ignore[arg-type]
+        json.dumps(files, **compact),  # type: ignore[arg-type]
+        json.dumps(anchor_table([anchor for _, _, anchor, _ in messages]), **compact),  # type: ignore[arg-type]
+        base64.b64encode(ends.tobytes()).decode("ascii"),
+        *rows,
+    ]
     return "\n".join(lines) + "\n"
 
 

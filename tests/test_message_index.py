@@ -195,22 +195,27 @@ def test_a_line_cut_short_by_its_source_is_still_sglangs() -> None:
 
 
 def test_the_anchor_table_is_the_one_its_rows_make() -> None:
-    """The header's ``anchors`` table (read at load instead of built) is what the rows'
-    anchor column gives, and a file without it loads to the same lookups."""
+    """The file's ``anchors`` table (read at load instead of built) is what the rows' anchor
+    column gives, its row offsets cut out every row as a split of the file would, and an index
+    built from split rows and no table gives the same lookups (issue 33, 2: format 5)."""
     import json
     from importlib import resources
 
-    from sglang_logscope.parse.message_index import MessageIndex, anchor_table
+    from sglang_logscope.parse.message_index import FORMAT, MessageIndex, anchor_table
 
     data = resources.files("sglang_logscope").joinpath("data/messages.idx").read_bytes()
-    rows = data.rstrip(b"\n").split(b"\n")
-    header = json.loads(rows[0])
-    anchors = [row.split(b"\t", 1)[0].decode() for row in rows[1:]]
-    assert header["anchors"] == anchor_table(anchors)
-    assert sum(len(ids.split(",")) for ids in header["anchors"].values()) == len(rows) - 1
-    bare = {k: v for k, v in header.items() if k != "anchors"}
-    without = MessageIndex(bare, rows[1:])
+    lines = data.rstrip(b"\n").split(b"\n")
+    header, files, anchors_table, rows = json.loads(lines[0]), lines[1], lines[2], lines[4:]
+    assert header["format"] == FORMAT
+    anchors = [row.split(b"\t", 1)[0].decode() for row in rows]
+    assert json.loads(anchors_table) == anchor_table(anchors)
     with_table = MessageIndex.from_bytes(data)
+    assert list(with_table._rows) == rows and len(with_table) == len(rows)
+    assert with_table._rows[len(rows) - 1] == rows[-1] and with_table._rows[1:3] == rows[1:3]
+    with pytest.raises(IndexError):
+        with_table._rows[len(rows)]
+    without = MessageIndex({**header, "files": json.loads(files)}, rows)
+    assert with_table.files == without.files
     for line in [
         "Load weight begin. avail mem=22.76 GB",
         "Capture cuda graph begin. This can take up to several minutes. avail mem=3.1 GB",

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+from array import array
+from binascii import a2b_base64
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from functools import cache, cached_property
+from typing import Any, overload
 
 from .._text import lazy_re
 from ..limits import package_files
@@ -120,18 +123,63 @@ def match_pieces(pieces: Sequence[str], message: str) -> list[str] | None:
     return values
 
 
+#: The file's layout (``scripts/extract_sglang_messages.py`` writes it): a JSON header line
+#: (releases, calls), the source files (a JSON list, read when a location is shown), the rows of
+#: each anchor word (a JSON object), each row's end as base64 of little-endian 32-bit offsets
+#: from the rows' start, then one line per template.
+FORMAT = 5
+
+
+class _Rows(Sequence[bytes]):
+    """The rows of the file's bytes, each cut out when asked for (by its offset): loading makes
+    no object per row (splitting 13,000 rows was most of a check's load of the index)."""
+
+    def __init__(self, data: bytes, start: int, ends: array[int]) -> None:
+        self._data, self._start, self._ends = data, start, ends
+
+    def __len__(self) -> int:
+        return len(self._ends) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[bytes]: ...
+
+    def __getitem__(self, i: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        at = self._start
+        return self._data[at + self._ends[i] : at + self._ends[i + 1] - 1]
+
+
+def _ends(text: bytes) -> array[int]:
+    """Row offsets from their base64 line (``array("I")`` is 32-bit where CPython runs)."""
+    ends = array("I", a2b_base64(text))
+    if sys.byteorder == "big":
+        ends.byteswap()
+    return ends
+
+
 class MessageIndex:
     """The templates of ``data/messages.idx``, anchored by word for matching.
 
-    The file is one JSON header line (releases, files, calls) and one line per template:
-    ``anchor<TAB>call<TAB>locations<TAB>template`` (holes as ``\\x00``). A row is split, and its
+    One line per template: ``anchor<TAB>call<TAB>locations<TAB>template`` (holes as
+    ``\\x00``), after the header lines (:data:`FORMAT`). A row is split, and its
     :class:`SourceMessage` built, the first time a line makes it a candidate: loading costs one
-    read and one split of the file.
+    read of the file and the parse of its anchor table.
     """
 
-    def __init__(self, header: Mapping[str, Any], rows: Sequence[bytes]) -> None:
+    def __init__(
+        self,
+        header: Mapping[str, Any],
+        rows: Sequence[bytes],
+        files: Callable[[], Sequence[str]] | None = None,
+    ) -> None:
         self.releases: tuple[str, ...] = tuple(header["releases"])
-        self.files: tuple[str, ...] = tuple(header["files"])
+        self._files = files or (lambda: header["files"])
         self._calls = [c.split("|") for c in header["calls"]]
         self._hole: str = header.get("hole", HOLE)
         self._rows = rows
@@ -154,11 +202,25 @@ class MessageIndex:
         self._by_place: dict[tuple[str, int], list[int]] | None = None
         self._by_head: dict[str, list[int]] | None = None
 
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        """The source files the locations name (read on first use)."""
+        return tuple(self._files())
+
     @classmethod
     def from_bytes(cls, data: bytes) -> MessageIndex:
-        """Rows stay bytes (most are never decoded: only candidates are)."""
-        rows = data.rstrip(b"\n").split(b"\n")
-        return cls(json.loads(rows[0]), rows[1:])
+        """Rows stay in ``data`` (most are never cut out, let alone decoded: only candidates
+        are)."""
+        ends = [data.index(b"\n")]
+        for _ in range(3):  # the files, the anchors, the row offsets
+            ends.append(data.index(b"\n", ends[-1] + 1))
+        header = json.loads(data[: ends[0]])
+        if header.get("format") != FORMAT:
+            raise ValueError(f"messages.idx is format {header.get('format')}, not {FORMAT}")
+        files = data[ends[0] + 1 : ends[1]]
+        header["anchors"] = json.loads(data[ends[1] + 1 : ends[2]])
+        rows = _Rows(data, ends[3] + 1, _ends(data[ends[2] + 1 : ends[3]]))
+        return cls(header, rows, files=lambda: json.loads(files))
 
     def _row(self, i: int) -> tuple[str, int, str]:
         """(template, call index, locations) of row ``i``."""
