@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build ``sglang_logscope/data/args/releases.json`` (``--all``): SGLang's server option table, per release.
+"""Build ``sglang_logscope/data/args/releases.jsonl`` (``--all``): SGLang's server option table, per release.
 
 SGLang cannot be imported without torch, so this script reads the released source *statically*:
 it runs ``pip download --no-deps sglang==X`` into a temporary directory, opens the wheel (or
@@ -732,7 +732,7 @@ def build_table(version: str, archive: Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 WHEELS = OUT_DIR.parent.parent.parent / ".whl"
-RELEASES_FILE = OUT_DIR / "releases.json"
+RELEASES_FILE = OUT_DIR / "releases.jsonl"
 FIRST_TABLED = (0, 4, 0)
 
 
@@ -811,9 +811,11 @@ def build_all(out_file: Path) -> None:
     for step, table in zip(steps, newest_first[1:], strict=True):
         check = apply_delta(check, step)
         assert check == table, step["sglang_version"]
-    data = {"format_version": 2, "releases": versions, "base": newest_first[0], "deltas": steps}
-    lines = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    out_file.write_text(lines + "\n", encoding="utf-8")
+    # one JSON document a line (format 3): the loader parses only the lines a table needs
+    head = {"format_version": 3, "releases": versions}
+    docs = [head, newest_first[0], *steps]
+    lines = [json.dumps(doc, ensure_ascii=False, separators=(",", ":")) for doc in docs]
+    out_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{out_file}: {len(tables)} releases ({versions[0]} → {versions[-1]})")
 
 
@@ -823,7 +825,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--from-wheel", action="append", default=[], help="use a local wheel")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument(
-        "--all", action="store_true", help="every release in .whl/ → data/args/releases.json"
+        "--all", action="store_true", help="every release in .whl/ → data/args/releases.jsonl"
     )
     ns = ap.parse_args(argv)
     ns.out.mkdir(parents=True, exist_ok=True)

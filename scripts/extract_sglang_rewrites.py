@@ -16,7 +16,7 @@ happens); one whose body tests something else first is marked ``exceptions`` (NE
 FROZEN_KV_MTP, not EAGLE, for a Gemma4 draft).
 
 Usage: ``pip download --no-deps sglang==R -d WHEELS`` for every release of
-``releases.json``, then ``python scripts/extract_sglang_rewrites.py WHEELS``. The output lists
+``releases.jsonl``, then ``python scripts/extract_sglang_rewrites.py WHEELS``. The output lists
 every release read, so ``tests/test_rewrites.py`` fails when a release was added to the
 argument tables without its rewrites read.
 """
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from sglang_logscope.parse.versions import release_key  # noqa: E402 - after the path
 
 OUT = ROOT / "sglang_logscope" / "data" / "args" / "rewrites.json"
-RELEASES = ROOT / "sglang_logscope" / "data" / "args" / "releases.json"
+RELEASES = ROOT / "sglang_logscope" / "data" / "args" / "releases.jsonl"
 #: The objects a ServerArgs field is read and set through, across releases.
 _OWNERS = frozenset({"self", "cfg", "server_args"})
 _SOURCES = ("sglang/srt/server_args.py", "sglang/srt/arg_groups/")
@@ -185,7 +185,7 @@ def wheel_of(wheels: Path, release: str) -> Path | None:
 
 
 def build(wheels: Path) -> dict[str, Any]:
-    releases = json.loads(RELEASES.read_text(encoding="utf-8"))["releases"]
+    releases = json.loads(RELEASES.read_text(encoding="utf-8").split("\n", 1)[0])["releases"]
     releases = sorted(releases, key=release_key)
     per: dict[str, list[dict[str, Any]]] = {}
     read: list[dict[str, str]] = []

@@ -38,7 +38,7 @@ def _script() -> ModuleType:
 
 
 def test_every_release_of_the_argument_tables_was_read_from_the_same_wheel() -> None:
-    """A release added to releases.json without its rewrites read fails here; so does a
+    """A release added to releases.jsonl without its rewrites read fails here; so does a
     rewrites table read from another file than the argument table."""
     read = json.loads(DATA.read_text(encoding="utf-8"))["releases_read"]
     assert [r["release"] for r in read] == available_versions()

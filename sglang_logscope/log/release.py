@@ -22,7 +22,7 @@ from .pinning import ReleasePin
 if TYPE_CHECKING:
     from .runs import Run
 
-#: The oldest release with an argument table (``data/args/releases.json``).
+#: The oldest release with an argument table (``data/args/releases.jsonl``).
 FIRST_TABLE = (0, 4, 0)
 
 
