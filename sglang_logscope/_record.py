@@ -24,6 +24,7 @@ Two differences, neither visible through a record's own methods:
 from __future__ import annotations
 
 import dataclasses
+import inspect  # (dataclasses imports it: no cost of its own)
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from operator import attrgetter
@@ -42,12 +43,110 @@ else:
 __all__ = ["is_record", "record"]
 
 _T = TypeVar("_T")
-#: What a record class keeps: its field names, and how its compared, hashed and shown fields
-#: are read (each a tuple of the field values, read in C by ``attrgetter``).
-_FIELDS = "__record_fields__"
+#: What a record class keeps: its ``__init__``'s plan (:class:`_Init`), and how its compared,
+#: hashed and shown fields are read (each a tuple of the field values, read in C by
+#: ``attrgetter``).
+_INIT = "__record_init__"
 _COMPARED = "__record_compared__"
 _HASHED = "__record_hashed__"
 _SHOWN = "__record_shown__"
+_MISSING: Any = dataclasses.MISSING
+
+
+class _Factory:
+    """How ``inspect.signature`` shows a field's ``default_factory``, as for a dataclass."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+class _Init:
+    """What a record's ``__init__`` takes: its fields by position or keyword, the required ones
+    first (each default a value or a factory), and how Python words a call that does not fit."""
+
+    def __init__(self, cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+        self.call = f"{cls.__qualname__}.__init__()"
+        self.names = tuple(f.name for f in fields)
+        self.known = frozenset(self.names)
+        self.defaults: dict[str, tuple[Any, Any]] = {
+            f.name: (f.default, f.default_factory)
+            for f in fields
+            if f.default is not _MISSING or f.default_factory is not _MISSING
+        }
+        self.least = len(self.names) - len(self.defaults)
+        if any(name in self.defaults for name in self.names[: self.least]):
+            late = next(n for n in self.names[self.least :] if n not in self.defaults)
+            raise TypeError(f"non-default argument {late!r} follows default argument")
+        self.fields = fields
+
+    def too_many(self, given: int) -> str:
+        most = len(self.names) + 1  # self counts, as Python counts it
+        if self.defaults:
+            takes = f"from {self.least + 1} to {most} positional arguments"
+        else:
+            takes = f"{most} positional argument{'s' if most != 1 else ''}"
+        return f"{self.call} takes {takes} but {given + 1} were given"
+
+    def missing(self, names: list[str]) -> str:
+        quoted = [repr(n) for n in names]
+        if len(quoted) > 2:
+            listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+        else:
+            listed = " and ".join(quoted)
+        plural = "s" if len(names) > 1 else ""
+        return f"{self.call} missing {len(names)} required positional argument{plural}: {listed}"
+
+    def signature(self) -> inspect.Signature:
+        """``inspect.signature`` of the class: what dataclass's generated ``__init__`` shows."""
+        given = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        params = [
+            inspect.Parameter(
+                f.name,
+                given,
+                annotation=f.type,
+                default=inspect.Parameter.empty
+                if f.name not in self.defaults
+                else (f.default if f.default is not _MISSING else _FACTORY),
+            )
+            for f in self.fields
+        ]
+        return inspect.Signature(params, return_annotation=None)
+
+
+class _Signature:
+    """A record class's ``__signature__``, made when ``inspect`` first asks for it."""
+
+    def __get__(self, obj: object, owner: type) -> Any:
+        return getattr(owner, _INIT).signature()
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """A record's ``__init__``: the fields bound as Python binds a generated ``__init__``'s
+    parameters (the same errors, word for word), written straight into the instance's dict."""
+    plan: _Init = type(self).__record_init__
+    names = plan.names
+    values = dict(zip(names, args, strict=False))  # (the fields past them: bound below)
+    for key, value in kwargs.items():  # Python reads the keywords before it counts
+        if key in values:
+            raise TypeError(f"{plan.call} got multiple values for argument {key!r}")
+        if key not in plan.known:
+            raise TypeError(f"{plan.call} got an unexpected keyword argument {key!r}")
+        values[key] = value
+    if len(args) > len(names):
+        raise TypeError(plan.too_many(len(args)))
+    if len(values) < len(names):
+        missing = [name for name in names[: plan.least] if name not in values]
+        if missing:
+            raise TypeError(plan.missing(missing))
+        for name, (default, factory) in plan.defaults.items():
+            if name not in values:
+                values[name] = default if factory is _MISSING else factory()
+    if kwargs or len(args) < len(names):
+        values = {name: values[name] for name in names}  # in field order, as __init__ sets them
+    self.__dict__.update(values)
 
 
 def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -59,16 +158,17 @@ def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 def _setattr(self: Any, name: str, value: Any) -> None:
-    """``__init__`` setting a field, once. A field is a plain attribute, written straight into
-    the instance's dict: as fast as a frozen dataclass's ``__init__`` on Python 3.12."""
-    values = self.__dict__
-    if name in values or name not in type(self).__record_fields__:
+    cls = type(self)
+    if _INIT in cls.__dict__ or name in cls.__record_init__.known:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
-    values[name] = value
+    object.__setattr__(self, name, value)  # a plain subclass's own attribute
 
 
 def _delattr(self: Any, name: str) -> None:
-    raise FrozenInstanceError(f"cannot delete field {name!r}")
+    cls = type(self)
+    if _INIT in cls.__dict__ or name in cls.__record_init__.known:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
 
 
 def _eq(self: Any, other: Any) -> Any:
@@ -114,16 +214,28 @@ def _make(cls: type[_T], frozen: bool) -> type[_T]:
     for name in ("__setattr__", "__delattr__"):
         if frozen and name in own:  # as dataclass(frozen=True) refuses them
             raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-    cls = dataclasses.dataclass(cls, repr=False, eq=False)
+    if "__post_init__" in own or "__init__" in own:
+        raise TypeError(f"{cls.__name__}: a record's __init__ is its fields (no __post_init__)")
+    documented = own.get("__doc__") is not None
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    setattr(cls, _FIELDS, frozenset(f.name for f in fields))
+    pseudo = cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+    if any(f.init is False or getattr(f, "kw_only", False) is True for f in fields) or any(
+        "InitVar" in str(f.type) for f in pseudo
+    ):
+        raise TypeError(f"{cls.__name__}: a record's fields are all positional __init__ fields")
+    plan = _Init(cls, fields)
+    setattr(cls, _INIT, plan)
     setattr(cls, _COMPARED, staticmethod(_values(tuple(f.name for f in fields if f.compare))))
     setattr(cls, _HASHED, staticmethod(_values(tuple(f.name for f in fields if _hashed(f)))))
     setattr(cls, _SHOWN, tuple(f.name for f in fields if f.repr))
+    cls.__signature__ = _Signature()  # type: ignore[attr-defined]
+    if not documented:  # as dataclass documents a class without a docstring
+        cls.__doc__ = cls.__name__ + str(plan.signature()).replace(" -> None", "")
     explicit_hash = own.get("__hash__") is not None or (
         "__hash__" in own and "__eq__" not in own  # `__hash__ = None` written in the class
     )
-    methods = {"__eq__": _eq, "__repr__": _repr}
+    methods = {"__init__": _init, "__eq__": _eq, "__repr__": _repr}
     if frozen:
         methods |= {"__setattr__": _setattr, "__delattr__": _delattr}
     for name, method in methods.items():
@@ -136,4 +248,4 @@ def _make(cls: type[_T], frozen: bool) -> type[_T]:
 
 def is_record(cls: type) -> bool:
     """Whether ``cls`` was made by :func:`record` (itself, not a base)."""
-    return _FIELDS in cls.__dict__
+    return _INIT in cls.__dict__

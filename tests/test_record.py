@@ -11,6 +11,7 @@ deletion refused with the same message, ``replace``, ``fields``, ``asdict``, ``a
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import pickle
 import re
 from dataclasses import FrozenInstanceError, dataclass, field
@@ -74,6 +75,10 @@ def _outcome(call: Any) -> tuple[str, Any]:
         return type(e).__name__, str(e)
 
 
+def _built(cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Any]]:
+    return list(vars(cls(*args, **kwargs)).items())
+
+
 def _assign(obj: object, name: str) -> None:
     setattr(obj, name, 1)
 
@@ -107,8 +112,22 @@ def test_a_record_answers_as_a_frozen_dataclass(
         assert dataclasses.astuple(changed) == dataclasses.astuple(
             dataclasses.replace(pa, f0=right[0])
         )
-        assert _outcome(lambda: made())[0] == _outcome(lambda: plain())[0]
     assert made.__doc__ == plain.__doc__
+    assert str(inspect.signature(made)) == str(inspect.signature(plain))
+    last = f"f{n - 1}"
+    calls = [
+        ((), {}),
+        (tuple(left[:n]), {}),
+        (tuple(left[: n + 1]), {}),
+        (tuple(left[: n - 1]), {last: right[0]}),
+        ((), {f"f{i}": v for i, v in enumerate(right[:n])}),
+        ((), dict(reversed([(f"f{i}", v) for i, v in enumerate(left[:n])]))),
+        (tuple(left[:1]), {"f0": right[0]}),
+        (tuple(left[:n]), {"nope": 1}),
+    ]
+    for args, kwargs in calls:  # the same binding, errors word for word, fields in order
+        built = _outcome(partial(_built, made, args, kwargs))
+        assert built == _outcome(partial(_built, plain, args, kwargs))
 
 
 @record
