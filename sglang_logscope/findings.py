@@ -21,6 +21,8 @@ class Severity(str, enum.Enum):
 
 @record
 class Code:
+    """A finding code's one row: its name, severity, meaning and what to do."""
+
     code: str
     name: str
     severity: Severity

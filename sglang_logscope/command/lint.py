@@ -69,6 +69,8 @@ class LintHit:
 
 @record
 class Context:
+    """What every lint rule reads: the command's walk, its launch step, and the log's facts."""
+
     walk: Walk
     launch: Step | None
     log: LogFacts | None

@@ -18,12 +18,16 @@ from .expand import PLACEHOLDER, literal
 
 @record(frozen=False)
 class _Word:
+    """A shell word as read, and whether any of it was quoted."""
+
     text: str
     quoted: bool = False
 
 
 @record(frozen=False)
 class _Op:
+    """A shell operator between words (``|``, ``&&``, ``;``, a redirection)."""
+
     text: str
 
 

@@ -40,6 +40,8 @@ class Found:
 
 @record(frozen=False)
 class _Ctx:
+    """The environment and wrappers in force at one depth of the unwrapping."""
+
     env: dict[str, str]
     wrappers: list[str]
     depth: int = 0

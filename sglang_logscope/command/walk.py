@@ -82,6 +82,8 @@ class Shell:
 
 @record
 class Walk:
+    """The steps a command line runs and the shells that run them, in order."""
+
     steps: tuple[Step, ...]
     shells: tuple[Shell, ...]
 

@@ -104,6 +104,8 @@ class GpuPlan:
 
 @record
 class Preflight:
+    """A command judged against this machine's GPUs before it is launched."""
+
     command: LaunchCommand
     plan: GpuPlan
     gpus: GpuReport | None

@@ -25,6 +25,8 @@ FAMILY_END = "<!-- accuracy-families:end -->"
 
 @record
 class Row:
+    """One case of the accuracy table: the figures predicted beside those SGLang printed."""
+
     case: str
     category: str
     model: str

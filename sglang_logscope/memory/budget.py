@@ -187,6 +187,8 @@ class _Notes:
 
 @record
 class _Hardware:
+    """The GPUs a budget is priced on: their memory and their count."""
+
     total_gib: float | None
     capacity_mib: float | None
     n_gpus: int
@@ -197,6 +199,8 @@ class _Hardware:
 
 @record
 class _Spec:
+    """The speculative decoding settings a budget prices (draft steps, top-k, weights)."""
+
     raw: str | None
     norm: str | None
     steps: Any

@@ -363,6 +363,8 @@ def decode_graph_batch_sizes(
 
 @record
 class DefaultMfs:
+    """SGLang's own default ``mem_fraction_static`` for a GPU, and what it was derived from."""
+
     value: float
     reserve_mib: float
     chunked_prefill_size: int

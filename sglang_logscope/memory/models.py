@@ -482,6 +482,8 @@ def _with_params(
 
 @record
 class Profile:
+    """A bundled model profile: its config and the names it answers to."""
+
     name: str
     aliases: tuple[str, ...]
     exclude: tuple[str, ...]

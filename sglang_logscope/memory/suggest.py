@@ -37,6 +37,8 @@ class _Spent(Exception):
 
 @record
 class _Candidate:
+    """A change to suggest, with what it keeps and gives up (for ranking)."""
+
     suggestion: Suggestion
     keeps_context: bool = True
     keeps_spec: bool = True

@@ -42,6 +42,8 @@ class OomVerdictKind(str, enum.Enum):
 
 @record
 class OomVerdict:
+    """Whether an out-of-memory failure is real, a ghost, or contention, and why."""
+
     verdict: OomVerdictKind
     explanation: str
     run_budget: Budget | None = None

@@ -97,6 +97,8 @@ class MemorySection:
 
 @record
 class FindingRow:
+    """One finding as the check's page shows it."""
+
     code: str
     severity: str
     name: str

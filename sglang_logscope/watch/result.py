@@ -49,6 +49,8 @@ class Note:
 
 @record
 class WatchResult:
+    """How a watched launch ended, with the run and the check where there are any."""
+
     outcome: WatchOutcome
     log: str
     message: str
