@@ -281,7 +281,7 @@ def kinds_where(test: Callable[[KindRole], object]) -> frozenset[EventKind]:
 OOM_FAILURES = frozenset(r.failure for r in KIND_ROLES.values() if r.oom and r.failure)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rank:
     """The parallel rank a scheduler line came from, e.g. ``DP0 PP1 TP3 EP3``.
 

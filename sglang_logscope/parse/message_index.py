@@ -21,10 +21,10 @@ import sys
 from array import array
 from binascii import a2b_base64
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any, overload
 
+from .._record import record
 from .._text import lazy_re
 from ..limits import package_files
 
@@ -38,7 +38,7 @@ VALUE_CHARS = 200
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     """Where a release range prints a template: ``path`` under ``sglang/``, 1-based ``line``."""
 
@@ -56,7 +56,7 @@ class Location:
         return f"{self.path}:{self.line} ({span})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceMessage:
     """One template of the index: the literal pieces (holes between them), the printing call,
     its level (``None`` for ``print``) and its locations as (file index, line, first release
