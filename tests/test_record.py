@@ -237,3 +237,28 @@ def test_every_record_of_the_package_says_what_it_is() -> None:
             if recorded and not ast.get_docstring(node):  # type: ignore[arg-type]
                 silent.append(f"{path.relative_to(PKG)}: {node.name}")  # type: ignore[attr-defined]
     assert not silent, silent
+
+
+def test_what_a_record_does_not_take_is_refused_when_the_class_is_made() -> None:
+    """An ``__init__``/``__post_init__`` of its own, ``InitVar``, ``kw_only``, ``init=False``:
+    each would need a generated ``__init__``, so each is one clear ``TypeError``; and a field
+    without a default after one with a default is refused as ``dataclass`` refuses it."""
+
+    def hook(self: Any) -> None:
+        return None
+
+    refused = [
+        {"__annotations__": {"a": "int"}, "__post_init__": hook},
+        {"__annotations__": {"a": "int"}, "__init__": hook},
+        {"__annotations__": {"a": "InitVar[int]"}},
+        {"__annotations__": {"a": "int"}, "a": field(kw_only=True)},
+        {"__annotations__": {"a": "int"}, "a": field(default=0, init=False)},
+    ]
+    for ns in refused:
+        with pytest.raises(TypeError, match="a record's"):
+            record(type("R", (), ns))
+    late = {"__annotations__": {"a": "int", "b": "int"}, "a": 0}
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        dataclass(frozen=True)(type("D", (), dict(late)))
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        record(type("R", (), dict(late)))

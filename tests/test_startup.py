@@ -234,10 +234,9 @@ _NOT_FOR_ONE_CHECK = (
     # every child, so only the modules are named) and fsspec's reader, for a log on disk
     "sglang_logscope.netpolicy",
     "sglang_logscope.parse.remote",
-    # session 18: html's named entities (``_html.esc`` escapes by one table), threading (the
-    # progress line's timer, on a terminal only; the split of a big file) and gzip (a gzip log)
+    # session 18: html's named entities (``_html.esc`` escapes by one table) and gzip (a gzip
+    # log); threading below (regex, Python 3.10's engine, imports it)
     "html",
-    "threading",
     "gzip",
 )
 #: What a check without an intended command never needs: the command's parser, lint and
@@ -269,6 +268,9 @@ def test_one_check_imports_only_what_its_answer_needs(argv: list[str]) -> None:
     assert "sglang_logscope.staleness.judge" in mods and "sglang_logscope.parse.messages" in mods
     if sys.version_info >= (3, 11):  # session 13: the catalog on re (_text.own_pattern)
         assert "regex" not in mods
+        # session 18: threading only for the progress line's timer (on a terminal) and the
+        # split of a big file
+        assert "threading" not in mods
     loaded = [name for name in _NOT_FOR_ONE_CHECK if name in mods]
     assert not loaded, loaded
     if "--expect-args" not in argv:
