@@ -124,8 +124,10 @@ def main() -> int:
     trees = {"head": ROOT} if a.base is None else {"base": a.base.resolve(), "head": ROOT}
     load = os.getloadavg()[0]
     cpu = measure(trees, a.rounds, a.site)
+    site_said = "with" if a.site else "without"
+    end = os.getloadavg()[0]
     print(
-        f"rounds: {a.rounds}; {'with' if a.site else 'without'} site; load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+        f"rounds: {a.rounds}; {site_said} site; load average {load:.1f} at the start, {end:.1f} at the end"
     )
     print("\n".join(table(cpu, list(trees))))
     return 0

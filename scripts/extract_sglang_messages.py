@@ -444,6 +444,10 @@ def encode(
     }
 
 
+def _compact(doc: object) -> str:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
 def to_text(data: dict[str, object]) -> str:
     """The layout of ``message_index.FORMAT``: a JSON header line, the source files (JSON),
     the rows of each anchor word (JSON: the loader reads them from there), each row's end
@@ -459,11 +463,10 @@ def to_text(data: dict[str, object]) -> str:
     ends = array("I", accumulate((len(row.encode()) + 1 for row in rows), initial=0))
     if sys.byteorder == "big":
         ends.byteswap()
-    compact = {"separators": (",", ":"), "ensure_ascii": False}
     lines = [
-        json.dumps(data, **compact),  # type: ignore[arg-type]
-        json.dumps(files, **compact),  # type: ignore[arg-type]
-        json.dumps(anchor_table([anchor for _, _, anchor, _ in messages]), **compact),  # type: ignore[arg-type]
+        _compact(data),
+        _compact(files),
+        _compact(anchor_table([anchor for _, _, anchor, _ in messages])),
         base64.b64encode(ends.tobytes()).decode("ascii"),
         *rows,
     ]

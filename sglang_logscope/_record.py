@@ -221,7 +221,7 @@ def _make(cls: type[_T], frozen: bool) -> type[_T]:
     cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     pseudo = cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
-    if any(f.init is False or getattr(f, "kw_only", False) is True for f in fields) or any(
+    if any(f.init is False or f.kw_only is True for f in fields) or any(
         "InitVar" in str(f.type) for f in pseudo
     ):
         raise TypeError(f"{cls.__name__}: a record's fields are all positional __init__ fields")

@@ -435,7 +435,7 @@ def _apply(table: dict[str, Any], step: Mapping[str, Any]) -> dict[str, Any]:
     # is 18 steps from the newest). A key held twice (a release's table may) means its last
     # place, as an index rebuilt from the list would.
     options: list[Mapping[str, Any]] = table["options"]
-    keys = [str(o["flags"][0]) for o in options]  # each option's _option_key
+    keys = list(map(_option_key, options))
     gone = set(step.get("remove", ()))
     if gone:
         kept = [i for i, key in enumerate(keys) if key not in gone]
