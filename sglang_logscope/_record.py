@@ -129,6 +129,15 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     parameters (the same errors, word for word), written straight into the instance's dict."""
     plan: _Init = type(self).__record_init__
     names = plan.names
+    if not kwargs and len(args) == len(names):  # every field by position: nothing to check
+        self.__dict__.update(zip(names, args, strict=True))
+        return
+    if not args and len(kwargs) == len(names):  # every field by keyword, unless one is unknown
+        try:
+            self.__dict__.update({name: kwargs[name] for name in names})
+            return
+        except KeyError:
+            pass  # (an unknown keyword: said below)
     values = dict(zip(names, args, strict=False))  # (the fields past them: bound below)
     for key, value in kwargs.items():  # Python reads the keywords before it counts
         if key in values:

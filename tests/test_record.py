@@ -125,6 +125,7 @@ def test_a_record_answers_as_a_frozen_dataclass(
         ((), dict(reversed([(f"f{i}", v) for i, v in enumerate(left[:n])]))),
         (tuple(left[:1]), {"f0": right[0]}),
         (tuple(left[:n]), {"nope": 1}),
+        ((), {**{f"f{i}": v for i, v in enumerate(left[: n - 1])}, "nope": 1}),
     ]
     for args, kwargs in calls:  # the same binding, errors word for word, fields in order
         built = _outcome(partial(_built, made, args, kwargs))
