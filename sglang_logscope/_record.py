@@ -130,7 +130,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     plan: _Init = type(self).__record_init__
     names = plan.names
     if not kwargs and len(args) == len(names):  # every field by position: nothing to check
-        self.__dict__.update(zip(names, args, strict=True))
+        self.__dict__.update(zip(names, args))  # noqa: B905 (as long: checked; a keyword costs 0.1 µs)
         return
     if not args and len(kwargs) == len(names):  # every field by keyword, unless one is unknown
         try:
