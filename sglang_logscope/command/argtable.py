@@ -408,7 +408,7 @@ def _lines() -> list[str]:
     """``data/args/releases.jsonl``, one JSON document a line: the releases, the newest one's
     table, then the deltas going back (``scripts/extract_sglang_args.py --all``). A line is
     parsed when a table needs it: a check of one release reads the deltas down to it, not the
-    file (issue 33, 2: the whole file was 3.4 ms of a check on Python 3.12)."""
+    file (issue 33, 2)."""
     path = package_files() / "data" / "args" / "releases.jsonl"
     return path.read_text(encoding="utf-8").splitlines()
 
